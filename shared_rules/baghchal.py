@@ -1,0 +1,270 @@
+"""Bagh-Chal (RULES.md section 3).
+
+Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holding
+0 empty, 1 goat, 2 tiger. A move is a point (placement, 0..24) or 25 + from * 25 + to.
+"""
+from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
+from shared_rules.outcome import Outcome
+
+SIDES = "GT"
+EMPTY = 0
+GOAT = 1
+TIGER = 2
+_CHARS = ".GT"
+
+
+def _tables():
+    adj = []
+    jumps = []
+    for p in range(25):
+        f, r = p % 5, p // 5
+        dirs = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+        if (f + r) % 2 == 0:
+            dirs += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
+        a = []
+        j = []
+        for df, dr in dirs:
+            if 0 <= f + df < 5 and 0 <= r + dr < 5:
+                a.append((r + dr) * 5 + f + df)
+                if 0 <= f + 2 * df < 5 and 0 <= r + 2 * dr < 5:
+                    j.append(((r + dr) * 5 + f + df, (r + 2 * dr) * 5 + f + 2 * df))
+        adj.append(bytes(a))
+        jumps.append(tuple(j))
+    return tuple(adj), tuple(jumps)
+
+
+ADJ, JUMPS = _tables()
+
+
+def point_name(p):
+    return "abcde"[p % 5] + str(p // 5 + 1)
+
+
+def parse_point(text):
+    if len(text) == 2 and "a" <= text[0] <= "e" and "1" <= text[1] <= "5":
+        return (ord(text[1]) - 49) * 5 + ord(text[0]) - 97
+    raise InvalidMoveError("bad point %r: expected a1..e5" % text)
+
+
+class Position:
+    """A Bagh-Chal position. Treat as immutable."""
+
+    __slots__ = ("board", "hand", "captured", "turn", "_legal")
+
+    def __init__(self, board, hand, captured, turn):
+        self.board = board
+        self.hand = hand
+        self.captured = captured
+        self.turn = turn
+        self._legal = None
+
+    def key(self):
+        return bytes(self.board) + bytes((self.hand, self.captured, self.turn))
+
+    def __eq__(self, other):
+        return isinstance(other, Position) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __str__(self):
+        return format_position(self)
+
+    def __repr__(self):
+        return "BaghChal().parse(%r)" % format_position(self)
+
+
+def format_position(pos):
+    b = pos.board
+    ranks = []
+    for r in range(4, -1, -1):
+        ranks.append("".join([_CHARS[b[r * 5 + f]] for f in range(5)]))
+    return "%s H:%d C:%d %s" % ("/".join(ranks), pos.hand, pos.captured, SIDES[pos.turn])
+
+
+def parse_position(text):
+    if not isinstance(text, str):
+        raise InvalidPositionError("position must be a string")
+    parts = text.split(" ")
+    if len(parts) != 4:
+        raise InvalidPositionError("bad position %r: expected 'ranks H:<n> C:<n> <side>'" % text)
+    ranks, h, c, side = parts
+    if side not in ("G", "T"):
+        raise InvalidPositionError("bad side to move %r: expected G or T" % side)
+    if not h.startswith("H:") or not h[2:].isdigit():
+        raise InvalidPositionError("bad goats in hand %r: expected H:<n>" % h)
+    if not c.startswith("C:") or not c[2:].isdigit():
+        raise InvalidPositionError("bad captured goats %r: expected C:<n>" % c)
+    ranks = ranks.split("/")
+    if len(ranks) != 5:
+        raise InvalidPositionError("bad position: %d ranks, expected 5 separated by '/'" % len(ranks))
+    b = bytearray(25)
+    for k in range(5):
+        row = ranks[k]
+        if len(row) != 5:
+            raise InvalidPositionError("bad position: rank %d has %d points, expected 5" % (5 - k, len(row)))
+        for f in range(5):
+            ch = row[f]
+            if ch not in _CHARS:
+                raise InvalidPositionError("bad point %r at %s: expected T, G or ." % (ch, point_name((4 - k) * 5 + f)))
+            b[(4 - k) * 5 + f] = _CHARS.index(ch)
+    hand, cap = int(h[2:]), int(c[2:])
+    tigers = goats = 0
+    for v in b:
+        if v == TIGER:
+            tigers += 1
+        elif v == GOAT:
+            goats += 1
+    if tigers != 4:
+        raise InvalidPositionError("impossible position: %d tigers, Bagh-Chal has 4" % tigers)
+    if hand > 20 or cap > 20 or goats + hand + cap != 20:
+        raise InvalidPositionError("impossible position: %d goats on the board + %d in hand + %d captured "
+                                   "is not 20" % (goats, hand, cap))
+    return Position(b, hand, cap, SIDES.index(side))
+
+
+def _tiger_moves(b, out):
+    for p in range(25):
+        if b[p] == TIGER:
+            for q in ADJ[p]:
+                if not b[q]:
+                    out.append(25 + p * 25 + q)
+            for q, r in JUMPS[p]:
+                if b[q] == GOAT and not b[r]:
+                    out.append(25 + p * 25 + r)
+    return out
+
+
+def _tigers_blocked(b):
+    for p in range(25):
+        if b[p] == TIGER:
+            for q in ADJ[p]:
+                if not b[q]:
+                    return False
+            for q, r in JUMPS[p]:
+                if b[q] == GOAT and not b[r]:
+                    return False
+    return True
+
+
+class BaghChal:
+    """The game of Bagh-Chal: goats (side 0, move first) against tigers (side 1)."""
+
+    name = "bagh-chal"
+    sides = SIDES
+    repetition = 3
+
+    def __repr__(self):
+        return "BaghChal()"
+
+    def __eq__(self, other):
+        return isinstance(other, BaghChal)
+
+    def start(self):
+        b = bytearray(25)
+        for p in (0, 4, 20, 24):
+            b[p] = TIGER
+        return Position(b, 20, 0, 0)
+
+    def parse(self, text):
+        return parse_position(text)
+
+    def format(self, pos):
+        return format_position(pos)
+
+    def parse_move(self, text, pos=None):
+        if isinstance(text, str):
+            if len(text) == 2:
+                return parse_point(text)
+            if len(text) == 5 and text[2] in "-x":
+                a, b = parse_point(text[:2]), parse_point(text[3:])
+                if (text[2] == "x") != (b not in ADJ[a]):
+                    kind = "a jump is written a1xa3" if text[2] == "x" else "a step is written a1-a2"
+                    raise InvalidMoveError("bad move %r: %s, between points on a line" % (text, kind))
+                return 25 + a * 25 + b
+        raise InvalidMoveError("bad move %r: expected a point (c3), a step (a1-a2) or a jump (a1xa3)" % (text,))
+
+    def move_str(self, move, pos=None):
+        if move < 25:
+            return point_name(move)
+        a, b = divmod(move - 25, 25)
+        return point_name(a) + ("-" if b in ADJ[a] else "x") + point_name(b)
+
+    def legal_moves(self, pos):
+        if pos._legal is not None:
+            return pos._legal
+        b = pos.board
+        out = []
+        if pos.turn == 1:
+            _tiger_moves(b, out)
+        elif pos.hand:
+            for p in range(25):
+                if not b[p]:
+                    out.append(p)
+        else:
+            for p in range(25):
+                if b[p] == GOAT:
+                    for q in ADJ[p]:
+                        if not b[q]:
+                            out.append(25 + p * 25 + q)
+        out.sort()
+        pos._legal = out
+        return out
+
+    def play(self, pos, move, events=None):
+        if isinstance(move, str):
+            move = self.parse_move(move, pos)
+        if move not in self.legal_moves(pos):
+            if self.outcome(pos) is not None:
+                raise GameOverError("the game is over: no move can be played")
+            raise IllegalMoveError(self._why_illegal(pos, move))
+        b = bytearray(pos.board)
+        hand, cap = pos.hand, pos.captured
+        if move < 25:
+            b[move] = GOAT
+            hand -= 1
+            if events is not None:
+                events.append((PLACE, move, 0))
+        else:
+            a, c = divmod(move - 25, 25)
+            b[c] = b[a]
+            b[a] = EMPTY
+            if c in ADJ[a]:
+                if events is not None:
+                    events.append((STEP, a, c))
+            else:
+                mid = (a + c) // 2
+                b[mid] = EMPTY
+                cap += 1
+                if events is not None:
+                    events.append((JUMP, a, c))
+                    events.append((TAKE, mid, 0))
+        if events is not None:
+            events.append((TURN_END, 0, 0))
+        return Position(b, hand, cap, 1 - pos.turn)
+
+    def _why_illegal(self, pos, move):
+        text = self.move_str(move) if 0 <= move < 650 else repr(move)
+        if pos.turn == 0:
+            if pos.hand and move >= 25:
+                return "illegal move %s: goats still in hand must be placed first" % text
+            if not pos.hand and move < 25:
+                return "illegal move %s: all 20 goats are placed, goats now step" % text
+            return "illegal move %s: not an empty point or a goat's step along a line" % text
+        return "illegal move %s: tigers step along a line or jump one goat to an empty point" % text
+
+    def outcome(self, pos):
+        if pos.captured >= 5:
+            return Outcome(1, "5 goats captured")
+        if _tigers_blocked(pos.board):
+            return Outcome(0, "tigers cannot move")
+        if pos.turn == 0 and not self.legal_moves(pos):
+            return Outcome(1, "goats cannot move")
+        return None
+
+    def repetition_outcome(self, pos):
+        return Outcome(None, "threefold repetition")
+
+    def key(self, pos):
+        return pos.key()

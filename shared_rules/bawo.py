@@ -1,0 +1,285 @@
+"""Bawo, the "two-two" beginner rules of central Malawi (RULES.md section 1).
+
+Board: a bytearray of 32 counts. Each side owns 16 pockets in loop order:
+index 0..7 are front A1..A8, 8..15 are back B8..B1, so clockwise is +1 (mod 16).
+South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 for "-").
+"""
+from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
+from shared_rules.outcome import Outcome
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+_MAX_TOTAL = const(255)  # a pocket is a byte
+SIDES = "SN"
+
+# Display order (rows as drawn from South's seat, left to right) -> global pocket index.
+# Row 0 North back, 1 North front, 2 South front, 3 South back.
+DISPLAY = bytes([24 + x for x in range(8)] + [23 - x for x in range(8)]
+                + [x for x in range(8)] + [15 - x for x in range(8)])
+
+
+class Position:
+    """A Bawo position: 32 counts and the side to move. Treat as immutable."""
+
+    __slots__ = ("board", "turn", "_legal")
+
+    def __init__(self, board, turn):
+        self.board = board
+        self.turn = turn
+        self._legal = None
+
+    def __eq__(self, other):
+        return isinstance(other, Position) and self.board == other.board and self.turn == other.turn
+
+    def __hash__(self):
+        return hash((bytes(self.board), self.turn))
+
+    def __str__(self):
+        return format_position(self)
+
+    def __repr__(self):
+        return "Bawo().parse(%r)" % format_position(self)
+
+
+def pocket_name(local):
+    """Name of a pocket (loop index 0..15) from its owner's seat: A1..A8, B1..B8."""
+    return ("A%d" % (local + 1)) if local < 8 else ("B%d" % (16 - local))
+
+
+def parse_pocket(text):
+    if len(text) == 2 and text[0] in "AB" and "1" <= text[1] <= "8":
+        c = ord(text[1]) - 48
+        return c - 1 if text[0] == "A" else 16 - c
+    raise InvalidMoveError("bad pocket %r: expected A1..A8 or B1..B8" % text)
+
+
+def format_position(pos):
+    b = pos.board
+    rows = []
+    for r in range(4):
+        rows.append(",".join([str(b[DISPLAY[r * 8 + x]]) for x in range(8)]))
+    return "/".join(rows) + " " + SIDES[pos.turn]
+
+
+def parse_position(text):
+    if not isinstance(text, str):
+        raise InvalidPositionError("position must be a string")
+    parts = text.split(" ")
+    if len(parts) != 2:
+        raise InvalidPositionError("bad position %r: expected 4 rows then a space and S or N" % text)
+    rows, side = parts
+    if side not in ("S", "N"):
+        raise InvalidPositionError("bad side to move %r: expected S or N" % side)
+    rows = rows.split("/")
+    if len(rows) != 4:
+        raise InvalidPositionError("bad position: %d rows, expected 4 separated by '/'" % len(rows))
+    b = bytearray(32)
+    total = 0
+    for r in range(4):
+        cells = rows[r].split(",")
+        if len(cells) != 8:
+            raise InvalidPositionError("bad position: row %d has %d pockets, expected 8" % (r + 1, len(cells)))
+        for x in range(8):
+            c = cells[x]
+            if not c.isdigit():
+                raise InvalidPositionError("bad count %r in row %d, pocket %d: expected a whole number >= 0"
+                                           % (c, r + 1, x + 1))
+            v = int(c)
+            total += v
+            if total > _MAX_TOTAL:
+                raise InvalidPositionError("too many seeds: more than %d on the board" % _MAX_TOTAL)
+            b[DISPLAY[r * 8 + x]] = v
+    return Position(b, SIDES.index(side))
+
+
+def _front_empty(b, o):
+    for k in range(o, o + 8):
+        if b[k]:
+            return False
+    return True
+
+
+class Bawo:
+    """The game of Bawo, two-two rules. `max_laps` is the endless-turn cap (RULES.md 1.6)."""
+
+    name = "bawo"
+    sides = SIDES
+
+    def __init__(self, max_laps=1000):
+        self.max_laps = max_laps
+        # Results of the last legal-move generation, one board per action, reused by play()
+        # so a playout does not sow each chosen move twice.
+        self._after = [bytearray(32) for _ in range(32)]
+        self._after_pos = None
+
+    def __repr__(self):
+        return "Bawo()" if self.max_laps == 1000 else "Bawo(max_laps=%d)" % self.max_laps
+
+    def __eq__(self, other):
+        return isinstance(other, Bawo) and other.max_laps == self.max_laps
+
+    def start(self):
+        return Position(bytearray(b"\x02" * 32), 0)
+
+    def parse(self, text):
+        return parse_position(text)
+
+    def format(self, pos):
+        return format_position(pos)
+
+    def parse_move(self, text, pos=None):
+        if not isinstance(text, str) or len(text) != 3 or text[2] not in "+-":
+            raise InvalidMoveError("bad move %r: expected a pocket and a direction, like A1+ or B3-" % (text,))
+        return parse_pocket(text[:2]) * 2 + (text[2] == "-")
+
+    def move_str(self, move, pos=None):
+        return pocket_name(move >> 1) + ("-" if move & 1 else "+")
+
+    def capturing(self, pos):
+        """True if the side to move has a start whose first sowing captures (a capturing turn)."""
+        b = pos.board
+        o = pos.turn << 4
+        p = 16 - o
+        for i in range(16):
+            n = b[o + i]
+            if n >= 2 and (_captures(b, o, p, i, n, 1) or _captures(b, o, p, i, n, 15)):
+                return True
+        return False
+
+    def legal_moves(self, pos):
+        """Exact legal moves, ascending: starts of >= 2 seeds, capturing ones if any, not endless."""
+        if pos._legal is not None:
+            return pos._legal
+        b = pos.board
+        o = pos.turn << 4
+        p = 16 - o
+        cap = self.capturing(pos)
+        after = self._after
+        moves = []
+        for i in range(16):
+            n = b[o + i]
+            if n < 2:
+                continue
+            for step in (1, 15):
+                if cap and not _captures(b, o, p, i, n, step):
+                    continue
+                a = (i << 1) | (step == 15)
+                s = after[a]
+                s[:] = b
+                if self._sow(s, o, p, i, step, cap, None):
+                    moves.append(a)
+        pos._legal = moves
+        self._after_pos = pos
+        return moves
+
+    def play(self, pos, move, events=None):
+        """Return the position after `move` (an action int or text); `pos` is not changed.
+
+        If `events` is a list, the sowing is appended to it event by event.
+        """
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        legal = self.legal_moves(pos)
+        if move not in legal:
+            if self.outcome(pos) is not None:
+                raise GameOverError("the game is over: no move can be played")
+            raise IllegalMoveError(self._why_illegal(pos, move))
+        if events is None and self._after_pos is pos:
+            return Position(bytearray(self._after[move]), 1 - pos.turn)
+        b = bytearray(pos.board)
+        o = pos.turn << 4
+        self._sow(b, o, 16 - o, move >> 1, 15 if move & 1 else 1, self.capturing(pos), events)
+        return Position(b, 1 - pos.turn)
+
+    def _why_illegal(self, pos, move):
+        text = self.move_str(move)
+        if not 0 <= move < 32:
+            return "illegal move %r" % move
+        n = pos.board[(pos.turn << 4) + (move >> 1)]
+        if n < 2:
+            return "illegal move %s: the pocket holds %d seed%s, a start needs 2 or more" % (
+                text, n, "" if n == 1 else "s")
+        if self.capturing(pos):
+            return "illegal move %s: a capture is available, so the turn must start with a capturing move" % text
+        return "illegal move %s: the turn would never end (more than %d laps)" % (text, self.max_laps)
+
+    def outcome(self, pos):
+        """Outcome(winner, reason) if the game is over in `pos`, else None (RULES.md 1, end)."""
+        b = pos.board
+        t = pos.turn
+        if _front_empty(b, t << 4):
+            return Outcome(1 - t, "front row empty")
+        if _front_empty(b, 16 - (t << 4)):
+            return Outcome(t, "mover's front row empty")
+        if not self.legal_moves(pos):
+            return Outcome(1 - t, "no legal move")
+        return None
+
+    def _sow(self, b, o, p, i, step, cap, ev):
+        """Play a whole turn on board `b` in place. False if it is endless (RULES.md 1.6)."""
+        n = b[o + i]
+        b[o + i] = 0
+        if ev is not None:
+            ev.append((PICKUP, o + i, n))
+        pos = i
+        laps = 0
+        maxl = self.max_laps
+        while laps < maxl:
+            laps += 1
+            if ev is None:
+                if n >= 16:
+                    # Whole loops: every pocket, the emptied start included, gets one per loop.
+                    q = n >> 4
+                    n &= 15
+                    for k in range(o, o + 16):
+                        b[k] += q
+                for _ in range(n):
+                    pos = (pos + step) & 15
+                    b[o + pos] += 1
+            else:
+                for _ in range(n):
+                    pos = (pos + step) & 15
+                    b[o + pos] += 1
+                    ev.append((DROP, o + pos, b[o + pos]))
+            c = b[o + pos]
+            if ev is not None:
+                ev.append((LAP_END, o + pos, c))
+            if c == 1:
+                if ev is not None:
+                    ev.append((TURN_END, o + pos, 0))
+                return True
+            if cap and pos < 8 and b[p + 7 - pos]:
+                n = b[p + 7 - pos]
+                b[p + 7 - pos] = 0
+                if pos <= 1:
+                    step = 1
+                    e = 0
+                elif pos >= 6:
+                    step = 15
+                    e = 7
+                else:
+                    e = 0 if step == 1 else 7
+                if ev is not None:
+                    ev.append((CAPTURE, p + 7 - pos, n))
+                    ev.append((DIRECTION, 1 if step == 1 else -1, o + e))
+                pos = (e - step) & 15
+            else:
+                n = c
+                b[o + pos] = 0
+                if ev is not None:
+                    ev.append((RELAY, o + pos, n))
+        return False
+
+
+def _captures(b, o, p, i, n, step):
+    """Does the first sowing of n seeds from i end in a non-empty front pocket facing seeds?"""
+    last = (i + n * step) & 15
+    if last >= 8 or not b[p + 7 - last]:
+        return False
+    before = ((n - 1) >> 4) + (0 if last == i else b[o + last])
+    return before > 0

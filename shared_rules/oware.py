@@ -1,0 +1,254 @@
+"""Oware, Abapa rules (RULES.md section 2).
+
+Pits: a bytearray of 12 counts in sowing (counter-clockwise) order: South's A..F are 0..5,
+North's a..f are 6..11. Stores are separate. A move is the pit index in the mover's row, 0..5.
+"""
+from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
+from shared_rules.outcome import Outcome
+
+SIDES = "SN"
+_TOTAL = 48
+
+
+class Position:
+    """An Oware position: pits, the two stores and the side to move. Treat as immutable."""
+
+    __slots__ = ("pits", "stores", "turn", "_legal")
+
+    def __init__(self, pits, stores, turn):
+        self.pits = pits
+        self.stores = stores  # bytearray(2): South, North
+        self.turn = turn
+        self._legal = None
+
+    @property
+    def board(self):
+        return self.pits
+
+    def key(self):
+        return bytes(self.pits) + bytes(self.stores) + bytes((self.turn,))
+
+    def __eq__(self, other):
+        return isinstance(other, Position) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __str__(self):
+        return format_position(self)
+
+    def __repr__(self):
+        return "Oware().parse(%r)" % format_position(self)
+
+
+def format_position(pos):
+    p = pos.pits
+    north = ",".join([str(p[k]) for k in range(11, 5, -1)])
+    south = ",".join([str(p[k]) for k in range(6)])
+    return "%s/%s S:%d N:%d %s" % (north, south, pos.stores[0], pos.stores[1], SIDES[pos.turn])
+
+
+def _count(text, what):
+    if not text.isdigit():
+        raise InvalidPositionError("bad %s %r: expected a whole number >= 0" % (what, text))
+    return int(text)
+
+
+def parse_position(text):
+    if not isinstance(text, str):
+        raise InvalidPositionError("position must be a string")
+    parts = text.split(" ")
+    if len(parts) != 4:
+        raise InvalidPositionError("bad position %r: expected 'pits S:<n> N:<n> <side>'" % text)
+    rows, s, n, side = parts
+    if not s.startswith("S:") or not n.startswith("N:"):
+        raise InvalidPositionError("bad stores %r %r: expected S:<n> N:<n>" % (s, n))
+    if side not in ("S", "N"):
+        raise InvalidPositionError("bad side to move %r: expected S or N" % side)
+    rows = rows.split("/")
+    if len(rows) != 2:
+        raise InvalidPositionError("bad position: %d rows, expected 2 separated by '/'" % len(rows))
+    pits = bytearray(12)
+    for r in range(2):
+        cells = rows[r].split(",")
+        if len(cells) != 6:
+            raise InvalidPositionError("bad position: %s row has %d pits, expected 6"
+                                       % ("North's" if r == 0 else "South's", len(cells)))
+        for x in range(6):
+            v = _count(cells[x], "count")
+            if v > _TOTAL:
+                raise InvalidPositionError("bad count %d: more than the %d seeds of the game" % (v, _TOTAL))
+            pits[11 - x if r == 0 else x] = v
+    stores = bytearray(2)
+    for k, t in ((0, s[2:]), (1, n[2:])):
+        v = _count(t, "store")
+        if v > _TOTAL:
+            raise InvalidPositionError("bad store %d: more than the %d seeds of the game" % (v, _TOTAL))
+        stores[k] = v
+    total = sum(pits) + stores[0] + stores[1]
+    if total != _TOTAL:
+        raise InvalidPositionError("impossible position: %d seeds in all, Oware has %d" % (total, _TOTAL))
+    return Position(pits, stores, SIDES.index(side))
+
+
+def _row_empty(p, o):
+    for k in range(o, o + 6):
+        if p[k]:
+            return False
+    return True
+
+
+class Oware:
+    """The game of Oware (Abapa)."""
+
+    name = "oware"
+    sides = SIDES
+    repetition = 3  # the third occurrence ends the game (RULES.md 2, [decision])
+
+    def __repr__(self):
+        return "Oware()"
+
+    def __eq__(self, other):
+        return isinstance(other, Oware)
+
+    def start(self):
+        return Position(bytearray(b"\x04" * 12), bytearray(2), 0)
+
+    def parse(self, text):
+        return parse_position(text)
+
+    def format(self, pos):
+        return format_position(pos)
+
+    def parse_move(self, text, pos=None):
+        if isinstance(text, str) and len(text) == 1:
+            if "A" <= text <= "F":
+                m, side = ord(text) - 65, 0
+            elif "a" <= text <= "f":
+                m, side = ord(text) - 97, 1
+            else:
+                m = side = -1
+            if m >= 0:
+                if pos is not None and side != pos.turn:
+                    raise IllegalMoveError("illegal move %s: that pit is %s's, and %s is to move"
+                                           % (text, SIDES[side], SIDES[pos.turn]))
+                return m
+        raise InvalidMoveError("bad move %r: expected a pit, A..F for South or a..f for North" % (text,))
+
+    def move_str(self, move, pos=None):
+        turn = 0 if pos is None else pos.turn
+        return chr((97 if turn else 65) + move)
+
+    def _sow(self, p, stores, o, m, ev):
+        """Sow from pit o+m and capture, in place. Returns the seeds captured."""
+        i = o + m
+        n = p[i]
+        p[i] = 0
+        if ev is not None:
+            ev.append((PICKUP, i, n))
+        j = i
+        while n:
+            j += 1
+            if j == 12:
+                j = 0
+            if j == i:  # 12 or more seeds skip the pit they came from
+                continue
+            p[j] += 1
+            n -= 1
+            if ev is not None:
+                ev.append((DROP, j, p[j]))
+        if ev is not None:
+            ev.append((LAP_END, j, p[j]))
+        got = 0
+        opp = 6 - o
+        while opp <= j < opp + 6 and 2 <= p[j] <= 3:
+            got += p[j]
+            if ev is not None:
+                ev.append((CAPTURE, j, p[j]))
+            p[j] = 0
+            j -= 1
+        if got:
+            stores[o // 6] += got
+            if ev is not None:
+                ev.append((STORE, o // 6, got))
+        return got
+
+    def legal_moves(self, pos):
+        """Non-empty pits whose move leaves the opponent a seed; all non-empty pits if none does."""
+        if pos._legal is not None:
+            return pos._legal
+        o = pos.turn * 6
+        pits = pos.pits
+        feeding = []
+        starving = []
+        scratch = bytearray(12)
+        stores = bytearray(2)
+        for m in range(6):
+            if not pits[o + m]:
+                continue
+            scratch[:] = pits
+            self._sow(scratch, stores, o, m, None)
+            (starving if _row_empty(scratch, 6 - o) else feeding).append(m)
+        pos._legal = feeding or starving
+        return pos._legal
+
+    def play(self, pos, move, events=None):
+        if isinstance(move, str):
+            move = self.parse_move(move, pos)
+        if move not in self.legal_moves(pos):
+            if self.outcome(pos) is not None:
+                raise GameOverError("the game is over: no move can be played")
+            raise IllegalMoveError(self._why_illegal(pos, move))
+        o = pos.turn * 6
+        pits = bytearray(pos.pits)
+        stores = bytearray(pos.stores)
+        self._sow(pits, stores, o, move, events)
+        if _row_empty(pits, 6 - o):
+            # The forced starving move: the game ends and the mover takes what is left.
+            left = sum(pits)
+            if left:
+                for k in range(12):
+                    pits[k] = 0
+                stores[pos.turn] += left
+                if events is not None:
+                    events.append((STORE, pos.turn, left))
+        if events is not None:
+            events.append((TURN_END, 0, 0))
+        return Position(pits, stores, 1 - pos.turn)
+
+    def _why_illegal(self, pos, move):
+        if not 0 <= move < 6:
+            return "illegal move %r" % move
+        text = self.move_str(move, pos)
+        if not pos.pits[pos.turn * 6 + move]:
+            return "illegal move %s: the pit is empty" % text
+        return "illegal move %s: it leaves the opponent no seeds while another move feeds them" % text
+
+    def outcome(self, pos):
+        s = pos.stores
+        if s[0] >= 25 or s[1] >= 25:
+            return Outcome(0 if s[0] > s[1] else 1, "25 seeds")
+        t = pos.turn
+        if _row_empty(pos.pits, t * 6):
+            # The player to move has no seeds: what is left goes to the player who just moved.
+            final = bytearray(s)
+            final[1 - t] += sum(pos.pits)
+            return _by_stores(final, "opponent cannot move")
+        return None
+
+    def repetition_outcome(self, pos):
+        """The game ended by the third repetition: each side adds its own row to its store."""
+        final = bytearray(pos.stores)
+        final[0] += sum(pos.pits[0:6])
+        final[1] += sum(pos.pits[6:12])
+        return _by_stores(final, "threefold repetition")
+
+    def key(self, pos):
+        return pos.key()
+
+
+def _by_stores(s, reason):
+    if s[0] == s[1]:
+        return Outcome(None, reason)
+    return Outcome(0 if s[0] > s[1] else 1, reason)

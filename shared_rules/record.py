@@ -1,0 +1,157 @@
+"""Game records (RULES.md section 4): a header and the move list, as text or as a dict.
+
+Text form, PGN-like:
+
+    [Game "bawo"]
+    [Rules "1"]
+    [Id "pico-1a2b-0007"]
+    [Result "S"]
+    [Reason "front row empty"]
+
+    1. A1+ B7- 2. A4- ...
+
+Result is the winning side (S, N, G, T), "draw", or "*" for an unfinished game.
+"""
+from shared_rules import game as _game, GAMES, RULES_VERSION, winner_name
+from shared_rules.errors import RecordError, RulesError
+from shared_rules.state import State
+
+# Header tags in the order they are written; "Position" only for a set-up start.
+TAGS = ("Game", "Rules", "First", "Second", "Device", "Id", "Start", "Result", "Reason", "Position")
+
+
+def _quote(v):
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Record:
+    """A header dict (TAGS) and a list of move strings."""
+
+    def __init__(self, header, moves):
+        self.header = header
+        self.moves = moves
+
+    def __repr__(self):
+        return "Record(%r, %r)" % (self.header, self.moves)
+
+    def __eq__(self, other):
+        return isinstance(other, Record) and self.header == other.header and self.moves == other.moves
+
+    @classmethod
+    def from_state(cls, state, **tags):
+        h = {"Game": state.game.name, "Rules": RULES_VERSION}
+        for k in tags:
+            if tags[k] is not None:
+                h[k] = tags[k]
+        if state.game.format(state.root) != state.game.format(state.game.start()):
+            h["Position"] = state.game.format(state.root)
+        out = state.outcome()
+        if out is None:
+            h["Result"] = "*"
+        else:
+            w = winner_name(state.game, out)
+            h["Result"] = "draw" if w is None else w
+            h["Reason"] = out.reason
+        return cls(h, state.moves)
+
+    def replay(self):
+        """Replay the moves from the start; returns the State. RecordError names the failing ply."""
+        h = self.header
+        name = h.get("Game")
+        if name not in GAMES:
+            raise RecordError("record: unknown game %r: expected one of %s" % (name, ", ".join(sorted(GAMES))))
+        g = _game(name)
+        try:
+            s = State(g, h.get("Position"))
+        except RulesError as e:
+            raise RecordError("record: bad Position tag: %s" % e)
+        for k in range(len(self.moves)):
+            try:
+                s.push(self.moves[k])
+            except RulesError as e:
+                raise RecordError("record does not replay at ply %d (%s): %s" % (k + 1, self.moves[k], e), k + 1)
+        result = h.get("Result", "*")
+        out = s.outcome()
+        if out is None:
+            got = "*"
+        else:
+            w = winner_name(g, out)
+            got = "draw" if w is None else w
+        if result != got:
+            raise RecordError("record says the result is %s but the moves give %s" % (result, got), len(self.moves))
+        return s
+
+    def to_dict(self):
+        d = {}
+        for k in self.header:
+            d[k.lower()] = self.header[k]
+        d["moves"] = list(self.moves)
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        if not isinstance(d, dict):
+            raise RecordError("record: expected an object")
+        h = {}
+        for t in TAGS:
+            v = d.get(t.lower())
+            if v is not None:
+                h[t] = v if isinstance(v, str) else str(v)
+        moves = d.get("moves", [])
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError("record: 'moves' must be a list of move strings")
+        return cls(h, list(moves))
+
+    def to_text(self):
+        lines = []
+        for t in TAGS:
+            if t in self.header:
+                lines.append("[%s %s]" % (t, _quote(self.header[t])))
+        for t in sorted(self.header):
+            if t not in TAGS:
+                lines.append("[%s %s]" % (t, _quote(self.header[t])))
+        lines.append("")
+        words = []
+        for k in range(len(self.moves)):
+            if k % 2 == 0:
+                words.append("%d." % (k // 2 + 1))
+            words.append(self.moves[k])
+        words.append(self.header.get("Result", "*"))
+        line = ""
+        for w in words:
+            if line and len(line) + 1 + len(w) > 79:
+                lines.append(line)
+                line = w
+            else:
+                line = (line + " " + w) if line else w
+        lines.append(line)
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_text(cls, text):
+        header = {}
+        moves = []
+        n = 0
+        for line in text.split("\n"):
+            n += 1
+            line = line.strip()
+            if not line:
+                continue
+            if line[0] == "[":
+                if line[-1] != "]" or " " not in line:
+                    raise RecordError("record line %d: bad tag %r: expected [Name \"value\"]" % (n, line))
+                name, value = line[1:-1].split(" ", 1)
+                value = value.strip()
+                if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+                    raise RecordError("record line %d: tag %s needs a quoted value" % (n, name))
+                header[name] = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+                continue
+            for w in line.split():
+                if w[-1] == "." and w[:-1].isdigit():
+                    continue
+                moves.append(w)
+        if moves and moves[-1] in ("*", "draw", "S", "N", "G", "T"):
+            moves.pop()
+        if "Game" not in header:
+            raise RecordError("record has no [Game] tag")
+        return cls(header, moves)
