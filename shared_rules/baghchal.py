@@ -179,7 +179,7 @@ class BaghChal:
                 return parse_point(text)
             if len(text) == 5 and text[2] in "-x":
                 a, b = parse_point(text[:2]), parse_point(text[3:])
-                if (text[2] == "x") != (b not in ADJ[a]):
+                if not (b in ADJ[a] if text[2] == "-" else b in [r for q, r in JUMPS[a]]):
                     kind = "a jump is written a1xa3" if text[2] == "x" else "a step is written a1-a2"
                     raise InvalidMoveError("bad move %r: %s, between points on a line" % (text, kind))
                 return 25 + a * 25 + b

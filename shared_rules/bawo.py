@@ -26,12 +26,13 @@ DISPLAY = bytes([24 + x for x in range(8)] + [23 - x for x in range(8)]
 class Position:
     """A Bawo position: 32 counts and the side to move. Treat as immutable."""
 
-    __slots__ = ("board", "turn", "_legal")
+    __slots__ = ("board", "turn", "_legal", "_by")
 
     def __init__(self, board, turn):
         self.board = board
         self.turn = turn
         self._legal = None
+        self._by = None  # the game whose lap cap computed _legal
 
     def __eq__(self, other):
         return isinstance(other, Position) and self.board == other.board and self.turn == other.turn
@@ -98,10 +99,7 @@ def parse_position(text):
 
 
 def _front_empty(b, o):
-    for k in range(o, o + 8):
-        if b[k]:
-            return False
-    return True
+    return not any(b[o:o + 8])
 
 
 class Bawo:
@@ -153,27 +151,32 @@ class Bawo:
 
     def legal_moves(self, pos):
         """Exact legal moves, ascending: starts of >= 2 seeds, capturing ones if any, not endless."""
-        if pos._legal is not None:
+        if pos._legal is not None and pos._by is self:
             return pos._legal
         b = pos.board
         o = pos.turn << 4
         p = 16 - o
-        cap = self.capturing(pos)
-        after = self._after
-        moves = []
+        starts = []  # (action, captures) for every start of 2 or more seeds
+        cap = False
         for i in range(16):
             n = b[o + i]
-            if n < 2:
+            if n >= 2:
+                c1 = _captures(b, o, p, i, n, 1)
+                c2 = _captures(b, o, p, i, n, 15)
+                cap = cap or c1 or c2
+                starts.append((i << 1, c1))
+                starts.append((i << 1 | 1, c2))
+        after = self._after
+        moves = []
+        for a, c in starts:
+            if cap and not c:
                 continue
-            for step in (1, 15):
-                if cap and not _captures(b, o, p, i, n, step):
-                    continue
-                a = (i << 1) | (step == 15)
-                s = after[a]
-                s[:] = b
-                if self._sow(s, o, p, i, step, cap, None):
-                    moves.append(a)
+            s = after[a]
+            s[:] = b
+            if self._sow(s, o, p, a >> 1, 15 if a & 1 else 1, cap, None):
+                moves.append(a)
         pos._legal = moves
+        pos._by = self
         self._after_pos = pos
         return moves
 

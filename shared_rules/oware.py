@@ -8,6 +8,7 @@ from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
 
 SIDES = "SN"
+_NAMES = ("South", "North")
 _TOTAL = 48
 
 
@@ -132,7 +133,7 @@ class Oware:
             if m >= 0:
                 if pos is not None and side != pos.turn:
                     raise IllegalMoveError("illegal move %s: that pit is %s's, and %s is to move"
-                                           % (text, SIDES[side], SIDES[pos.turn]))
+                                           % (text, _NAMES[side], _NAMES[pos.turn]))
                 return m
         raise InvalidMoveError("bad move %r: expected a pit, A..F for South or a..f for North" % (text,))
 

