@@ -1,0 +1,33 @@
+# Backend selection: the rest of the firmware calls open_board() and never imports a
+# backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
+import sys
+import profile as _profile
+
+
+def backend_name():
+    if sys.implementation.name == 'circuitpython':
+        return 'circuitpython'
+    # The unix port also has a `machine` module, but without Pin: only a real
+    # microcontroller port has machine.Pin.
+    try:
+        import machine
+        if hasattr(machine, 'Pin') and sys.platform not in ('linux', 'darwin', 'win32'):
+            return 'rp2'
+    except ImportError:
+        pass
+    return 'sim'
+
+
+def open_board(profile, **kw):
+    """profile: a profile.Profile or a path to its JSON. Returns a board with .profile,
+    .keys (keys.Keys API), .pixels (pixels.Pixels API) and .ticks_ms()."""
+    if isinstance(profile, str):
+        profile = _profile.load(profile)
+    name = backend_name()
+    if name == 'rp2':
+        import hw_rp2 as backend
+    elif name == 'circuitpython':
+        import hw_circuitpython as backend
+    else:
+        import hw_sim as backend
+    return backend.open_board(profile, **kw)

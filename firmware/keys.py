@@ -1,0 +1,122 @@
+# Key matrix scan + debounce + ghost rejection + event queue, in one class.
+# The driver takes ready-made Pin-like objects (anything with .value() / .value(v)),
+# so the same code runs on machine.Pin, CircuitPython shims and the simulator's fakes.
+from compat import const, ticks_diff
+
+PRESSED = const(0x80)   # event flag: set for a press, clear for a release
+KEY_MASK = const(0x7F)  # event & KEY_MASK is the key index (matrix keys, then MENU, BACK)
+
+
+class Keys:
+    """rows: output Pins, driven low one at a time (idle high).
+    cols: input Pins with pull-ups; a closed switch on the driven row reads 0.
+    buttons: extra input Pins with pull-ups (MENU, BACK), active low, indices after the matrix.
+    Key index of switch (r, c) is r * len(cols) + c.
+
+    Events are ints: key | PRESSED for a press, key for a release. get() returns one or None.
+    The queue holds `queue` events; when it is full the OLDEST event is dropped (and
+    `dropped` counts it), because the newest events best reflect the keys' current state."""
+
+    def __init__(self, rows, cols, buttons=(), debounce_ms=20, queue=32):
+        self._rows = tuple(rows)
+        self._cols = tuple(cols)
+        self._buttons = tuple(buttons)
+        self.n_matrix = len(self._rows) * len(self._cols)
+        n = self.n_keys = self.n_matrix + len(self._buttons)
+        if n > KEY_MASK + 1:
+            raise ValueError('too many keys for the event format')
+        self.menu = self.n_matrix if len(self._buttons) > 0 else -1
+        self.back = self.n_matrix + 1 if len(self._buttons) > 1 else -1
+        self.debounce_ms = debounce_ms
+        self._state = bytearray(n)      # debounced state, 1 = pressed
+        self._raw = bytearray(n)        # last raw reading
+        self._since = [0] * n           # ticks of the last raw change (list: no bigints)
+        self._masks = [0] * len(self._rows)  # this scan's pressed columns per row
+        self._q = bytearray(queue)
+        self._head = 0                  # next event to pop
+        self._count = 0
+        self.dropped = 0
+        self.ghost_scans = 0
+        for p in self._rows:
+            p.value(1)
+
+    # -- queue ---------------------------------------------------------------
+    def _push(self, ev):
+        q = self._q
+        size = len(q)
+        if self._count == size:
+            self._head = (self._head + 1) % size
+            self._count -= 1
+            self.dropped += 1
+        q[(self._head + self._count) % size] = ev
+        self._count += 1
+
+    def get(self):
+        if self._count == 0:
+            return None
+        ev = self._q[self._head]
+        self._head = (self._head + 1) % len(self._q)
+        self._count -= 1
+        return ev
+
+    def pending(self):
+        return self._count
+
+    # -- scanning ------------------------------------------------------------
+    def is_pressed(self, key):
+        return self._state[key] == 1
+
+    def _debounce(self, k, r, now):
+        if r != self._raw[k]:
+            self._raw[k] = r
+            self._since[k] = now
+        elif r != self._state[k] and ticks_diff(now, self._since[k]) >= self.debounce_ms:
+            self._state[k] = r
+            self._push(k | PRESSED if r else k)
+
+    def scan(self, now_ms):
+        """One pass over the matrix and buttons; call every 1-5 ms with ticks_ms()."""
+        cols = self._cols
+        masks = self._masks
+        nr = len(self._rows)
+        for r in range(nr):
+            row = self._rows[r]
+            row.value(0)
+            m = 0
+            bit = 1
+            for c in cols:
+                if not c.value():
+                    m |= bit
+                bit <<= 1
+            row.value(1)
+            masks[r] = m
+        # Three real presses on three corners of a rectangle read as all four corners
+        # when a diode fails or is missing; the phantom can't be told apart, so a
+        # reading containing a full rectangle is dropped whole (keys keep their state).
+        ghost = False
+        for i in range(nr - 1):
+            mi = masks[i]
+            if mi & (mi - 1):
+                for j in range(i + 1, nr):
+                    both = mi & masks[j]
+                    if both & (both - 1):
+                        ghost = True
+        if ghost:
+            self.ghost_scans += 1
+        else:
+            nc = len(cols)
+            k = 0
+            for r in range(nr):
+                m = masks[r]
+                for c in range(nc):
+                    self._debounce(k, (m >> c) & 1, now_ms)
+                    k += 1
+        k = self.n_matrix
+        for b in self._buttons:
+            self._debounce(k, 0 if b.value() else 1, now_ms)
+            k += 1
+
+
+def decode(ev):
+    """(key, pressed) from an event; allocates a tuple, so not for hot loops."""
+    return ev & KEY_MASK, bool(ev & PRESSED)

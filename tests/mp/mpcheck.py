@@ -1,0 +1,63 @@
+# Shared preamble for the check_*.py scripts, which run unchanged under CPython (through
+# pytest) and the MicroPython unix port (as scripts): firmware/ on sys.path, a runner.
+import sys
+
+
+def root():
+    f = __file__
+    i = f.rfind('/tests/mp/')
+    if i > 0:
+        return f[:i]
+    if i == 0 or f.startswith('tests/mp/'):
+        return '.'
+    return '../..'
+
+
+ROOT = root()
+FIRMWARE = ROOT + '/firmware'
+PROFILES = ROOT + '/hardware/profiles'
+if FIRMWARE not in sys.path:
+    sys.path.insert(0, FIRMWARE)
+# CPython ships a stdlib module called `profile`; the firmware's must win.
+_m = sys.modules.get('profile')
+if _m is not None and not hasattr(_m, 'ProfileError'):
+    del sys.modules['profile']
+
+MICROPYTHON = sys.implementation.name == 'micropython'
+
+
+def no_alloc(fn):
+    """Run fn() with the heap locked under MicroPython; True if it allocated nothing.
+    (fn takes no arguments: a *args call would itself allocate.)"""
+    if not MICROPYTHON:
+        fn()
+        return True
+    import micropython
+    micropython.heap_lock()
+    try:
+        fn()
+        ok = True
+    except MemoryError:
+        ok = False
+    micropython.heap_unlock()
+    return ok
+
+
+def run(namespace):
+    names = sorted(n for n in namespace if n.startswith('test_'))
+    failed = 0
+    for n in names:
+        try:
+            namespace[n]()
+            print('ok  ', n)
+        except Exception as e:
+            failed += 1
+            print('FAIL', n, type(e).__name__, e)
+            if not MICROPYTHON:
+                import traceback
+                traceback.print_exc()
+            else:
+                sys.print_exception(e)
+    print('%d passed, %d failed' % (len(names) - failed, failed))
+    if failed:
+        sys.exit(1)

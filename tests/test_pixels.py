@@ -1,0 +1,36 @@
+"""LED frame buffer: the tests/mp/check_pixels.py checks under CPython and MicroPython."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / 'mp'))
+import harness  # noqa: E402
+
+CHECKS = harness.load('check_pixels')
+
+
+@pytest.mark.parametrize('name', harness.check_names(CHECKS))
+def test_cpython(name):
+    getattr(CHECKS, name)()
+
+
+def test_same_checks_under_micropython():
+    out = harness.run_micropython('check_pixels.py')
+    assert 'test_render_loop_allocates_nothing' in out
+
+
+def test_stream_to_fd(tmp_path):
+    import hw_sim
+    path = tmp_path / 'frames.txt'
+    with open(path, 'wb') as f:
+        sp = hw_sim.SimPixels(CHECKS.prof('grid-5x5'), out=f.fileno())
+        sp.fill_block(12, 0x00FF00)
+        sp.show()
+        sp.show()
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 2
+    w, h, rgb = hw_sim.decode_line(lines[0])
+    assert (w, h) == (16, 16)
+    x, y = 7, 7          # centre of point 12
+    assert rgb[3 * (y * 16 + x) + 1] > 0
