@@ -1,0 +1,287 @@
+# Bawo Board link protocol: framing shared by the board (MicroPython, flat module `protocol`)
+# and the host (CPython, `bawo_firmware.protocol`). Must not import other firmware modules.
+# Specification: docs/protocol.md.
+import json
+
+try:
+    from binascii import crc32 as _crc32_native
+except ImportError:  # builds without MICROPY_PY_BINASCII_CRC32
+    _crc32_native = None
+try:
+    from binascii import b2a_base64, a2b_base64
+except ImportError:
+    from ubinascii import b2a_base64, a2b_base64
+
+VERSION = 1
+MARKER = b"#BW"  # printable: a frame line typed at a REPL is a Python comment, so harmless
+MAX_LINE = 1024  # bytes from marker to CRC inclusive; longer lines are discarded
+MAX_CHUNK = 512  # raw record bytes per CHUNK reply (base64 makes it 684)
+SEQ_MAX = 65535  # seq runs 1..SEQ_MAX; 0 means "unknown" (only in NAK)
+
+# Requests, host -> board. The reply is OK or ERROR with the request's seq.
+HELLO = "HELLO"
+TIME = "TIME"
+LIST = "LIST"
+GET = "GET"
+ACK_GAME = "ACK_GAME"
+POSITION = "POSITION"
+NEW = "NEW"
+MOVE = "MOVE"
+REQUESTS = (HELLO, TIME, LIST, GET, ACK_GAME, POSITION, NEW, MOVE)
+# Board -> host.
+OK = "OK"
+ERROR = "ERROR"
+EVENT = "EVENT"
+# Framing level, both directions: seq is the seq of the frame referred to.
+ACK = "ACK"
+NAK = "NAK"
+
+# EVENT kinds (payload "ev").
+EV_START = "start"
+EV_MOVE = "move"
+EV_END = "end"
+
+# ERROR codes (payload "code").
+E_BAD_FRAME = 1
+E_UNKNOWN_TYPE = 2
+E_BAD_PAYLOAD = 3
+E_NO_GAME = 4
+E_ILLEGAL_MOVE = 5
+E_BUSY = 6
+E_FLASH_FULL = 7
+E_VERSION = 8
+E_INTERNAL = 9
+E_TOO_LARGE = 10
+ERROR_TEXT = {
+    1: "bad frame",
+    2: "unknown message type",
+    3: "bad payload",
+    4: "no such game",
+    5: "illegal move",
+    6: "busy",
+    7: "flash full",
+    8: "unsupported protocol version",
+    9: "internal error",
+    10: "reply too large",
+}
+
+# Bad.reason values: "crc" / "syntax" mean line noise (answer NAK, the sender resends);
+# "payload" means the CRC was right but the content is not a valid frame (resending is useless).
+BAD_CRC = "crc"
+BAD_SYNTAX = "syntax"
+BAD_PAYLOAD = "payload"
+
+
+_TABLE = None
+
+
+def crc32_py(data, crc=0):
+    """Table-driven CRC-32 (IEEE, as zlib/binascii); fallback where binascii.crc32 is missing."""
+    global _TABLE
+    t = _TABLE
+    if t is None:
+        t = []
+        for i in range(256):
+            c = i
+            for _ in range(8):
+                c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+            t.append(c)
+        _TABLE = t
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = t[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+if _crc32_native is not None:
+
+    def crc32(data, crc=0):
+        return _crc32_native(data, crc) & 0xFFFFFFFF
+
+else:
+    crc32 = crc32_py
+
+
+def _dumps(obj):
+    try:
+        s = json.dumps(obj, separators=(",", ":"))
+    except TypeError:  # MicroPython built without MICROPY_PY_JSON_SEPARATORS
+        s = json.dumps(obj)
+    # '#' can only occur inside JSON strings; escaping it keeps the marker unique in a frame,
+    # so the last marker on a line is always the start of the frame.
+    if "#" in s:
+        s = s.replace("#", "\\u0023")
+    return s
+
+
+def encode(seq, typ, payload=None):
+    """Return one frame (bytes, ending in b'\\n'). payload: dict (None -> {})."""
+    body = ("%d %d %s %s" % (VERSION, seq, typ, _dumps({} if payload is None else payload))).encode()
+    if len(body) + 12 > MAX_LINE:
+        raise ValueError("frame too long")
+    return b"%s%s %08x\n" % (MARKER, body, crc32(body))
+
+
+def b64(data):
+    return b2a_base64(data).rstrip(b"\n").decode()
+
+
+def unb64(text):
+    return a2b_base64(text)
+
+
+class Frame:
+    """A frame that passed the CRC and syntax checks."""
+
+    def __init__(self, ver, seq, typ, payload, crc):
+        self.ver = ver
+        self.seq = seq
+        self.type = typ
+        self.payload = payload
+        self.crc = crc  # identifies a byte-identical resend
+
+    def __repr__(self):
+        return "Frame(%d, %d, %s, %r)" % (self.ver, self.seq, self.type, self.payload)
+
+
+class Bad:
+    """A line with the marker that is not a valid frame. seq is a best guess (0 = unknown)."""
+
+    def __init__(self, seq, reason):
+        self.seq = seq
+        self.reason = reason
+
+    def __repr__(self):
+        return "Bad(%d, %s)" % (self.seq, self.reason)
+
+
+def _guess_seq(body):
+    # Only used to pick which frame to resend; a wrong guess makes the peer resend its last frame.
+    parts = body.split(b" ", 2)
+    if len(parts) > 2 and parts[1].isdigit() and len(parts[1]) <= 5:
+        n = int(parts[1])
+        if n <= SEQ_MAX:
+            return n
+    return 0
+
+
+def decode(body):
+    """Decode the bytes after the marker (no newline). Returns Frame or Bad."""
+    n = len(body)
+    if n < 16 or body[n - 9] != 32:
+        return Bad(_guess_seq(body), BAD_SYNTAX)
+    mv = memoryview(body)
+    c = crc32(mv[: n - 9])
+    if b"%08x" % c != body[n - 8 :]:
+        return Bad(_guess_seq(body), BAD_CRC)
+    parts = bytes(mv[: n - 9]).split(b" ", 3)
+    if len(parts) != 4:
+        return Bad(0, BAD_PAYLOAD)
+    ver, seq, typ, js = parts
+    if not (ver.isdigit() and seq.isdigit() and len(seq) <= 5 and len(ver) <= 3):
+        return Bad(0, BAD_PAYLOAD)
+    seq = int(seq)
+    if seq > SEQ_MAX or not typ or len(typ) > 16 or not typ.isupper():
+        return Bad(0, BAD_PAYLOAD)
+    try:
+        payload = json.loads(js.decode())
+    except Exception:  # ValueError, UnicodeError, RecursionError on nested junk
+        return Bad(seq, BAD_PAYLOAD)
+    if not isinstance(payload, dict):
+        return Bad(seq, BAD_PAYLOAD)
+    return Frame(int(ver), seq, typ.decode(), payload, c)
+
+
+class Parser:
+    """Incremental receiver: feed() arbitrary chunks, get back Frame/Bad objects.
+
+    Lines without the marker (REPL prompts, prints, tracebacks) are skipped; a frame starts at
+    the last marker of its line, so a prompt or a cut-off frame before it does not matter.
+    The line buffer is a fixed bytearray of max_line bytes: the per-byte work is done by
+    bytes.find in C, and an over-long line is dropped (restarting at any later marker).
+    """
+
+    def __init__(self, max_line=MAX_LINE):
+        self._buf = bytearray(max_line)
+        self._mv = memoryview(self._buf)
+        self._n = 0
+        self._max = max_line
+        self.frames = 0
+        self.bad = 0
+        self.overflows = 0
+        self.chatter_lines = 0
+
+    def reset(self):
+        self._n = 0
+
+    def feed(self, data):
+        out = []
+        start = 0
+        end = len(data)
+        while start < end:
+            nl = data.find(b"\n", start)
+            stop = end if nl < 0 else nl
+            if stop > start:
+                self._append(data, start, stop)
+            if nl < 0:
+                break
+            r = self._line()
+            if r is not None:
+                out.append(r)
+            start = nl + 1
+        return out
+
+    def _append(self, data, a, b):
+        n = self._n
+        k = b - a
+        if n + k <= self._max:
+            self._mv[n : n + k] = data[a:b]
+            self._n = n + k
+            return
+        # Too long for one frame: keep only the part from the last marker on (rare path).
+        self.overflows += 1
+        i = data.rfind(MARKER, a, b)
+        if i >= 0:
+            if b - i <= self._max:
+                self._mv[0 : b - i] = data[i:b]
+                self._n = b - i
+            else:
+                self._n = 0
+            return
+        buf = self._buf
+        j = buf.rfind(MARKER, 0, n)
+        if j < 0:  # the marker may straddle the old bytes and the new ones
+            m = n - 2 if n >= 2 else 0
+            t = bytes(buf[m:n]) + bytes(data[a : a + 2])
+            p = t.find(MARKER)
+            if p >= 0:
+                j = m + p
+        if j < 0 or n - j + k > self._max:
+            self._n = 0
+            return
+        buf[0 : n - j] = buf[j:n]
+        n -= j
+        self._mv[n : n + k] = data[a:b]
+        self._n = n + k
+
+    def _line(self):
+        buf = self._buf
+        n = self._n
+        self._n = 0
+        while n and buf[n - 1] == 13:
+            n -= 1
+        i = buf.rfind(MARKER, 0, n)
+        if i < 0:
+            if n:
+                self.chatter_lines += 1
+            return None
+        r = decode(bytes(self._mv[i + 3 : n]))
+        if isinstance(r, Frame):
+            self.frames += 1
+        else:
+            self.bad += 1
+        return r
+
+
+def next_seq(seq):
+    return 1 if seq >= SEQ_MAX else seq + 1

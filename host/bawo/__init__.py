@@ -1,0 +1,1 @@
+"""Bawo Board host tools."""

