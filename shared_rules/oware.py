@@ -180,19 +180,36 @@ class Oware:
         if pos._legal is not None:
             return pos._legal
         o = pos.turn * 6
+        opp = 6 - o
         pits = pos.pits
+        fed = not _row_empty(pits, opp)
         feeding = []
         starving = []
-        scratch = bytearray(12)
-        stores = bytearray(2)
         for m in range(6):
-            if not pits[o + m]:
+            n = pits[o + m]
+            if not n:
                 continue
-            scratch[:] = pits
-            self._sow(scratch, stores, o, m, None)
-            (starving if _row_empty(scratch, 6 - o) else feeding).append(m)
+            if n < 12:
+                j = o + m + n
+                if j >= 12:
+                    j -= 12
+                # Only a capture can empty a fed row, and only one ending there on 2 or 3;
+                # an unfed row is fed by any sowing that reaches it.
+                if fed:
+                    starves = opp <= j < opp + 6 and 1 <= pits[j] <= 2 and self._clears(pos, o, m)
+                else:
+                    starves = n < 6 - m
+            else:
+                starves = self._clears(pos, o, m)
+            (starving if starves else feeding).append(m)
         pos._legal = feeding or starving
         return pos._legal
+
+    def _clears(self, pos, o, m):
+        """Does move m leave the opponent's row empty? (sown on a scratch copy)"""
+        scratch = bytearray(pos.pits)
+        self._sow(scratch, bytearray(2), o, m, None)
+        return _row_empty(scratch, 6 - o)
 
     def play(self, pos, move, events=None):
         if isinstance(move, str):

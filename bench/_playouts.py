@@ -1,0 +1,45 @@
+"""Random playouts with exact legal moves at every ply; runs under CPython and MicroPython.
+
+    python bench/_playouts.py GAME SECONDS      -> one JSON line: plies, playouts, seconds
+"""
+import sys
+
+try:
+    from time import ticks_ms, ticks_diff
+except ImportError:
+    import time
+
+    def ticks_ms():
+        return int(time.perf_counter() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
+
+from shared_rules import game
+
+
+def playouts(name, seconds, cap=400):
+    g = game(name)
+    s = 12345
+    plies = games = 0
+    t0 = ticks_ms()
+    while ticks_diff(ticks_ms(), t0) < seconds * 1000:
+        pos = g.start()
+        n = 0
+        while n < cap and g.outcome(pos) is None:
+            legal = g.legal_moves(pos)
+            s ^= (s << 13) & 0xFFFFFFFF
+            s ^= s >> 17
+            s ^= (s << 5) & 0xFFFFFFFF
+            pos = g.play(pos, legal[s % len(legal)])
+            n += 1
+        plies += n
+        games += 1
+    dt = ticks_diff(ticks_ms(), t0) / 1000
+    return plies, games, dt
+
+
+if __name__ == "__main__":
+    name, sec = sys.argv[1], float(sys.argv[2])
+    p, n, dt = playouts(name, sec)
+    print('{"plies": %d, "playouts": %d, "seconds": %.3f}' % (p, n, dt))

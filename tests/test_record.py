@@ -1,0 +1,80 @@
+"""Game records (RULES.md section 4): text and dict forms, replay verification."""
+import doctest
+
+import pytest
+
+import shared_rules
+import shared_rules.state
+from shared_rules import State, game, RecordError
+from shared_rules.record import Record
+
+
+def finished_bawo():
+    s = State(game("bawo"))
+    import random
+    rnd = random.Random(5)
+    while s.outcome() is None:
+        s.push(rnd.choice(s.legal_moves))
+    return s
+
+
+def test_text_form_is_pgn_like_and_round_trips():
+    s = finished_bawo()
+    rec = Record.from_state(s, Id="pico-e660-0001", Device="pico-e660", Start="2026-11-29T10:00:00Z")
+    text = rec.to_text()
+    assert text.startswith('[Game "bawo"]\n[Rules "1"]\n[Device "pico-e660"]\n[Id "pico-e660-0001"]\n')
+    assert "\n1. %s %s 2. " % (s.moves[0], s.moves[1]) in text
+    assert text.rstrip().endswith(rec.header["Result"])
+    assert Record.from_text(text) == rec
+    assert rec.replay().moves == s.moves
+
+
+def test_setup_position_is_recorded():
+    s = State(game("oware"), "0,0,0,0,0,1/1,0,0,0,0,0 S:23 N:23 S")
+    s.push("A")
+    rec = Record.from_state(s)
+    assert rec.header["Position"] == "0,0,0,0,0,1/1,0,0,0,0,0 S:23 N:23 S"
+    assert rec.replay().ply == 1
+
+
+def test_a_record_that_does_not_replay_names_the_ply():
+    rec = Record({"Game": "bawo", "Rules": "1", "Result": "*"}, ["A1+", "A3+", "A1+"])
+    with pytest.raises(RecordError) as e:
+        rec.replay()
+    assert e.value.ply == 3
+    assert "ply 3 (A1+)" in str(e.value)
+
+
+def test_wrong_result_is_rejected_not_repaired():
+    s = finished_bawo()
+    rec = Record.from_state(s)
+    rec.header["Result"] = "N" if rec.header["Result"] == "S" else "S"
+    with pytest.raises(RecordError, match="result"):
+        rec.replay()
+
+
+@pytest.mark.parametrize("text,msg", [
+    ('[Game "go"]\n\n1. A1+ *\n', "unknown game 'go'"),
+    ('1. A1+ *\n', "no \\[Game\\] tag"),
+    ('[Game bawo]\n', "needs a quoted value"),
+    ('[Game "bawo"\n', "bad tag"),
+    ('[Game "bawo"]\n[Position "1,2 S"]\n\n*\n', "bad Position tag"),
+])
+def test_bad_records(text, msg):
+    with pytest.raises(RecordError, match=msg):
+        Record.from_text(text).replay()
+
+
+def test_dict_form():
+    rec = Record.from_state(finished_bawo(), Id="x-1")
+    d = rec.to_dict()
+    assert d["game"] == "bawo" and d["id"] == "x-1" and isinstance(d["moves"], list)
+    assert Record.from_dict(d) == rec
+    with pytest.raises(RecordError, match="moves"):
+        Record.from_dict({"game": "bawo", "moves": "A1+"})
+
+
+def test_docstrings():
+    for mod in (shared_rules.state,):
+        failed, tried = doctest.testmod(mod)
+        assert tried > 0 and failed == 0

@@ -1,0 +1,88 @@
+"""The referee command: JSON lines in, a line per position out; the same on CPython and MicroPython."""
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_micropython
+from shared_rules import GAMES, game, State
+
+A1 = "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
+
+BAD = [
+    ('not json at all', 0, "not a JSON object"),
+    ('[1, 2]', 0, "expected a JSON object"),
+    ('{"game": "chess", "moves": []}', 0, "unknown game 'chess'"),
+    ('{"game": "bawo", "position": "2,2/2,2 S", "moves": []}', 0, "2 rows, expected 4"),
+    ('{"game": "bawo", "position": "2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,-1 S"}', 0,
+     "bad count '-1'"),
+    ('{"game": "bawo", "position": "2,2,2,2,2,2,2,2/2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S"}', 0,
+     "row 2 has 7 pockets"),
+    ('{"game": "bagh-chal", "position": "TTTTT/...../...../...../..... H:20 C:0 G"}', 0, "5 tigers"),
+    ('{"game": "oware", "position": 7}', 0, "position must be a string"),
+    ('{"game": "bawo", "moves": ["A1+", "Z9"]}', 2, "bad move 'Z9'"),
+    ('{"game": "bawo", "moves": ["A1-"]}', 1, "capture is available"),
+    ('{"game": "oware", "moves": ["A", "B"]}', 2, "that pit is South's, and North is to move"),
+    ('{"game": "bagh-chal", "moves": ["c3", "c3"]}', 2, "tigers step"),
+    ('{"game": "bawo", "moves": "A1+"}', 0, "moves must be a list"),
+    ('{"game": "bawo", "moves": [17]}', 1, "is not a string"),
+]
+
+
+def referee_cpython(text):
+    r = subprocess.run([sys.executable, "-m", "shared_rules"], input=text, capture_output=True, text=True,
+                       cwd=str(ROOT), timeout=300)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    return r.stdout
+
+
+def referee_micropython(text):
+    r = run_micropython(["-m", "shared_rules"], input=text, path=(ROOT,))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("run", [referee_cpython, referee_micropython], ids=["cpython", "micropython"])
+def test_a1_plus_reproduces_rules_md(run):
+    out = [json.loads(line) for line in run('{"game": "bawo", "moves": ["A1+"]}\n').splitlines()]
+    assert [o["ply"] for o in out] == [0, 1]
+    assert out[1]["position"] == A1
+    assert out[1]["result"] is None
+    assert out[1]["legal"] == sorted(out[1]["legal"])
+
+
+@pytest.mark.parametrize("run", [referee_cpython, referee_micropython], ids=["cpython", "micropython"])
+def test_bad_input_gets_a_clear_error_and_the_stream_goes_on(run):
+    text = "".join(line + "\n" for line, _, _ in BAD) + '{"game": "oware"}\n'
+    out = [json.loads(line) for line in run(text).splitlines()]
+    errors = [o for o in out if "error" in o]
+    assert len(errors) == len(BAD)
+    for (line, ply, msg), err in zip(BAD, errors):
+        assert err["ply"] == ply, (line, err)
+        assert msg in err["error"], (line, err)
+    assert out[-1] == {"ply": 0, "position": "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S",
+                       "legal": ["A", "B", "C", "D", "E", "F"], "result": None}
+
+
+def random_games(n, seed):
+    rnd = random.Random(seed)
+    lines = []
+    for k in range(n):
+        name = sorted(GAMES)[k % 3]
+        s = State(game(name))
+        while s.outcome() is None and s.ply < 400:
+            s.push(rnd.choice(s.legal_moves))
+        lines.append(json.dumps({"game": name, "moves": s.moves}))
+    return "".join(line + "\n" for line in lines)
+
+
+def test_cpython_and_micropython_agree_move_for_move():
+    text = random_games(12, seed=2026)
+    a = referee_cpython(text)
+    b = referee_micropython(text)
+    assert a == b
+    finals = [json.loads(line) for line in a.splitlines()]
+    results = [o["result"] for o in finals if o["result"] is not None]
+    assert len(results) >= 10, "most random games reach a result within 400 plies"
