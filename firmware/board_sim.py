@@ -1,0 +1,314 @@
+# Unix-port entry point: the real app on the simulated board (hw_sim), driven by a
+# command pipe. Started by `bawo sim` (host/bawo/sim.py) and the tests; see there for the
+# process layout. Settings come from the environment:
+#   BAWO_PROFILE  profile JSON path          BAWO_DATA   directory used as the flash
+#   BAWO_IN / BAWO_OUT  fds of the command pipe (in) and the status/frame pipe (out)
+#   BAWO_CLOCK    'fake' (lockstep with the commands, fast) or 'real'
+#   BAWO_FRAMES   1: stream every LED frame on BAWO_OUT
+#   BAWO_SEED, BAWO_BOARD_ID, BAWO_FLASH (modelled flash bytes), BAWO_MIN_FREE,
+#   BAWO_SPEED, BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
+#   BAWO_BOUNCE (ms each switch contact bounces)
+#
+# Commands (one a line): p K / r K press / release key K; t K tap K (press, 40 ms,
+# release, 40 ms); w MS run MS milliseconds; i run until idle and report; f send a frame;
+# s send status; crash N  cut the power while writing the N-th next journal line; q quit.
+# Replies on BAWO_OUT: 'I <status json>' when idle, 'S <status json>' on request or change,
+# 'J <ply> <move>' once a move is on flash, 'R <id>' record written, 'M <text>' messages,
+# 'X' at the simulated power cut, '<w>x<h> <hex>' frames.
+import os
+import sys
+import gc
+import json
+import select
+from compat import ticks_ms, ticks_add
+import hw_sim
+from journal import Journal
+_app = None  # imported after the profile and board are built, while the heap is empty
+
+
+class _Pipe:
+    # MicroPython's file flush() is fsync(), which a pipe refuses (EINVAL); writes to an
+    # fd-backed file are unbuffered anyway, so frames go out with write() alone.
+    def __init__(self, f):
+        self.write = f.write
+
+
+class _Fields:
+    pass
+
+
+def _detach(prof):
+    # The board needs the profile's tables, not its loader: a plain copy lets the profile
+    # module's bytecode go (the unix port's 64-bit objects make a 160 KB heap tight).
+    f = _Fields()
+    for k in ('name', 'games', 'grid_rows', 'grid_cols', 'key_rows', 'key_cols', 'diodes',
+              'debounce_ms', 'n_keys', 'menu_pin', 'back_pin', 'positions', 'data_pin',
+              'order', 'width', 'height', 'n_leds', 'led_map', 'blocks', 'line_leds',
+              'block_w', 'block_h', 'pitch_x', 'pitch_y', 'x0', 'y0', 'brightness_cap',
+              'led_ma_per_channel', 'led_idle_ma', 'budget_ma', 'supply_ma', 'mcu_ma'):
+        setattr(f, k, getattr(prof, k))
+    return f
+
+
+def env(name, default=None):
+    v = os.getenv(name)
+    return default if v is None or v == '' else v
+
+
+class Sim:
+    def __init__(self):
+        self.fake = env('BAWO_CLOCK', 'fake') == 'fake'
+        out_fd = env('BAWO_OUT')
+        self.out = open(int(out_fd), 'wb') if out_fd else None
+        in_fd = env('BAWO_IN')
+        self.inp = open(int(in_fd), 'rb') if in_fd else sys.stdin.buffer
+        self.poller = select.poll()
+        self.poller.register(self.inp, select.POLLIN)
+        self.peak = 0   # gc.mem_alloc high-water sampled every loop (garbage included)
+        self.live = 0   # high-water of what survives a gc.collect() when idle
+        self.heap = env('BAWO_HEAP') == '1'
+        self.last_version = -1
+        self.pending_release = []
+        self.crash_after = -1
+
+    def emit(self, line):
+        if self.out is not None:
+            self.out.write(line.encode() + b'\n')
+
+    def hook(self, kind, data):
+        if kind == 'journal':
+            self.emit('J %d %s' % data)
+        elif kind == 'record':
+            self.emit('R %s' % data)
+        elif kind == 'msg':
+            self.emit('M %s' % data)
+
+    def start(self):
+        path = env('BAWO_PROFILE', 'profile.json')
+        import profile as _profile
+        try:
+            prof = _detach(_profile.load(path))
+        except _profile.ProfileError as e:
+            msg = 'bawo: cannot start: %s (file %s)' % (e, path)
+            print(msg)
+            self.emit('M ' + msg)
+            raise SystemExit(2)
+        start = 0
+        if self.fake:
+            # Start close to the ticks wrap so every run crosses it.
+            start = (1 << 30) - 3000
+        self.clock = hw_sim.SimClock(start)
+        frames = _Pipe(self.out) if env('BAWO_FRAMES') == '1' else None
+        self.board = hw_sim.Board(prof, clock=self.clock, seed=int(env('BAWO_SEED', '1')),
+                                  out=frames, bounce_ms=int(env('BAWO_BOUNCE', '5')))
+        if not self.fake:
+            self.clock.set(ticks_ms())
+        _profile = None
+        del sys.modules['profile']
+        global _app
+        gc.collect()
+        import app as _app
+        root = env('BAWO_DATA', 'data')
+        bid = env('BAWO_BOARD_ID') or _read_id(root)
+        j = Journal(root, bid, min_free=int(env('BAWO_MIN_FREE', '16384')),
+                    capacity=int(env('BAWO_FLASH', '0')),
+                    log=lambda m: self.hook('msg', 'journal: ' + m))
+        settings = {}
+        if env('BAWO_SPEED'):
+            settings['speed'] = int(env('BAWO_SPEED'))
+        self.app = a = _app.App(self.board, j, bid, hook=self.hook, settings=settings)
+        if env('BAWO_LINK', '1') == '1':
+            try:
+                import link
+                r, w = link.stdio()
+                a.attach_link(r, w)
+            except (ImportError, OSError):
+                pass
+        a.boot()
+        a.step(self.clock.now)
+        self.emit('B ' + self.status())
+
+    def status(self):
+        a = self.app
+        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low,
+             'sel': a.sel, 'flashes': a.flashes, 'anim': a.anim is not None, 'msg': a.message,
+             'settings': a.settings, 'games': a.games}
+        if a.s is not None:
+            d['game'] = a.g.name
+            d['id'] = a.header['id']
+            d['pos'] = a.g.format(a.s.position)
+            d['ply'] = a.s.ply
+            d['moves'] = a.s.moves
+            d['turn'] = a.g.sides[a.s.turn]
+            d['takata'] = a.takata
+            out = a.s.outcome()
+            if out is not None:
+                w = _app.winner_name(a.g, out)
+                d['result'] = 'draw' if w is None else w
+                d['reason'] = out.reason
+        if self.heap:
+            d['peak'] = self.peak
+            d['live'] = self.live
+        return json.dumps(d)
+
+    def tick(self):
+        self.app.step(self.clock.now)
+        if self.heap:
+            m = gc.mem_alloc()
+            if m > self.peak:
+                self.peak = m
+
+    def run_for(self, ms):
+        for _ in range(ms):
+            self.clock.advance(1)
+            self.tick()
+
+    def settled(self):
+        k = self.board.keys
+        sw = self.board.switches
+        for i in range(k.n_keys):
+            if k.is_pressed(i) != (sw.closed_now[i] == 1):
+                return False
+        return True
+
+    def run_idle(self, limit_ms=3600000):
+        a = self.app
+        t = 0
+        while t < limit_ms:
+            self.tick()
+            if not a.busy() and self.settled():
+                return True
+            if self.settled():
+                d = a.next_due()
+                step = 1 if d is None else max(1, d)
+            else:
+                step = 1
+            self.clock.advance(step)
+            t += step
+        return False
+
+    def crash_hook(self, path, line):
+        self.crash_after -= 1
+        if self.crash_after > 0:
+            return
+        # The power goes after half the line reached the file: the test kills us now.
+        with open(path, 'ab') as f:
+            f.write(line[:len(line) // 2])
+            f.flush()
+        self.emit('X')
+        import time
+        while True:
+            time.sleep(1)
+
+    def command(self, line):
+        parts = line.split()
+        if not parts:
+            return True
+        c = parts[0]
+        b = self.board
+        if c == 'p':
+            b.press(int(parts[1]))
+        elif c == 'r':
+            b.release(int(parts[1]))
+        elif c == 't':
+            k = int(parts[1])
+            b.press(k)
+            if self.fake:
+                self.run_for(40)
+                b.release(k)
+                self.run_for(40)
+            else:
+                self.pending_release.append((k, ticks_add(ticks_ms(), 60)))
+        elif c == 'w':
+            self.run_for(int(parts[1]))
+        elif c == 'i':
+            self.run_idle()
+            if self.heap:
+                gc.collect()
+                m = gc.mem_alloc()
+                if m > self.live:
+                    self.live = m
+            self.emit('I ' + self.status())
+        elif c == 's':
+            self.emit('S ' + self.status())
+        elif c == 'f':
+            px = b.pixels
+            p = b.profile
+            from binascii import hexlify
+            self.emit('%dx%d %s' % (p.width, p.height, hexlify(px.canvas_rgb()).decode()))
+        elif c == 'crash':
+            self.crash_after = int(parts[1])
+            self.app.journal.crash_hook = self.crash_hook
+        elif c == 'q':
+            return False
+        return True
+
+    def serve_fake(self):
+        while True:
+            line = self.inp.readline()
+            if not line:
+                return
+            if not self.command(line.decode()):
+                return
+
+    def serve_real(self):
+        import time
+        from compat import ticks_diff
+        buf = b''
+        while True:
+            while self.poller.poll(0):
+                ch = self.inp.read(1)
+                if not ch:
+                    return
+                if ch == b'\n':
+                    if not self.command(buf.decode()):
+                        return
+                    buf = b''
+                else:
+                    buf += ch
+            now = ticks_ms()
+            self.clock.set(now)
+            keep = []
+            for k, t in self.pending_release:
+                if ticks_diff(now, t) >= 0:
+                    self.board.release(k)
+                else:
+                    keep.append((k, t))
+            self.pending_release = keep
+            self.tick()
+            if self.app.version != self.last_version:
+                self.last_version = self.app.version
+                self.emit('S ' + self.status())
+            time.sleep_ms(2)
+
+
+def _read_id(root):
+    p = root + '/board_id'
+    try:
+        with open(p) as f:
+            t = f.read().strip()
+        if t:
+            return t
+    except OSError:
+        pass
+    from binascii import hexlify
+    t = 'sim-' + hexlify(os.urandom(3)).decode()
+    try:
+        os.mkdir(root)
+    except OSError:
+        pass
+    with open(p, 'w') as f:
+        f.write(t + '\n')
+    return t
+
+
+def main():
+    s = Sim()
+    s.start()
+    if s.fake:
+        s.serve_fake()
+    else:
+        s.serve_real()
+
+
+main()

@@ -1,0 +1,81 @@
+# The host link's requests (firmware/link.py) answered from the app and its journal.
+from shared_rules import RULES_VERSION, winner_name
+from shared_rules.errors import RulesError
+from link import LinkError
+import app as A
+
+
+class Handler:
+    """The host link's requests (firmware/link.py) on top of the app and its journal."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def _err(self, code, text):
+        return LinkError(code, text)
+
+    def hello(self):
+        a = self.app
+        return {'device': a.board_id, 'firmware': A.VERSION, 'rules': RULES_VERSION,
+                'profile': a.profile.name, 'games': a.games}
+
+    def set_time(self, t):
+        a = self.app
+        a.time_offset = t - a.now // 1000
+        return {}
+
+    def list_games(self):
+        return self.app.journal.list_games()
+
+    def get_chunk(self, gid, off, n):
+        r = self.app.journal.record_bytes(gid, off, n)
+        if r is None:
+            raise self._err(4, 'no game %s' % gid)
+        return r
+
+    def ack_game(self, gid):
+        if not self.app.journal.mark_synced(gid):
+            raise self._err(4, 'no game %s' % gid)
+        return {'id': gid}
+
+    def position(self):
+        a = self.app
+        if a.s is None:
+            return {'mode': 'menu', 'game': None}
+        s = a.s
+        out = s.outcome()
+        res = None
+        if out is not None:
+            w = winner_name(a.g, out)
+            res = {'result': 'draw' if w is None else w, 'reason': out.reason}
+        return {'mode': ('menu', 'play', 'over')[a.mode], 'game': a.g.name,
+                'id': a.header['id'], 'position': a.g.format(s.position),
+                'turn': a.g.sides[s.turn], 'ply': s.ply, 'result': res,
+                'legal': s.legal_move_strs()}
+
+    def new_game(self, kind, position=None):
+        a = self.app
+        if kind not in a.games:
+            raise self._err(3, 'game %s not playable here: %s' % (kind, ', '.join(a.games)))
+        try:
+            a.new_game(kind, position)
+        except RulesError as e:
+            raise self._err(3, str(e)[:80])
+        return self.position()
+
+    def move(self, text):
+        a = self.app
+        if a.s is None or a.mode == A.MENU:
+            raise self._err(4, 'no game in progress')
+        if a.anim is not None:
+            a.skip()
+        s = a.s
+        try:
+            m = s.parse_move(text)
+            if m not in s.legal_moves:
+                raise RulesError('illegal move %s' % text)
+        except RulesError as e:
+            raise self._err(5, str(e)[:80])
+        if not a.play(m):
+            raise self._err(7, 'flash full')
+        return self.position()

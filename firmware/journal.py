@@ -1,0 +1,421 @@
+# Game journal and finished-game records on the board's flash.
+#
+# Durability model: a move line is appended, flushed and the file closed BEFORE the move
+# is animated. On littlefs (the Pico's filesystem) flush() runs lfs_file_sync and the file
+# keeps its previous committed state until then, so a power cut loses at most the line
+# being written; on FAT or the simulator's POSIX files a cut can leave a torn tail, which
+# the per-line CRC32 catches. os.sync() exists only on some ports, so it is optional.
+#
+# Files in `root`:
+#   cur.jnl          the game in progress: one header line, then one line per move
+#   <id>.rec         a finished (or abandoned) game's record, not yet fetched by a host
+#   <id>.syn         the same once a host acknowledged it (the rename is the synced flag)
+#   <name>.bad       anything that failed its checksum, set aside for a human to look at
+#   counter          last game counter used, so ids stay unique after records are deleted
+# A journal/record line is "<payload> <crc32 of payload, 8 hex digits>\n".
+import os
+import json
+
+try:
+    from binascii import crc32 as _crc32
+except ImportError:
+    from ubinascii import crc32 as _crc32
+
+CUR = 'cur.jnl'
+REC = '.rec'
+SYN = '.syn'
+BAD = '.bad'
+CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
+
+
+def crc32(data, crc=0):
+    return _crc32(data, crc) & 0xFFFFFFFF
+
+
+def seal(payload):
+    """One journal line (bytes) for a payload string."""
+    b = payload.encode()
+    return b + b' %08x\n' % crc32(b)
+
+
+def unseal(line):
+    """Payload string of a complete line (without its newline), or None if damaged."""
+    n = len(line)
+    if n < 10 or line[n - 9] != 32:
+        return None
+    body = line[:n - 9]
+    if b'%08x' % crc32(body) != line[n - 8:]:
+        return None
+    try:
+        return body.decode()
+    except UnicodeError:
+        return None
+
+
+def _sync():
+    s = getattr(os, 'sync', None)
+    if s is not None:
+        s()
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _replace(tmp, path):
+    # littlefs and POSIX replace atomically; FAT refuses an existing target.
+    try:
+        os.rename(tmp, path)
+    except OSError:
+        os.remove(path)
+        os.rename(tmp, path)
+
+
+def _counter_of(name):
+    # '<board>-0007.rec' (or '.rec.bad', or a bare id) -> 7; -1 if not one of ours
+    dash = name.rfind('-')
+    if dash < 0:
+        return -1
+    s = name[dash + 1:]
+    dot = s.find('.')
+    if dot >= 0:
+        s = s[:dot]
+    return int(s) if s.isdigit() else -1
+
+
+class Journal:
+    """root: directory on flash. min_free: bytes to keep free (old synced games are
+    deleted to get them). capacity: when > 0, the flash size to model instead of
+    os.statvfs (the simulator and tests use it to run out of space on purpose).
+    crash_hook: tests only; called as crash_hook(path, line) to simulate a cut mid-write."""
+
+    def __init__(self, root, board_id, min_free=16384, capacity=0, log=None):
+        self.root = root
+        self.board_id = board_id
+        self.min_free = min_free
+        self.capacity = capacity
+        self.log = log or (lambda msg: print('journal:', msg))
+        self.low = False          # flash low and nothing synced left to delete
+        self.crash_hook = None
+        self._meta = {}           # record name -> summary dict (list_games cache)
+        try:
+            os.mkdir(root)
+        except OSError:
+            pass
+        self.check_records()
+
+    def path(self, name):
+        return self.root + '/' + name
+
+    def names(self):
+        try:
+            return os.listdir(self.root)
+        except OSError:
+            return []
+
+    def set_aside(self, name, why):
+        """Rename a damaged file to *.bad so boot never trips on it again."""
+        bad = name + BAD
+        k = 1
+        while _exists(self.path(bad)):
+            k += 1
+            bad = '%s.%d%s' % (name, k, BAD)
+        try:
+            os.rename(self.path(name), self.path(bad))
+        except OSError:
+            pass
+        self._meta.pop(name, None)
+        self.log('%s set aside as %s: %s' % (name, bad, why))
+
+    # -- the game in progress ---------------------------------------------------------
+    def read_current(self):
+        """(header dict, [move text]) of cur.jnl, None if there is none or it is damaged.
+        A torn last line is dropped (and cut off the file); a damaged line anywhere else
+        sets the journal aside."""
+        p = self.path(CUR)
+        try:
+            with open(p, 'rb') as f:
+                data = f.read()
+        except OSError:
+            return None
+        header = None
+        moves = []
+        good = 0     # bytes of valid lines so far
+        start = 0
+        n = len(data)
+        while start < n:
+            nl = data.find(b'\n', start)
+            if nl < 0:
+                break  # torn tail: the line was being written when the power went
+            text = unseal(data[start:nl])
+            if text is None:
+                if data.find(b'\n', nl + 1) < 0 and nl + 1 >= n:
+                    break  # damaged last line: same as torn (a cut mid-sector)
+                self.set_aside(CUR, 'damaged line at byte %d' % start)
+                return None
+            if header is None:
+                if not text.startswith('H '):
+                    self.set_aside(CUR, 'no header line')
+                    return None
+                try:
+                    header = json.loads(text[2:])
+                except ValueError:
+                    header = None
+                if not isinstance(header, dict) or 'game' not in header or 'id' not in header:
+                    self.set_aside(CUR, 'bad header')
+                    return None
+            else:
+                parts = text.split(' ')
+                if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
+                    self.set_aside(CUR, 'unexpected line %r' % text)
+                    return None
+                moves.append(parts[2])
+            good = nl + 1
+            start = nl + 1
+        if header is None:
+            # Cut while the header was being written: the game had no move yet.
+            self._remove(CUR)
+            return None
+        if good < n:
+            self.log('dropped a torn last line (%d bytes)' % (n - good))
+            self._rewrite(CUR, data[:good])
+        if self._find_record(header['id']) is not None:
+            # Cut between writing the record and removing the journal: already finished.
+            self._remove(CUR)
+            return None
+        return header, moves
+
+    def start(self, header):
+        """Begin a new game journal; fills header['id']. Returns the id."""
+        n = self._next_counter()
+        gid = '%s-%04d' % (self.board_id, n)
+        header['id'] = gid
+        self._write_counter(n)
+        self._rewrite(CUR, seal('H ' + json.dumps(header)))
+        self.make_room()
+        return gid
+
+    def append(self, ply, move):
+        """Make move number `ply` (1-based) durable. Returns only once it is on flash."""
+        line = seal('M %d %s' % (ply, move))
+        p = self.path(CUR)
+        if self.crash_hook is not None:
+            self.crash_hook(p, line)
+        with open(p, 'ab') as f:
+            f.write(line)
+            f.flush()
+        _sync()
+
+    def finish(self, gid, text):
+        """Store the record text of the current game and drop its journal."""
+        b = text.encode()
+        self._rewrite(gid + REC, b + b'#crc %08x\n' % crc32(b))
+        self._remove(CUR)
+        self.make_room()
+
+    def discard_current(self):
+        self._remove(CUR)
+
+    # -- records ----------------------------------------------------------------------
+    def _find_record(self, gid):
+        for ext in (REC, SYN):
+            if _exists(self.path(gid + ext)):
+                return gid + ext
+        return None
+
+    def _records(self):
+        """Record file names, oldest first."""
+        out = []
+        for name in self.names():
+            if name.endswith(REC) or name.endswith(SYN):
+                out.append((_counter_of(name), name))
+        out.sort()
+        return [x[1] for x in out]
+
+    def _verify(self, name):
+        # Streams the file through crc32 so a long record needs no big buffer.
+        p = self.path(name)
+        try:
+            size = os.stat(p)[6]
+            body = size - CRC_TAIL
+            if body < 0:
+                return False
+            crc = 0
+            buf = bytearray(256)
+            mv = memoryview(buf)
+            left = body
+            with open(p, 'rb') as f:
+                while left > 0:
+                    k = f.readinto(buf)
+                    if not k:
+                        return False
+                    k = min(k, left)
+                    crc = crc32(mv[:k], crc)
+                    left -= k
+                f.seek(body)
+                tail = f.read()
+            return tail == b'#crc %08x\n' % crc
+        except OSError:
+            return False
+
+    def check_records(self):
+        """Set aside every record that fails its checksum; drop leftover temp files."""
+        for name in self.names():
+            if name.endswith('.tmp'):
+                self._remove(name)
+        for name in self._records():
+            if not self._verify(name):
+                self.set_aside(name, 'checksum mismatch')
+
+    def record_bytes(self, gid, off, n):
+        """(bytes, total, crc32 of the whole record) of record `gid`, or None if unknown."""
+        name = self._find_record(gid)
+        if name is None:
+            return None
+        p = self.path(name)
+        total = os.stat(p)[6] - CRC_TAIL
+        with open(p, 'rb') as f:
+            f.seek(total + 5)
+            crc = int(f.read(8), 16)
+            off = max(0, min(off, total))
+            f.seek(off)
+            data = f.read(max(0, min(n, total - off)))
+        return data, total, crc
+
+    def read_record(self, gid):
+        r = self.record_bytes(gid, 0, 1 << 20)
+        return None if r is None else r[0].decode()
+
+    def mark_synced(self, gid):
+        """True if the record exists (synced now or before)."""
+        name = self._find_record(gid)
+        if name is None:
+            return False
+        if name.endswith(REC):
+            os.rename(self.path(name), self.path(gid + SYN))
+            _sync()
+            m = self._meta.pop(name, None)
+            if m is not None:
+                m['synced'] = True
+                self._meta[gid + SYN] = m
+        self.make_room()
+        return True
+
+    def _summary(self, name):
+        m = self._meta.get(name)
+        if m is None:
+            text = self.record_bytes(name[:-4], 0, 1 << 20)[0].decode()
+            game = result = reason = ''
+            plies = 0
+            for line in text.split('\n'):
+                if line.startswith('[Game '):
+                    game = line[7:-2]
+                elif line.startswith('[Result '):
+                    result = line[9:-2]
+                elif line.startswith('[Reason '):
+                    reason = line[9:-2]
+                elif line and line[0] != '[':
+                    for w in line.split():
+                        if w[-1] != '.':
+                            plies += 1
+            m = {'id': name[:-4], 'game': game, 'plies': max(0, plies - 1),
+                 'result': result, 'reason': reason, 'synced': name.endswith(SYN)}
+            self._meta[name] = m
+        return m
+
+    def list_games(self):
+        """[{'id', 'game', 'plies', 'result', 'reason', 'synced'}] oldest first."""
+        out = []
+        for name in self._records():
+            try:
+                out.append(dict(self._summary(name)))
+            except (OSError, ValueError, UnicodeError):
+                self.set_aside(name, 'unreadable')
+        return out
+
+    # -- space ------------------------------------------------------------------------
+    def free_bytes(self):
+        if self.capacity:
+            used = 0
+            for name in self.names():
+                try:
+                    used += os.stat(self.path(name))[6]
+                except OSError:
+                    pass
+            return self.capacity - used
+        st = os.statvfs(self.root)
+        return st[0] * st[4]
+
+    def make_room(self):
+        """Delete the oldest synced records until min_free bytes are free. Unsynced games
+        are never deleted: if they alone fill the flash, self.low is set for a warning."""
+        free = self.free_bytes()
+        if free >= self.min_free:
+            self.low = False
+            return
+        for name in self._records():
+            if free >= self.min_free:
+                break
+            if name.endswith(SYN):
+                self._remove(name)
+                self.log('deleted synced %s to free flash' % name)
+                free = self.free_bytes()
+        self.low = free < self.min_free
+        if self.low:
+            self.log('flash low (%d bytes free): fetch games to a host' % free)
+
+    # -- helpers ----------------------------------------------------------------------
+    def _remove(self, name):
+        try:
+            os.remove(self.path(name))
+        except OSError:
+            pass
+        self._meta.pop(name, None)
+
+    def _rewrite(self, name, data):
+        tmp = self.path(name + '.tmp')
+        with open(tmp, 'wb') as f:
+            f.write(data)
+            f.flush()
+        _replace(tmp, self.path(name))
+        _sync()
+
+    def _next_counter(self):
+        n = 0
+        try:
+            with open(self.path('counter'), 'rb') as f:
+                t = unseal(f.read().rstrip(b'\n'))
+            if t is not None and t.isdigit():
+                n = int(t)
+        except OSError:
+            pass
+        # The file is a hint; names on flash are the truth (e.g. after a damaged counter).
+        for name in self.names():
+            c = _counter_of(name)
+            if c > n:
+                n = c
+        cur = self.read_current_id()
+        if cur is not None and _counter_of(cur) > n:
+            n = _counter_of(cur)
+        return n + 1
+
+    def read_current_id(self):
+        try:
+            with open(self.path(CUR), 'rb') as f:
+                line = f.readline()
+        except OSError:
+            return None
+        t = unseal(line.rstrip(b'\n'))
+        if t is None or not t.startswith('H '):
+            return None
+        try:
+            return json.loads(t[2:]).get('id')
+        except (ValueError, AttributeError):
+            return None
+
+    def _write_counter(self, n):
+        self._rewrite('counter', seal(str(n)))

@@ -1,0 +1,89 @@
+# The settings menu, drawn on the pocket grid: one row per setting, one pocket per choice.
+# Row 0 game, row 1 opponent, row 2 brightness, row 3 animation speed. MENU starts a new
+# game with the choices shown; BACK returns to the game in progress.
+GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
+# Opponents: both sides pressed by people; the board plays the second side; the first.
+OPPONENTS = ('people', 'board-second', 'board-first')
+OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
+BAR_COLOR = 0xE0E0E0
+SPEED_COLOR = 0x30E030
+DIM = 0x080808
+
+ROW_GAME = 0
+ROW_OPP = 1
+ROW_BRIGHT = 2
+ROW_SPEED = 3
+LEVELS = 8  # brightness and speed levels (fewer if the grid is narrower)
+
+
+class Menu:
+    def __init__(self, profile, games, settings):
+        self.profile = profile
+        self.games = games                 # names playable on this profile
+        self.s = settings                  # dict: game, opponent, brightness, speed
+        self.levels = min(LEVELS, profile.grid_cols)
+        if self.s.get('game') not in games:
+            self.s['game'] = games[0]
+
+    def options(self, row):
+        if row == ROW_GAME:
+            return len(self.games)
+        if row == ROW_OPP:
+            return len(OPPONENTS)
+        if row in (ROW_BRIGHT, ROW_SPEED):
+            return self.levels
+        return 0
+
+    def press(self, row, col):
+        """A pocket press in the menu: True if it chose something."""
+        if col >= self.options(row):
+            return False
+        s = self.s
+        if row == ROW_GAME:
+            s['game'] = self.games[col]
+        elif row == ROW_OPP:
+            s['opponent'] = OPPONENTS[col]
+        elif row == ROW_BRIGHT:
+            s['brightness'] = col + 1
+        elif row == ROW_SPEED:
+            s['speed'] = col + 1
+        return True
+
+    def draw(self, view):
+        p = self.profile
+        s = self.s
+        for key in range(p.n_keys):
+            row, col = p.positions[key]
+            n = self.options(row)
+            if col >= n:
+                view.cell(key, 0)
+                continue
+            if row == ROW_GAME:
+                on = self.games[col] == s['game']
+                self._tint(view, key, GAME_COLORS.get(self.games[col], BAR_COLOR), on)
+            elif row == ROW_OPP:
+                on = OPPONENTS[col] == s['opponent']
+                self._tint(view, key, OPP_COLORS[col], on)
+            else:
+                level = s['brightness'] if row == ROW_BRIGHT else s['speed']
+                c = BAR_COLOR if row == ROW_BRIGHT else SPEED_COLOR
+                self._tint(view, key, c, col < level, col + 1)
+
+    def _tint(self, view, key, color, on, dots=0):
+        # Draw straight on the block: menu cells are colours, not seed counts.
+        leds = view.blocks[key]
+        n = len(leds)
+        for j in range(n):
+            if on:
+                c = color
+            elif j < dots or (not dots and j == 0):
+                c = _dim(color)
+            else:
+                c = 0
+            view.px.set_led(leds[j], c)
+        view._val[key] = -1 - key  # never equal to a real value: redrawn as a cell later
+        view.dirty = True
+
+
+def _dim(c):
+    return ((c >> 18) & 0x3F) << 16 | ((c >> 10) & 0x3F) << 8 | ((c >> 2) & 0x3F)

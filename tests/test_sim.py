@@ -1,0 +1,67 @@
+"""`bawo sim` scripted modes and the simulator's serial port (pty)."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def sim(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "bawo.sim", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_demo_plays_a_whole_game(tmp_path):
+    out = sim("--demo", "--seed", "3", "--data", str(tmp_path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "result: " in out.stdout and "wins" in out.stdout
+    recs = [p for p in os.listdir(tmp_path) if p.endswith(".rec")]
+    assert len(recs) == 1
+
+
+def test_moves_golden_and_headless(tmp_path):
+    out = sim("--moves", "A1+", "--data", str(tmp_path), "--headless", "--speed", "4")
+    assert out.returncode == 0, out.stderr
+    assert "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N" in out.stdout
+
+
+def test_script_file_and_other_games(tmp_path):
+    script = tmp_path / "moves.txt"
+    script.write_text("# a Bagh-Chal opening\n1. c3 a1-a2 2. b2\n")
+    out = sim("--game", "bagh-chal", "--script", str(script), "--data", str(tmp_path / "b"))
+    assert out.returncode == 0, out.stderr
+    assert "Goats to move" in out.stdout or "ply 3" in out.stdout
+    out = sim("--game", "oware", "--random", "30", "--seed", "2", "--data", str(tmp_path / "o"), "--quiet")
+    assert out.returncode == 0, out.stderr
+
+
+def test_illegal_scripted_move_is_an_error(tmp_path):
+    out = sim("--moves", "A1+ A1+", "--data", str(tmp_path), "--headless")
+    assert out.returncode == 1 and "did not take move A1+" in out.stderr
+
+
+def test_interactive_exposes_a_pty_link(tmp_path):
+    proto = pytest.importorskip("bawo.link")
+    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(tmp_path), "--headless"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "port").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        path = (tmp_path / "port").read_text().strip()
+        assert path.startswith("/dev/")
+        import serial
+        ser = serial.serial_for_url(path, timeout=0.05)
+        link = proto.BoardLink(ser, timeout=2.0)
+        info = link.hello()
+        assert info["profile"] == "bawo-4x8" and "bawo" in info["games"]
+        r = link.new_game("bawo")
+        assert r["ply"] == 0
+        r = link.move("A1+")
+        assert r["position"] == "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
+        assert link.list_games() == [] or isinstance(link.list_games(), list)
+        ser.close()
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
