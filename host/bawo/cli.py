@@ -1,0 +1,609 @@
+"""The `bawo` command. Every failure ends as one line `bawo: error: ...` and exit status 1
+(2 for a wrong command line), never a traceback."""
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import textwrap
+
+from .errors import BawoError
+
+PROG = "bawo"
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _sub(subs, name, help_, description, epilog=None):
+    return subs.add_parser(name, help=help_, description=textwrap.dedent(description).strip(),
+                           epilog=textwrap.dedent(epilog).strip() if epilog else None,
+                           formatter_class=Formatter)
+
+
+def _add_db(p):
+    p.add_argument("--db", metavar="FILE",
+                   help="game log (SQLite) to use; default: games.sqlite in the user data dir "
+                        "(shown by `bawo games --where`); env BAWO_DB")
+
+
+def _add_port(p):
+    p.add_argument("--port", metavar="PATH",
+                   help="serial port of the board (COM3, /dev/ttyACM0, or the simulator's pty); "
+                        "default: env BAWO_PORT, else the first USB device 2e8a:* that answers")
+    p.add_argument("--sim", metavar="DIR", nargs="?", const=None, default=argparse.SUPPRESS,
+                   help="use the simulator running with data dir DIR (default: env BAWO_SIM, "
+                        "else the simulator's default dir)")
+
+
+def _add_filters(p):
+    from shared_rules import GAMES
+    p.add_argument("--game", choices=sorted(GAMES), help="only this game")
+    p.add_argument("--since", metavar="DATE", help="only games started on or after DATE (2025-03-01)")
+    p.add_argument("--until", metavar="DATE", help="only games started on or before DATE (inclusive)")
+    p.add_argument("--result", metavar="R", help="only this result: S, N (Bawo, Oware), G, T "
+                                                  "(Bagh-Chal), draw, or * (unfinished)")
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog=PROG, formatter_class=Formatter,
+        description="Host tools for the Bawo Board: sync, browse and export the games played on it.",
+        epilog=textwrap.dedent("""
+            examples:
+              bawo demo                   try everything without a board (simulated board)
+              bawo sync                   copy new games from the board into the game log
+              bawo games --game bawo      list the logged Bawo games
+              bawo show pico-1a2b-0007    replay a game step by step
+              bawo export -f text -o games.txt
+            Run `bawo COMMAND --help` for each command's options.""").strip())
+    p.add_argument("--version", action="version", version="%(prog)s " + _version())
+    subs = p.add_subparsers(dest="command", metavar="COMMAND")
+    subs.required = True
+
+    s = _sub(subs, "ports", "list serial ports that may be a board",
+             """List serial ports, boards first (USB vendor 2e8a, Raspberry Pi).
+             A board is only sure to be a Bawo Board once it answers `bawo sync`/`bawo watch`.""",
+             """examples:
+               bawo ports
+               bawo ports --json""")
+    s.add_argument("--json", action="store_true", help="print a JSON array")
+    s.set_defaults(func=cmd_ports)
+
+    s = _sub(subs, "sync", "copy finished games from the board into the game log",
+             """Fetch every finished game the board has not handed over yet, check each by replaying
+             it with the rules, store it in the game log, and only then tell the board it may
+             forget it. Safe to interrupt at any point: run it again and nothing is lost or doubled.
+             A record that does not replay is kept in quarantine (see `bawo games --quarantine`) and
+             left on the board.""",
+             """examples:
+               bawo sync
+               bawo sync --port /dev/ttyACM0 --db ~/bawo.sqlite
+               bawo sync --sim /tmp/bawo-sim      (a running `bawo sim --data /tmp/bawo-sim`)
+
+             exit status: 0 all games synced, 1 some record was quarantined or an error occurred""")
+    _add_port(s)
+    _add_db(s)
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.set_defaults(func=cmd_sync)
+
+    s = _sub(subs, "games", "list the games in the log",
+             """List logged games, oldest first.""",
+             """examples:
+               bawo games
+               bawo games --game oware --since 2025-01-01 --result S
+               bawo games --json | jq '.[].id'
+               bawo games --quarantine      records that did not replay""")
+    _add_db(s)
+    _add_filters(s)
+    s.add_argument("--quarantine", action="store_true", help="list quarantined records instead")
+    s.add_argument("--where", action="store_true", help="print the game log's path and exit")
+    s.add_argument("--json", action="store_true", help="print a JSON array")
+    s.set_defaults(func=cmd_games)
+
+    s = _sub(subs, "show", "replay a logged game in the terminal",
+             """Replay a game from the log: Enter shows the next move, q quits.
+             ID may be a unique prefix of the game id.""",
+             """examples:
+               bawo show pico-1a2b-0007
+               bawo show pico-1a2b-0007 --all     every position, no pauses
+               bawo show pico-1a2b-0007 --ply 12  the position after ply 12
+               bawo show --file game.txt           a record file instead of the log""")
+    s.add_argument("id", nargs="?", help="game id (or unique prefix)")
+    s.add_argument("--file", metavar="FILE", help="show the first record of FILE instead")
+    s.add_argument("--all", action="store_true", help="print every position without waiting")
+    s.add_argument("--ply", type=int, metavar="N", help="only the position after ply N")
+    _add_db(s)
+    s.set_defaults(func=cmd_show)
+
+    s = _sub(subs, "export", "write logged games to a file",
+             """Export games as JSON lines (one record object per line), as text records
+             (RULES.md section 4, PGN-like) or as a CSV summary (no moves).""",
+             """examples:
+               bawo export > games.jsonl
+               bawo export --format text -o games.txt
+               bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv""")
+    s.add_argument("-f", "--format", choices=("jsonl", "text", "csv"), default="jsonl")
+    s.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    _add_filters(s)
+    _add_db(s)
+    s.set_defaults(func=cmd_export)
+
+    s = _sub(subs, "import", "add records from a file to the log",
+             """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
+             the good ones to the log; a game already there is skipped, a record that does not
+             replay is quarantined and reported.""",
+             """examples:
+               bawo import games.jsonl
+               bawo import friend.txt --db club.sqlite
+
+             exit status: 0 every record was good, 1 some record failed""")
+    s.add_argument("file", help="record file (- for stdin)")
+    _add_db(s)
+    s.set_defaults(func=cmd_import)
+
+    s = _sub(subs, "verify", "check records by replaying them",
+             """Replay each record of FILE with the rules and print OK or the failing ply and why.
+             Nothing is stored.""",
+             """examples:
+               bawo verify games.jsonl
+               bawo export | bawo verify -
+
+             exit status: 0 all OK, 1 some record failed""")
+    s.add_argument("file", help="record file (- for stdin)")
+    s.add_argument("--json", action="store_true", help="one JSON object per record")
+    s.set_defaults(func=cmd_verify)
+
+    s = _sub(subs, "watch", "follow the game on the board live",
+             """Print the game on the board as it is played and log every move as it happens
+             (status 'live' in `bawo games`), so a game watched to its end is in the log even if
+             the board's flash fails later. `bawo sync` replaces it with the board's record.
+             Ctrl-C stops watching.""",
+             """examples:
+               bawo watch
+               bawo watch --sim /tmp/bawo-sim --no-draw""")
+    _add_port(s)
+    _add_db(s)
+    s.add_argument("--no-draw", action="store_true", help="print moves only, not the board")
+    s.add_argument("--exit-after-game", action="store_true", help="stop when a game ends")
+    s.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds without news")
+    s.set_defaults(func=cmd_watch)
+
+    s = _sub(subs, "flash", "install or update the firmware on the board",
+             """Build the firmware bundle (compiled with mpy-cross for the board's MicroPython),
+             copy it to a staging dir on the board, check every file's SHA-256 there, move it into
+             place, reset and shake hands. The board must be at the REPL or running the firmware;
+             mpremote does the copying.""",
+             """examples:
+               bawo flash --dry-run                what would change
+               bawo flash --profile bawo-4x8
+               bawo flash --port /dev/ttyACM0 --profile grid-5x5
+               bawo flash --bundle-only out/       build the bundle into out/ and stop""")
+    _add_port(s)
+    s.add_argument("--profile", default="bawo-4x8", metavar="NAME",
+                   help="hardware profile, hardware/profiles/NAME.json (default bawo-4x8)")
+    s.add_argument("--dry-run", action="store_true", help="list what would change; copy nothing")
+    s.add_argument("--bundle-only", metavar="DIR", help="build the bundle into DIR and stop")
+    s.add_argument("--no-compile", action="store_true", help="copy .py files (no mpy-cross)")
+    s.add_argument("--no-reset", action="store_true",
+                   help="do not soft-reset (needed for a unix-port REPL: mpremote `resume`)")
+    s.add_argument("--mpy", metavar="VER", help="board's MicroPython version (skip asking it), e.g. 1.28.0")
+    s.set_defaults(func=cmd_flash)
+
+    s = _sub(subs, "play", "play against the computer in the terminal",
+             """Play a game in the terminal: type moves as in RULES.md (A1+ for Bawo, C for Oware,
+             c3 / a1-a2 / a1xa3 for Bagh-Chal); `?` lists legal moves, `undo`, `quit`.
+             Against the AI when it is available, otherwise two people take turns.""",
+             """examples:
+               bawo play
+               bawo play --game oware --level 3 --as N
+               bawo play --game bagh-chal --two-players""")
+    from shared_rules import GAMES
+    s.add_argument("--game", choices=sorted(GAMES), default="bawo")
+    s.add_argument("--level", type=int, default=2, help="AI strength, 1 (weak) and up (default 2)")
+    s.add_argument("--as", dest="side", metavar="SIDE",
+                   help="your side: S or N (Bawo, Oware), G or T (Bagh-Chal); default the first")
+    s.add_argument("--seed", type=int, help="AI random seed (repeatable games)")
+    s.add_argument("--two-players", action="store_true", help="no AI: two people take turns")
+    _add_db(s)
+    s.add_argument("--no-log", action="store_true", help="do not store the game in the log")
+    s.set_defaults(func=cmd_play)
+
+    s = _sub(subs, "demo", "try it without a board: simulated board, sync, list",
+             """Start the simulated board (the real firmware under the MicroPython unix port),
+             let it play a scripted game to the end, sync it into a game log and list the log.""",
+             """examples:
+               bawo demo
+               bawo demo --games 3 --db /tmp/demo.sqlite --data /tmp/bawo-sim""")
+    s.add_argument("--db", metavar="FILE", help="game log (default: a demo log in the sim data dir)")
+    s.add_argument("--data", metavar="DIR", help="simulator data dir (default: a new temporary dir)")
+    s.add_argument("--games", type=int, default=1, help="scripted games to play (default 1)")
+    s.add_argument("--game", choices=sorted(GAMES), default="bawo")
+    s.set_defaults(func=cmd_demo)
+
+    try:
+        from . import sim
+    except ImportError:
+        sim = None
+    if sim is not None and hasattr(sim, "add_parser"):
+        sim.add_parser(subs)
+    return p
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+        return version("bawo-board")
+    except Exception:
+        return "0.1.0"
+
+
+# -- commands --------------------------------------------------------------------------------
+def _db_path(args):
+    from .db import default_path
+    return getattr(args, "db", None) or os.environ.get("BAWO_DB") or default_path()
+
+
+def _open_log(args):
+    from .db import Log
+    return Log(_db_path(args))
+
+
+def _connect(args, timeout=2.0):
+    from .ports import connect
+    sim = getattr(args, "sim", "unset")
+    if sim is None:  # --sim without a dir: the simulator's default data dir
+        sim = _sim_default_dir()
+    elif sim == "unset":
+        sim = None
+    return connect(args.port, sim, timeout=timeout)
+
+
+def _sim_default_dir():
+    try:
+        from . import sim
+        d = getattr(sim, "default_data_dir", None)
+        if callable(d):
+            return d()
+        if isinstance(d, str):
+            return d
+    except ImportError:
+        pass
+    from .ports import sim_dir, PortError
+    d = sim_dir(None)
+    if not d:
+        raise PortError("--sim needs the simulator's data dir (or set BAWO_SIM)")
+    return d
+
+
+def _out_json(obj):
+    sys.stdout.write(json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+
+
+def cmd_ports(args):
+    from .ports import candidates
+    c = candidates()
+    if args.json:
+        _out_json(c)
+        return 0
+    if not c:
+        print("no serial ports found (a simulated board: `bawo sim`)")
+        return 0
+    for d in c:
+        print("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
+                                    d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else ""))
+    return 0
+
+
+def cmd_sync(args):
+    from .draw import Bar
+    from .sync import sync
+    log = _open_log(args)
+    ser, link, info = _connect(args)
+    try:
+        try:
+            link.set_time()
+        except BawoError:
+            pass  # an old board without a clock: the records just lack a start time
+        report = sync(link, log, bar=None if args.json else Bar())
+    finally:
+        ser.close()
+        log.close()
+    if args.json:
+        _out_json(report.to_dict())
+    else:
+        name = info.get("board") or info.get("id") or info.get("device") or "board"
+        print("%s: %d new game(s) stored, %d already in the log, %d quarantined (%.1f kB in %.1f s) -> %s"
+              % (name, len(report.added), len(report.reacked), len(report.quarantined),
+                 report.bytes / 1000, report.seconds, log.path))
+        for gid, err, ply in report.quarantined:
+            print("quarantined %s: %s (left on the board; see `bawo games --quarantine`)" % (gid, err))
+        for gid, err in report.conflicts:
+            print("conflict %s: %s" % (gid, err))
+    return 0 if report.ok() else 1
+
+
+def cmd_games(args):
+    from .db import row_dict
+    if args.where:
+        print(_db_path(args))
+        return 0
+    log = _open_log(args)
+    try:
+        if args.quarantine:
+            rows = log.quarantined()
+            items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
+            if args.json:
+                _out_json(items)
+            else:
+                for d in items:
+                    print("%-22s ply %-4s %s  (%s, %s)" % (d["id"], d["ply"] if d["ply"] is not None else "-",
+                                                          d["error"], d["source"], d["added"][:10]))
+                if not items:
+                    print("no quarantined records")
+            return 0
+        rows = log.games(args.game, args.since, args.until, args.result)
+    finally:
+        log.close()
+    if args.json:
+        _out_json([row_dict(r) for r in rows])
+        return 0
+    if not rows:
+        print("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else ""))
+        return 0
+    print("%-24s %-9s %-19s %-6s %5s  %s" % ("ID", "GAME", "START", "RESULT", "PLIES", "REASON"))
+    for r in rows:
+        when = (r["start"] or r["added"] or "")[:19]
+        print("%-24s %-9s %-19s %-6s %5d  %s%s" % (r["id"], r["game"], when, r["result"], r["plies"],
+                                                   r["reason"] or "", "  (live)" if r["status"] == "live" else ""))
+    print("%d game(s)" % len(rows))
+    return 0
+
+
+def cmd_show(args):
+    from shared_rules.record import Record
+    from .play import show_record
+    if args.file:
+        from .export import read
+        for where, rec, err in read(_read_file(args.file)):
+            if err:
+                raise BawoError("%s %s: %s" % (args.file, where, err))
+            break
+        else:
+            raise BawoError("%s holds no record" % args.file)
+    else:
+        if not args.id:
+            raise BawoError("which game? give an ID (see `bawo games`) or --file FILE")
+        log = _open_log(args)
+        try:
+            row = log.get(args.id)
+        finally:
+            log.close()
+        if row is None:
+            raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
+        rec = Record.from_text(row["record"])
+    interactive = not args.all and args.ply is None and sys.stdin.isatty()
+    return show_record(rec, ply=args.ply, interactive=interactive)
+
+
+def _read_file(path):
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeError) as e:
+        raise BawoError("cannot read %s: %s" % (path, getattr(e, "strerror", None) or e))
+
+
+def cmd_export(args):
+    from .export import write
+    log = _open_log(args)
+    try:
+        rows = log.games(args.game, args.since, args.until, args.result)
+    finally:
+        log.close()
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8", newline="") as f:
+                write(rows, args.format, f)
+        except OSError as e:
+            raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
+        print("%d game(s) written to %s" % (len(rows), args.output), file=sys.stderr)
+    else:
+        write(rows, args.format, sys.stdout)
+    return 0
+
+
+def cmd_import(args):
+    from .db import ADDED, SAME, REPLACED, CONFLICT
+    from .export import read
+    from shared_rules.errors import RecordError
+    text = _read_file(args.file)
+    log = _open_log(args)
+    counts = {"added": 0, "duplicate": 0, "failed": 0}
+    try:
+        for where, rec, err in read(text):
+            if err is None:
+                try:
+                    rec.replay()
+                except RecordError as e:
+                    err = e
+            if err is not None:
+                log.quarantine(rec if rec is not None else where, str(err), getattr(err, "ply", None), "import")
+                print("%s %s: %s" % (args.file, where, err))
+                counts["failed"] += 1
+                continue
+            outcome, rid = log.add(rec, "import")
+            if outcome in (ADDED, REPLACED):
+                counts["added"] += 1
+            elif outcome == SAME:
+                counts["duplicate"] += 1
+            elif outcome == CONFLICT:
+                print("%s %s: id %s is already in the log with different moves (quarantined)" % (args.file, where, rid))
+                counts["failed"] += 1
+    finally:
+        log.close()
+    print("%s: %d added, %d already in the log, %d failed -> %s"
+          % (args.file, counts["added"], counts["duplicate"], counts["failed"], log.path))
+    return 1 if counts["failed"] else 0
+
+
+def cmd_verify(args):
+    from .export import read
+    from shared_rules.errors import RecordError
+    bad = n = 0
+    for where, rec, err in read(_read_file(args.file)):
+        n += 1
+        rid = rec.header.get("Id", "-") if rec is not None else "-"
+        if err is None:
+            try:
+                rec.replay()
+            except RecordError as e:
+                err = e
+        if args.json:
+            d = {"where": where, "id": rid, "ok": err is None}
+            if err is not None:
+                d.update(ply=getattr(err, "ply", None), error=str(err))
+            else:
+                d.update(game=rec.header.get("Game"), plies=len(rec.moves), result=rec.header.get("Result", "*"))
+            print(json.dumps(d, ensure_ascii=False))
+        elif err is None:
+            print("OK    %-18s %-22s %-9s %4d plies  %s" % (where, rid, rec.header.get("Game"), len(rec.moves),
+                                                          rec.header.get("Result", "*")))
+        else:
+            ply = getattr(err, "ply", None)
+            print("FAIL  %-18s %-22s %s%s" % (where, rid, ("ply %d: " % ply) if ply else "", err))
+        bad += err is not None
+    if not args.json:
+        print("%d record(s), %d OK, %d failed" % (n, n - bad, bad))
+    if n == 0:
+        raise BawoError("%s holds no record" % args.file)
+    return 1 if bad else 0
+
+
+def cmd_watch(args):
+    from .watch import watch
+    log = _open_log(args)
+    ser, link, info = _connect(args)
+    try:
+        return watch(link, log, info, draw_board=not args.no_draw,
+                     exit_after_game=args.exit_after_game, timeout=args.timeout)
+    finally:
+        ser.close()
+        log.close()
+
+
+def cmd_flash(args):
+    from .flash import run
+    return run(args)
+
+
+def cmd_play(args):
+    from .play import play
+    log = None if args.no_log else _open_log(args)
+    try:
+        return play(args.game, args.level, args.side, args.seed, args.two_players, log)
+    finally:
+        if log:
+            log.close()
+
+
+def cmd_demo(args):
+    """Simulated board -> scripted games -> sync -> list: the README's first command."""
+    import tempfile
+    import threading
+    from . import sim
+    from .draw import Bar
+    from .sync import sync
+    from .ports import connect
+    data = args.data or tempfile.mkdtemp(prefix="bawo-demo-")
+    db = args.db or os.path.join(data, "demo-games.sqlite")
+    print("1. simulated board: the firmware under the MicroPython unix port, flash in %s" % data)
+    for k in range(args.games):
+        print("2. the board plays scripted game %d/%d of %s (pockets pressed by a script):"
+              % (k + 1, args.games, args.game))
+        ns = argparse.Namespace(game=args.game, profile=None, data=data, seed=k + 1, speed=8,
+                                headless=True, quiet=True, heap=None, moves=None, script=None,
+                                random=None, demo=True)
+        try:
+            sim.run(ns)
+        except sim.SimError as e:
+            raise BawoError("the simulated board failed: %s" % e)
+    relay = sim.PtyRelay()
+    board = sim.BoardProcess(sim.PROFILES[args.game], data, fake=False, link=relay.board_ends())
+    relay.start()
+
+    def drain():  # the board blocks if nobody reads its status pipe
+        try:
+            while board.proc.poll() is None:
+                board.readline(timeout=3600)
+        except (sim.SimError, OSError, ValueError):
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        print("3. board restarted with its USB serial port on %s; syncing into %s" % (relay.path, db))
+        ser, link, info = connect(relay.path, None, timeout=3.0)
+        log = None
+        try:
+            from .db import Log
+            log = Log(db)
+            report = sync(link, log, bar=Bar())
+        finally:
+            ser.close()
+            if log:
+                log.close()
+        print("   %d new game(s) stored, %d already there, %d quarantined"
+              % (len(report.added), len(report.reacked), len(report.quarantined)))
+    finally:
+        relay.stop = True
+        board.kill()
+    print("4. bawo games --db %s" % db)
+    rc = cmd_games(argparse.Namespace(db=db, where=False, quarantine=False, json=False, game=None,
+                                      since=None, until=None, result=None))
+    if report.added:
+        print("\nnext: bawo show %s --db %s --all" % (report.added[-1], db))
+    return rc
+
+
+# -- entry point -----------------------------------------------------------------------------
+def _one_line(e):
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        import serial
+        serial_errors = (serial.SerialException,)
+    except ImportError:
+        serial_errors = ()
+    try:
+        return args.func(args) or 0
+    except KeyboardInterrupt:
+        sys.stderr.write("\nbawo: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # `bawo export | head`: not an error
+        except OSError:
+            pass
+        return 0
+    except BawoError as e:
+        msg = _one_line(e)
+    except serial_errors as e:
+        msg = "serial port: %s: check the cable and that no other program uses the port" % _one_line(e)
+    except sqlite3.Error as e:
+        msg = "game log %s: %s (is it a bawo log? choose another with --db)" % (_db_path(args), _one_line(e))
+    except ValueError as e:  # shared_rules.RulesError and friends
+        msg = _one_line(e)
+    except OSError as e:
+        msg = "%s%s" % (e.strerror or _one_line(e), (": " + e.filename) if getattr(e, "filename", None) else "")
+    sys.stderr.write("%s: error: %s\n" % (PROG, msg))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Games in the terminal: replaying a record (`bawo show`) and playing one (`bawo play`)."""
+import sys
+import time
+
+from shared_rules import game as make_game, State, winner_name
+from shared_rules.errors import RulesError
+from shared_rules.record import Record
+
+from .draw import draw
+from .errors import BawoError
+
+
+def _title(rec):
+    h = rec.header
+    bits = [h.get("Id", "(no id)"), h.get("Game", "?")]
+    if h.get("Start"):
+        bits.append(h["Start"])
+    bits.append("result %s%s" % (h.get("Result", "*"), (" (%s)" % h["Reason"]) if h.get("Reason") else ""))
+    return "  ".join(bits)
+
+
+def show_record(rec, ply=None, interactive=False, out=None, ask=input):
+    """Print a record's positions; interactive waits for Enter between moves."""
+    out = out or sys.stdout
+    g = make_game(rec.header.get("Game"))
+    state = rec.replay()  # a logged record always replays; a --file one may not (one-line error)
+    n = len(rec.moves)
+    if ply is not None and not 0 <= ply <= n:
+        raise BawoError("ply %d is out of range: this game has %d plies (0 is the start)" % (ply, n))
+    s = State(g, rec.header.get("Position"))
+    out.write(_title(rec) + "\n")
+    if ply is None:
+        out.write(draw(g.name, g.format(s.position), "start") + "\n")
+    for k, m in enumerate(rec.moves, 1):
+        mover = g.sides[s.turn] if isinstance(s.turn, int) else s.turn
+        s.push(m)
+        if ply is not None:
+            if k == ply:
+                break
+            continue
+        if interactive:
+            try:
+                if ask("-- Enter: ply %d/%d, q: quit -- " % (k, n)).strip().lower() in ("q", "quit"):
+                    return 0
+            except EOFError:
+                return 0
+        out.write("\n" + draw(g.name, g.format(s.position), "ply %d: %s plays %s" % (k, mover, m)) + "\n")
+    if ply is not None:
+        out.write(draw(g.name, g.format(s.position), "after ply %d%s" % (
+            ply, (": " + rec.moves[ply - 1]) if ply else "")) + "\n")
+        return 0
+    o = state.outcome()
+    if o is None:
+        out.write("\nunfinished after %d plies\n" % n)
+    else:
+        w = winner_name(g, o)
+        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
+    return 0
+
+
+def _side_index(g, side):
+    if side is None:
+        return 0
+    side = side.strip().upper()[:1]
+    if side not in g.sides:
+        raise BawoError("--as %s: %s sides are %s" % (side, g.name, " or ".join(g.sides)))
+    return g.sides.index(side)
+
+
+def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=input, out=None):
+    """Interactive game; stores the finished (or abandoned) game in log if given."""
+    out = out or sys.stdout
+    g = make_game(name)
+    human = _side_index(g, side)
+    ai = None
+    if not two_players:
+        try:
+            from shared_rules.ai import Player
+        except ImportError:
+            Player = None
+        if Player is not None:
+            if not 1 <= level <= 5:
+                raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
+            ai = Player(g, level=level, seed=seed if seed is not None else int(time.time()), host=True)
+        else:
+            out.write("(no AI available: two players take turns)\n")
+    s = State(g)
+    start = time.strftime("%Y-%m-%dT%H:%M:%S")
+    out.write(draw(g.name, g.format(s.position)) + "\n")
+    while s.outcome() is None:
+        mover = g.sides[s.turn]
+        if ai is not None and s.turn != human:
+            m = ai.choose(s)
+            text = g.move_str(m, s.position)
+            s.push(m)
+            out.write("\ncomputer (%s) plays %s\n%s\n" % (mover, text, draw(g.name, g.format(s.position))))
+            continue
+        try:
+            line = ask("%s to move (? for moves): " % mover).strip()
+        except EOFError:
+            line = "quit"
+        if line in ("quit", "q", "exit"):
+            break
+        if line in ("?", "help"):
+            out.write("legal: %s\n" % " ".join(s.legal_move_strs()))
+            continue
+        if line == "undo":
+            try:
+                s.pop()
+                if ai is not None and s.ply and s.turn != human:
+                    s.pop()
+            except RulesError:
+                pass
+            out.write(draw(g.name, g.format(s.position)) + "\n")
+            continue
+        if not line:
+            continue
+        try:
+            s.push(line)
+        except RulesError as e:
+            out.write("%s\n" % e)
+            continue
+        out.write(draw(g.name, g.format(s.position)) + "\n")
+    o = s.outcome()
+    if o is not None:
+        w = winner_name(g, o)
+        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
+    if log is not None and s.ply:
+        players = {"First": "you" if human == 0 else "computer", "Second": "you" if human == 1 else "computer"}
+        if ai is None:
+            players = {}
+        rec = Record.from_state(s, Start=start, Device="terminal",
+                                Id="terminal-%s" % time.strftime("%Y%m%d-%H%M%S"), **players)
+        log.add(rec, "play")
+        out.write("logged as %s\n" % rec.header["Id"])
+    return 0

@@ -1,0 +1,151 @@
+"""Finding and opening the board's serial port.
+
+Order: --port, then the simulator's pty (--sim DIR or $BAWO_SIM), then $BAWO_PORT, then every
+USB port with the Raspberry Pi vendor id (0x2E8A) that answers the handshake.
+"""
+import errno
+import os
+import sys
+
+from .errors import BawoError
+
+RPI_VID = 0x2E8A
+BAUD = 115200  # ignored by USB CDC and ptys, but pyserial needs one
+# Names the simulator may use for the file holding its pty path, in its data dir.
+SIM_PORT_FILES = ("port", "pty", "pty.txt", "port.txt")
+DIALOUT_FIX = ("add yourself to the serial group and log in again: sudo usermod -aG dialout $USER "
+               "(Arch: uucp), or install a udev rule: SUBSYSTEM==\"tty\", ATTRS{idVendor}==\"2e8a\", "
+               "MODE=\"0666\"")
+
+
+class PortError(BawoError):
+    """No usable port: the message says what to do."""
+
+
+def sim_dir(arg=None):
+    """The simulator data dir chosen by --sim (arg) or $BAWO_SIM, or None."""
+    if arg:
+        return arg
+    return os.environ.get("BAWO_SIM") or None
+
+
+def sim_port(data_dir):
+    """The pty path the simulator wrote into its data dir."""
+    for name in SIM_PORT_FILES:
+        p = os.path.join(data_dir, name)
+        if os.path.isfile(p):
+            with open(p) as f:
+                path = f.read().strip()
+            if path:
+                if not os.path.exists(path):
+                    raise PortError("the simulator in %s is not running (its pty %s is gone): "
+                                    "start it with `bawo sim`" % (data_dir, path))
+                return path
+    raise PortError("no simulator port file in %s: start the simulator with `bawo sim --data %s`"
+                    % (data_dir, data_dir))
+
+
+def candidates():
+    """USB serial ports, Raspberry Pi ones first: dicts for `bawo ports`."""
+    try:
+        from serial.tools import list_ports
+        found = list_ports.comports()
+    except Exception:  # some platforms cannot enumerate; --port still works
+        found = []
+    out = []
+    for p in found:
+        out.append({
+            "device": p.device,
+            "vid": "%04x" % p.vid if p.vid is not None else None,
+            "pid": "%04x" % p.pid if p.pid is not None else None,
+            "serial": p.serial_number,
+            "description": p.description,
+            "pico": p.vid == RPI_VID,
+        })
+    out.sort(key=lambda d: (not d["pico"], d["device"]))
+    return out
+
+
+def open_port(path, exclusive=True):
+    """Open a port by path; every failure becomes a PortError saying what to do."""
+    import serial
+    try:
+        return serial.Serial(path, BAUD, timeout=0.05, write_timeout=5, exclusive=exclusive)
+    except serial.SerialException as e:
+        raise PortError(explain_open_error(path, e))
+    except OSError as e:
+        raise PortError(explain_open_error(path, e))
+
+
+def explain_open_error(path, e):
+    code = getattr(e, "errno", None)
+    text = str(e)
+    if code == errno.ENOENT or "No such file" in text:
+        return "port %s does not exist: plug the board in, or run `bawo ports` to list ports" % path
+    if code in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        if sys.platform.startswith("linux"):
+            return "permission denied on %s: %s" % (path, DIALOUT_FIX)
+        return "permission denied on %s: close other programs or run with access to serial ports" % path
+    if code in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK) or "exclusively lock" in text or "busy" in text:
+        return ("port %s is busy: another program (Thonny, mpremote, a serial monitor, a running "
+                "`bawo watch`) has it open; close it and try again" % path)
+    return "cannot open %s: %s" % (path, text)
+
+
+def resolve(port=None, sim=None):
+    """A list of paths to try, best first."""
+    if port:
+        return [port]
+    d = sim_dir(sim)
+    if d:
+        return [sim_port(d)]
+    env = os.environ.get("BAWO_PORT")
+    if env:
+        return [env]
+    picos = [c["device"] for c in candidates() if c["pico"]]
+    if not picos:
+        raise PortError("no board found: plug it in with a data USB cable (the board shows up with "
+                        "USB id 2e8a:xxxx), or give --port PATH; `bawo sim` starts a simulated board")
+    return picos
+
+
+def connect(port=None, sim=None, timeout=2.0):
+    """Open the board and shake hands. Returns (serial, BoardLink, hello info)."""
+    from .link import BoardLink, LinkError
+    from .link import P
+    paths = resolve(port, sim)
+    errors = []
+    for path in paths:
+        try:
+            ser = open_port(path)
+        except PortError as e:
+            if len(paths) == 1:
+                raise
+            errors.append(str(e))
+            continue
+        link = BoardLink(ser, timeout=timeout)
+        try:
+            info = link.hello()
+        except LinkError as e:
+            ser.close()
+            if e.code == P.E_VERSION:
+                raise PortError("the board's firmware speaks another protocol version (%s): update it "
+                                "with `bawo flash`" % e)
+            errors.append("%s: %s" % (path, e))
+            continue
+        except Exception:
+            ser.close()
+            raise
+        proto = info.get("proto")
+        if proto != P.VERSION:
+            ser.close()
+            raise PortError("the board's firmware speaks protocol %s, these tools %d: %s"
+                            % (proto, P.VERSION, "run `bawo flash` to update the board"
+                               if (proto or 0) < P.VERSION else "update the host tools (pip install -U bawo-board)"))
+        return ser, link, info
+    if len(errors) == 1:
+        msg = errors[0]
+    else:
+        msg = "; ".join(errors)
+    raise PortError("no Bawo board answered on %s (%s): if the board shows a REPL instead of the "
+                    "game, install the firmware with `bawo flash`" % (", ".join(paths), msg))
