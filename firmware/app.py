@@ -9,6 +9,7 @@ from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
 from journal import Journal, seal, unseal, CUR
+import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
 from shared_rules import events as E
@@ -151,30 +152,10 @@ class EventBuf:
         return self.n
 
 
-ENGINES = {'bawo': ('shared_rules.bawo', 'bawo', 'Bawo'),
-           'oware': ('shared_rules.oware', 'oware', 'Oware'),
-           'bagh-chal': ('shared_rules.baghchal', 'baghchal', 'BaghChal')}
-
-
 def use_engine(name):
-    """Keep only the engine of the game being played in RAM (a module's bytecode lives on
-    the heap; the other two engines are a third of the free heap of a 160 KB build) and
-    load it again if it was dropped. shared_rules' files are untouched: only this
-    process's module table and its GAMES dict change."""
-    import sys
-    import shared_rules
-    for n in ENGINES:
-        mod, short, cls = ENGINES[n]
-        if n == name:
-            continue
-        GAMES.pop(n, None)
-        sys.modules.pop(mod, None)
-        for attr in (short, cls):
-            if attr in dir(shared_rules):
-                delattr(shared_rules, attr)
-    if name not in GAMES:
-        mod, short, cls = ENGINES[name]
-        GAMES[name] = getattr(__import__(mod, None, None, (cls,)), cls)
+    """Keep only the engine of the game being played in RAM: a module's bytecode lives on
+    the heap, and the other two engines are a third of the free heap of a 160 KB build."""
+    shared_rules.unload(keep=name)
     gc.collect()
 
 
@@ -183,7 +164,7 @@ def playable(profile):
     out = []
     r, c = profile.grid_rows, profile.grid_cols
     for name in profile.games:
-        if name not in ENGINES:
+        if name not in GAMES:
             continue
         if name == 'bawo' and (r, c) != (4, 8):
             continue
@@ -489,15 +470,11 @@ class App:
         names = ('board' if self.board_side == 0 else 'person',
                  'board' if self.board_side == 1 else 'person')
         # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
-        import sys
-        import shared_rules
         from shared_rules.record import Record
         text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
                                  First=names[0], Second=names[1]).to_text()
         Record = None
-        sys.modules.pop('shared_rules.record', None)
-        if hasattr(shared_rules, 'record'):
-            del shared_rules.record
+        shared_rules.unload(keep=self.s.game.name, also=('shared_rules.record',))
         gc.collect()
         try:
             self.journal.finish(h['id'], text)

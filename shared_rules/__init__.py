@@ -1,27 +1,60 @@
 """shared_rules: the rules of Bawo (two-two), Oware (Abapa) and Bagh-Chal, identical on
 CPython and MicroPython. See RULES.md; the API follows python-chess and OpenSpiel:
 a game object holds the options, positions are small, moves are small integers with text on top.
+
+Engines load on first use (`game(name)`, `from shared_rules import Bawo`) and `unload()`
+drops the ones not in play, so the board keeps only one engine's bytecode on its heap.
 """
 from shared_rules.errors import (RulesError, InvalidPositionError, InvalidMoveError,
                                  IllegalMoveError, GameOverError, RecordError)
 from shared_rules.outcome import Outcome
-from shared_rules.bawo import Bawo
-from shared_rules.oware import Oware
-from shared_rules.baghchal import BaghChal
-from shared_rules.state import State
 
 __version__ = "0.1.0"
 RULES_VERSION = "1"
 
-GAMES = {"bawo": Bawo, "oware": Oware, "bagh-chal": BaghChal}
+# name -> (module, class)
+GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
+         "oware": ("shared_rules.oware", "Oware"),
+         "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
+_LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
+         "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
 
 
-def game(name):
+def _load(module, attr):
+    return getattr(__import__(module, None, None, (attr,)), attr)
+
+
+def __getattr__(attr):
+    module = _LAZY.get(attr)
+    if module is not None:
+        return _load(module, attr)
+    # MicroPython asks here for `from shared_rules import events` before it would import
+    # the submodule itself, so import it for it.
+    try:
+        return __import__("shared_rules." + attr, None, None, ("_",))
+    except ImportError:
+        raise AttributeError(attr)
+
+
+def game(name, **options):
     """The game object for a name in GAMES; a RulesError names the choices otherwise."""
-    cls = GAMES.get(name) if isinstance(name, str) else None
-    if cls is None:
+    spec = GAMES.get(name) if isinstance(name, str) else None
+    if spec is None:
         raise RulesError("unknown game %r: expected one of %s" % (name, ", ".join(sorted(GAMES))))
-    return cls()
+    return _load(spec[0], spec[1])(**options)
+
+
+def unload(keep=None, also=()):
+    """Forget the engines other than `keep` (and the modules named in `also`) so the
+    garbage collector can free them; they load again on next use."""
+    import sys
+    drop = [GAMES[n][0] for n in GAMES if n != keep] + list(also)
+    here = globals()
+    for module in drop:
+        sys.modules.pop(module, None)
+        short = module.rsplit(".", 1)[1]
+        if short in here:
+            del here[short]
 
 
 def winner_name(g, outcome):
