@@ -93,6 +93,14 @@ def parse_position(text):
     return Position(pits, stores, SIDES.index(side))
 
 
+def _row_empty_from(p, a, b):
+    # Pits past the last seed get nothing from the move; any seed there survives the capture.
+    for k in range(a, b):
+        if p[k]:
+            return False
+    return True
+
+
 def _row_empty(p, o):
     for k in range(o, o + 6):
         if p[k]:
@@ -196,7 +204,8 @@ class Oware:
                 # Only a capture can empty a fed row, and only one ending there on 2 or 3;
                 # an unfed row is fed by any sowing that reaches it.
                 if fed:
-                    starves = opp <= j < opp + 6 and 1 <= pits[j] <= 2 and self._clears(pos, o, m)
+                    starves = (opp <= j < opp + 6 and 1 <= pits[j] <= 2
+                               and _row_empty_from(pits, j + 1, opp + 6) and self._clears(pos, o, m))
                 else:
                     starves = n < 6 - m
             else:

@@ -177,3 +177,17 @@ def test_baghchal_random_positions(pos):
         goats = sum(1 for v in after.board if v == 1)
         assert goats + after.hand + after.captured == 20
         assert g.move_str(m, pos) == g.move_str(g.parse_move(g.move_str(m, pos)), pos)
+
+
+@settings(max_examples=300, deadline=None)
+@given(oware_positions())
+def test_oware_legal_moves_match_the_feeding_rule_by_brute_force(pos):
+    g = Oware()
+    o = pos.turn * 6
+    feeding, starving = [], []
+    for m in range(6):
+        if pos.pits[o + m]:
+            scratch = bytearray(pos.pits)
+            g._sow(scratch, bytearray(2), o, m, None)
+            (feeding if any(scratch[6 - o:12 - o]) else starving).append(m)
+    assert g.legal_moves(pos) == (feeding or starving)
