@@ -547,8 +547,9 @@ def _interactive(args, data):
             if screen != last:
                 last = screen
                 msg = next((x[2:] for x in reversed(board.log) if x.startswith("M ")), "")
-                sys.stdout.write("\x1b[H" + screen + "\x1b[K\n  " + msg[:70] + "\x1b[K\n"
-                                 "  keys: pocket letters, m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n"
+                # Erase each line's tail and everything below: the menu and the game differ in height.
+                sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n") + "\x1b[K\n  " + msg[:70]
+                                 + "\x1b[K\n  keys: pocket letters, m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n\x1b[J"
                                  % relay.path)
                 sys.stdout.flush()
     finally:

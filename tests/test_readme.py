@@ -1,0 +1,21 @@
+"""The README's examples run as written, and .ci/run runs the README's test command exactly."""
+import doctest
+import re
+
+from conftest import ROOT
+
+
+def test_readme_python_examples():
+    failed, tried = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
+                                     optionflags=doctest.ELLIPSIS)
+    assert tried >= 8 and failed == 0
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"```sh\n(python3 -m venv .*)\n```", readme)
+    assert len(commands) == 2, "the README gives exactly two commands"
+    main, tests = commands
+    assert main.endswith("bawo demo") and tests.endswith("python3 -m pytest -n 2")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert tests in ci.splitlines()
