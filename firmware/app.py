@@ -12,6 +12,7 @@ from journal import Journal, seal, unseal, CUR
 import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
+from shared_rules.state import State
 from shared_rules import events as E
 
 VERSION = '0.1.0'
@@ -52,75 +53,6 @@ def make_opponent(g, level=3, seed=1):
         return Player(g, level=level, seed=seed)
     except (ImportError, MemoryError, KeyError, TypeError):
         return RandomOpponent(seed)
-
-
-class Play:
-    """The game in progress: shared_rules.State's interface without its per-ply position
-    stack (a Position per ply does not fit a Pico's heap over a long game). Keeps the move
-    texts, the last position for one undo, and the repetition counts the rules need."""
-
-    def __init__(self, game, position=None):
-        self.game = game
-        self.position = game.start() if position is None else game.parse(position)
-        self.root = self.position
-        self.moves = []
-        self._prev = None
-        self._seen = {} if getattr(game, 'repetition', 0) else None
-        self._count(self.position, 1)
-
-    def _count(self, pos, d):
-        if self._seen is not None:
-            k = self.game.key(pos)
-            self._seen[k] = self._seen.get(k, 0) + d
-
-    @property
-    def turn(self):
-        return self.position.turn
-
-    @property
-    def ply(self):
-        return len(self.moves)
-
-    @property
-    def legal_moves(self):
-        if self.outcome() is not None:
-            return []
-        return self.game.legal_moves(self.position)
-
-    def legal_move_strs(self):
-        return sorted([self.game.move_str(m, self.position) for m in self.legal_moves])
-
-    def outcome(self):
-        g = self.game
-        out = g.outcome(self.position)
-        if out is None and self._seen is not None:
-            if self._seen.get(g.key(self.position), 0) >= g.repetition:
-                out = g.repetition_outcome(self.position)
-        return out
-
-    def parse_move(self, text):
-        return self.game.parse_move(text, self.position)
-
-    def move_str(self, move):
-        return self.game.move_str(move, self.position)
-
-    def push(self, move, events=None):
-        """Play a legal move; events: None or a sink with append((code, a, b))."""
-        text = self.game.move_str(move, self.position)
-        new = self.game.play(self.position, move, events)
-        if self._prev is not None:
-            self._prev._legal = None  # an old position's move cache is dead weight
-        self._prev = self.position
-        self.position = new
-        self.moves.append(text)
-        self._count(new, 1)
-        return text
-
-    def pop(self):
-        self._count(self.position, -1)
-        self.position = self._prev
-        self._prev = None
-        return self.moves.pop()
 
 
 class EventBuf:
@@ -307,7 +239,7 @@ class App:
         self.s = None
         use_engine(name)
         self.g = make_game(name)
-        self.s = Play(self.g, header.get('position'))
+        self.s = State(self.g, header.get('position'), history=1)
         opp = header.get('opponent', 'people')
         self.board_side = 1 if opp == 'board-second' else (0 if opp == 'board-first' else -1)
         self.opponent = None
@@ -435,7 +367,7 @@ class App:
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.evbuf
         events.clear()
-        s.push(move, events if animate else None)
+        s.push(move, events if animate else False)
         try:
             self.journal.append(s.ply, text)
         except OSError as e:

@@ -5,6 +5,10 @@ from shared_rules.errors import GameOverError, RulesError
 class State:
     """Positions of one game from a start position, with undo and repetition counting.
 
+    `history` bounds how many earlier positions are kept for pop(); a pop past them replays
+    the moves from the root (exact, slower). The board keeps one: a position per ply of a
+    long game does not fit a Pico's heap.
+
     >>> from shared_rules import Bawo
     >>> s = State(Bawo())
     >>> events = s.push("A1+")
@@ -14,7 +18,7 @@ class State:
     'A1+'
     """
 
-    def __init__(self, game, position=None):
+    def __init__(self, game, position=None, history=None):
         self.game = game
         if position is None:
             position = game.start()
@@ -22,7 +26,9 @@ class State:
             position = game.parse(position)
         self.root = position
         self.position = position
-        self._stack = []  # (move, position before it)
+        self.history = history
+        self._moves = []  # (action, text) of every move from the root
+        self._past = []   # the positions before the last len(_past) moves
         self._seen = {}
         self._count(position, 1)
 
@@ -40,12 +46,12 @@ class State:
 
     @property
     def ply(self):
-        return len(self._stack)
+        return len(self._moves)
 
     @property
     def moves(self):
         """The moves played from the root, as text."""
-        return [self.game.move_str(m, p) for m, p in self._stack]
+        return [t for _, t in self._moves]
 
     @property
     def legal_moves(self):
@@ -75,30 +81,45 @@ class State:
         return self.game.move_str(move, self.position)
 
     def push(self, move, events=None):
-        """Play a move (action int or text); returns the list of events to animate."""
+        """Play a move (action int or text); returns the events to animate (a list, or the
+        `events` sink given, anything with append()); events=False skips them (faster)."""
         if isinstance(move, str):
             move = self.game.parse_move(move, self.position)
-        if self.outcome() is not None:
-            raise GameOverError("the game is over (%s): no move can be played" % self.outcome().reason)
+        out = self.outcome()
+        if out is not None:
+            raise GameOverError("the game is over (%s): no move can be played" % out.reason)
         if events is None:
             events = []
-        new = self.game.play(self.position, move, events)
-        self._stack.append((move, self.position))
+        old = self.position
+        new = self.game.play(old, move, None if events is False else events)
+        self._moves.append((move, self.game.move_str(move, old)))
+        if self.history is None or self.history > 0:
+            if self._past:
+                self._past[-1]._legal = None  # an older position's move cache is dead weight
+            self._past.append(old)
+            if self.history is not None and len(self._past) > self.history:
+                self._past.pop(0)
         self.position = new
         self._count(new, 1)
         return events
 
     def pop(self):
         """Undo the last move; returns it as text."""
-        if not self._stack:
+        if not self._moves:
             raise RulesError("no move to undo")
         self._count(self.position, -1)
-        move, prev = self._stack.pop()
-        self.position = prev
-        return self.game.move_str(move, prev)
+        move, text = self._moves.pop()
+        if self._past:
+            self.position = self._past.pop()
+        else:
+            pos = self.root
+            for m, _ in self._moves:
+                pos = self.game.play(pos, m)
+            self.position = pos
+        return text
 
     def copy(self):
-        s = State(self.game, self.root)
-        for m, _ in self._stack:
+        s = State(self.game, self.root, self.history)
+        for m, _ in self._moves:
             s.push(m)
         return s
