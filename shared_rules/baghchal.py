@@ -6,6 +6,7 @@ Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holdin
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
+from shared_rules.position import BasePosition
 
 SIDES = "GT"
 EMPTY = 0
@@ -47,10 +48,11 @@ def parse_point(text):
     raise InvalidMoveError("bad point %r: expected a1..e5" % text)
 
 
-class Position:
+class Position(BasePosition):
     """A Bagh-Chal position. Treat as immutable."""
 
     __slots__ = ("board", "hand", "captured", "turn", "_legal")
+    GAME = "BaghChal"
 
     def __init__(self, board, hand, captured, turn):
         self.board = board
@@ -62,17 +64,8 @@ class Position:
     def key(self):
         return bytes(self.board) + bytes((self.hand, self.captured, self.turn))
 
-    def __eq__(self, other):
-        return isinstance(other, Position) and self.key() == other.key()
-
-    def __hash__(self):
-        return hash(self.key())
-
-    def __str__(self):
+    def format(self):
         return format_position(self)
-
-    def __repr__(self):
-        return "BaghChal().parse(%r)" % format_position(self)
 
 
 def format_position(pos):

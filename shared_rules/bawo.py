@@ -7,6 +7,7 @@ South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 f
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
 from shared_rules.outcome import Outcome
+from shared_rules.position import BasePosition
 
 try:
     from micropython import const
@@ -23,10 +24,11 @@ DISPLAY = bytes([24 + x for x in range(8)] + [23 - x for x in range(8)]
                 + [x for x in range(8)] + [15 - x for x in range(8)])
 
 
-class Position:
+class Position(BasePosition):
     """A Bawo position: 32 counts and the side to move. Treat as immutable."""
 
     __slots__ = ("board", "turn", "_legal", "_by")
+    GAME = "Bawo"
 
     def __init__(self, board, turn):
         self.board = board
@@ -34,17 +36,11 @@ class Position:
         self._legal = None
         self._by = None  # the game whose lap cap computed _legal
 
-    def __eq__(self, other):
-        return isinstance(other, Position) and self.board == other.board and self.turn == other.turn
+    def key(self):
+        return bytes(self.board) + bytes((self.turn,))
 
-    def __hash__(self):
-        return hash((bytes(self.board), self.turn))
-
-    def __str__(self):
+    def format(self):
         return format_position(self)
-
-    def __repr__(self):
-        return "Bawo().parse(%r)" % format_position(self)
 
 
 def pocket_name(local):

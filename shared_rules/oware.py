@@ -6,16 +6,18 @@ North's a..f are 6..11. Stores are separate. A move is the pit index in the move
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
+from shared_rules.position import BasePosition
 
 SIDES = "SN"
 _NAMES = ("South", "North")
 _TOTAL = 48
 
 
-class Position:
+class Position(BasePosition):
     """An Oware position: pits, the two stores and the side to move. Treat as immutable."""
 
     __slots__ = ("pits", "stores", "turn", "_legal")
+    GAME = "Oware"
 
     def __init__(self, pits, stores, turn):
         self.pits = pits
@@ -30,17 +32,8 @@ class Position:
     def key(self):
         return bytes(self.pits) + bytes(self.stores) + bytes((self.turn,))
 
-    def __eq__(self, other):
-        return isinstance(other, Position) and self.key() == other.key()
-
-    def __hash__(self):
-        return hash(self.key())
-
-    def __str__(self):
+    def format(self):
         return format_position(self)
-
-    def __repr__(self):
-        return "Oware().parse(%r)" % format_position(self)
 
 
 def format_position(pos):
