@@ -15,6 +15,8 @@
 # Replies on BAWO_OUT: 'I <status json>' when idle, 'S <status json>' on request or change,
 # 'J <ply> <move>' once a move is on flash, 'R <id>' record written, 'M <text>' messages,
 # 'X' at the simulated power cut, '<w>x<h> <hex>' frames.
+# A Ctrl-C byte on the serial link stops the program with exit status REPL_EXIT (3): the
+# simulator then runs the MicroPython REPL on the same port, as a Pico does under mpremote.
 import os
 import sys
 import gc
@@ -125,6 +127,7 @@ class Sim:
             except (ImportError, OSError):
                 pass
         a.boot()
+        self.emit('M firmware %s' % getattr(_app, '__file__', 'app'))
         a.step(self.clock.now)
         self.emit('B ' + self.status())
 
@@ -302,13 +305,22 @@ def _read_id(root):
     return t
 
 
+REPL_EXIT = 3  # exit status: Ctrl-C on the serial port; `bawo sim` starts the REPL
+
+
 def main():
     s = Sim()
     s.start()
-    if s.fake:
-        s.serve_fake()
-    else:
-        s.serve_real()
+    try:
+        if s.fake:
+            s.serve_fake()
+        else:
+            s.serve_real()
+    except KeyboardInterrupt:
+        # As a Pico's main.py stopped by mpremote: the program ends and the port's REPL
+        # takes over (the simulator starts it on the same pipes, in the flash directory).
+        s.emit('M KeyboardInterrupt: program stopped, REPL on the serial port')
+        sys.exit(REPL_EXIT)
 
 
 main()

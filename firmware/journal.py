@@ -15,6 +15,7 @@
 # A journal/record line is "<payload> <crc32 of payload, 8 hex digits>\n".
 import os
 import json
+from array import array
 
 try:
     from binascii import crc32 as _crc32
@@ -26,6 +27,8 @@ REC = '.rec'
 SYN = '.syn'
 BAD = '.bad'
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
+_ZEROS_H = array('H', bytes(64))
+_ZEROS_L = array('L', bytes(64))
 
 
 def crc32(data, crc=0):
@@ -101,7 +104,8 @@ class Journal:
         self.log = log or (lambda msg: print('journal:', msg))
         self.low = False          # flash low and nothing synced left to delete
         self.crash_hook = None
-        self._meta = {}           # record name -> summary dict (list_games cache)
+        self._meta = (array('H'), array('L'))  # list_games cache by counter, see _summary
+        self._strs = ['']         # game names, results and reasons seen (at most 127)
         try:
             os.mkdir(root)
         except OSError:
@@ -128,7 +132,7 @@ class Journal:
             os.rename(self.path(name), self.path(bad))
         except OSError:
             pass
-        self._meta.pop(name, None)
+        self._forget(name)
         self.log('%s set aside as %s: %s' % (name, bad, why))
 
     # -- the game in progress ---------------------------------------------------------
@@ -298,44 +302,106 @@ class Journal:
         if name.endswith(REC):
             os.rename(self.path(name), self.path(gid + SYN))
             _sync()
-            m = self._meta.pop(name, None)
-            if m is not None:
-                m['synced'] = True
-                self._meta[gid + SYN] = m
         self.make_room()
         return True
 
     def _summary(self, name):
-        m = self._meta.get(name)
-        if m is None:
-            text = self.record_bytes(name[:-4], 0, 1 << 20)[0].decode()
-            game = result = reason = ''
-            plies = 0
-            for line in text.split('\n'):
-                if line.startswith('[Game '):
-                    game = line[7:-2]
-                elif line.startswith('[Result '):
-                    result = line[9:-2]
-                elif line.startswith('[Reason '):
-                    reason = line[9:-2]
-                elif line and line[0] != '[':
-                    for w in line.split():
-                        if w[-1] != '.':
-                            plies += 1
-            m = {'id': name[:-4], 'game': game, 'plies': max(0, plies - 1),
-                 'result': result, 'reason': reason, 'synced': name.endswith(SYN)}
-            self._meta[name] = m
-        return m
+        """{'id', 'game', 'plies', 'result', 'reason', 'synced'} of a record file name.
+
+        The cache must not fragment the heap: one object per record, made at odd times
+        between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
+        could no longer get 8 KB with 1.7 MB free). So it is indexed by
+        the record counter: two arrays, plies and 1 + game/result/reason indexes in
+        self._strs (0: not cached), grown 64 records at a time. Foreign names are scanned
+        every time. list_games returns a view, so a LIST page builds only its own dicts."""
+        gid = name[:-4]
+        c = _counter_of(gid)
+        if c < 0 or gid != '%s-%04d' % (self.board_id, c):
+            c = -1
+        m = self._meta
+        if 0 <= c < len(m[1]) and m[1][c]:
+            code = m[1][c] - 1
+            plies = m[0][c]
+            st = self._strs
+            game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
+        else:
+            game, plies, result, reason = self._scan(name)
+            if 0 <= c < 1000000 and plies < 65536:
+                code = self._code(game) | self._code(result) << 7 | self._code(reason) << 14
+                if code >= 0:
+                    while len(m[1]) <= c:  # grown 64 records at a time
+                        m[0].extend(_ZEROS_H)
+                        m[1].extend(_ZEROS_L)
+                    m[0][c] = plies
+                    m[1][c] = code + 1
+        return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
+                'synced': name.endswith(SYN)}
+
+    def _code(self, s):
+        # Index of s in the interned strings (a handful: games, results, reasons); a large
+        # negative number when the table is full, so the summary is not cached.
+        st = self._strs
+        for i in range(len(st)):
+            if st[i] == s:
+                return i
+        if len(st) >= 127:
+            return -(1 << 22)
+        st.append(s)
+        return len(st) - 1
+
+    def _forget(self, name):
+        c = _counter_of(name)
+        if 0 <= c < len(self._meta[1]):
+            self._meta[1][c] = 0
+
+    def _scan(self, name):
+        # Streams the record through a small buffer: no record-sized string, no list of
+        # its lines (a record is up to ~12 KB; the Pico's heap cannot spare that contiguously).
+        p = self.path(name)
+        left = os.stat(p)[6] - CRC_TAIL
+        if left < 0:
+            raise ValueError('short record')
+        game = result = reason = ''
+        plies = 0
+        buf = bytearray(256)
+        mv = memoryview(buf)
+        carry = b''
+        with open(p, 'rb') as f:
+            while left > 0 or carry:
+                k = f.readinto(buf) if left > 0 else 0
+                if k:
+                    k = min(k, left)
+                    left -= k
+                    chunk = bytes(mv[:k])
+                    if carry:
+                        chunk = carry + chunk
+                    lines = chunk.split(b'\n')
+                    carry = lines.pop()
+                    if len(carry) > 512:  # no line is this long; count it anyway
+                        lines.append(carry)
+                        carry = b''
+                else:
+                    left = 0
+                    lines = [carry]
+                    carry = b''
+                for line in lines:
+                    if line.startswith(b'[Game '):
+                        game = line[7:-2].decode()
+                    elif line.startswith(b'[Result '):
+                        result = line[9:-2].decode()
+                    elif line.startswith(b'[Reason '):
+                        reason = line[9:-2].decode()
+                    elif line and line[0] != 91:  # '['
+                        for w in line.split():
+                            if w[-1] != 46:  # '.'
+                                plies += 1
+        return (game, max(0, plies - 1), result, reason)
 
     def list_games(self):
-        """[{'id', 'game', 'plies', 'result', 'reason', 'synced'}] oldest first."""
-        out = []
-        for name in self._records():
-            try:
-                out.append(dict(self._summary(name)))
-            except (OSError, ValueError, UnicodeError):
-                self.set_aside(name, 'unreadable')
-        return out
+        """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
+        A view: each item is read (or taken from the cache) when indexed, so one LIST page
+        does not hold a dict per record on the board (they would fragment the heap)."""
+        return _Games(self, self._records())
 
     # -- space ------------------------------------------------------------------------
     def free_bytes(self):
@@ -374,7 +440,7 @@ class Journal:
             os.remove(self.path(name))
         except OSError:
             pass
-        self._meta.pop(name, None)
+        self._forget(name)
 
     def _rewrite(self, name, data):
         tmp = self.path(name + '.tmp')
@@ -419,3 +485,22 @@ class Journal:
 
     def _write_counter(self, n):
         self._rewrite('counter', seal(str(n)))
+
+
+class _Games:
+    def __init__(self, journal, names):
+        self.j = journal
+        self.names = names
+
+    def __len__(self):
+        return len(self.names)
+
+    def __getitem__(self, i):
+        name = self.names[i]  # IndexError ends iteration
+        try:
+            return self.j._summary(name)
+        except (OSError, ValueError, UnicodeError):
+            self.j.set_aside(name, 'unreadable')
+            # Listed once more as synced, so a host does not try to fetch it.
+            return {'id': name[:-4], 'game': '', 'plies': 0, 'result': '',
+                    'reason': 'unreadable', 'synced': True}

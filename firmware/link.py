@@ -28,6 +28,7 @@ def stdio():
     stdin.buffer.read(n) blocks until n bytes arrive on both ports, so read one byte per
     poll-ready check. On the unix port a tty must be in raw mode (termios.setraw(0)) or the
     line discipline buffers lines, echoes, maps CR to LF and turns Ctrl-C into SIGINT.
+    A Ctrl-C byte raises KeyboardInterrupt, as on the Pico's USB serial.
     """
     import sys
     import select
@@ -43,6 +44,12 @@ def stdio():
             b = rd(1)
             if not b:
                 break
+            if b == b"\x03":
+                # Ctrl-C: what mpremote sends to stop the program. The rp2 port's USB serial
+                # turns it into KeyboardInterrupt before stdin sees it, so this only happens
+                # where the port does not (the unix port on a pipe, in the simulator): main.py
+                # stops and the board drops to its REPL either way.
+                raise KeyboardInterrupt
             if buf is None:
                 buf = bytearray(b)
             else:

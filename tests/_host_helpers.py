@@ -64,11 +64,32 @@ import protocol as P
 from link import Link, LinkError, stdio
 from journal import Journal
 
+def _fits(n):
+    try:
+        bytearray(n)
+        return True
+    except MemoryError:
+        return False
+
 class H:
     def __init__(self, j):
         self.j = j
     def hello(self):
-        return {"board": %(board)r, "fw": "test"}
+        # The heap after a collection: what stays alive, and the largest block still free
+        # in one piece (fragmentation), for the tests that sync many times in one process.
+        import gc
+        gc.collect()
+        live = gc.mem_alloc()
+        lo, hi = 0, gc.mem_free()
+        while lo < hi:
+            m = (lo + hi + 1) // 2
+            if _fits(m):
+                lo = m
+            else:
+                hi = m - 1
+        _fits(16)  # overwrite the stale pointer the collector would still see
+        return {"board": %(board)r, "fw": "test", "live": live, "free": gc.mem_free(),
+                "block": lo}
     def set_time(self, t):
         pass
     def list_games(self):

@@ -1,12 +1,13 @@
 """`bawo flash` against a MicroPython unix-port REPL on a pty: the same raw REPL mpremote
 drives on a Pico (reached with `mpremote connect PORT resume`, no soft reset)."""
 import os
+import signal
 import subprocess
 import time
 
 import pytest
 
-from _host_helpers import micropython
+from _host_helpers import micropython, bawo_cmd, env_with_path
 
 from bawo import cli, flash
 
@@ -94,3 +95,83 @@ def test_bundle_only(tmp_path, capsys):
     assert "main.py" in names or not os.path.exists(os.path.join(flash.firmware_dir(), "main.py"))
     assert "profile.json" in names and "shared_rules/__init__.mpy" in names
     assert not any(n.endswith(".py") and n not in flash.KEEP_PY for n in names)
+
+
+def test_bundle_leaves_out_simulator_files(tmp_path, capsys):
+    for extra in ([], ["--no-compile"]):
+        rc = cli.main(["flash", "--bundle-only", str(tmp_path / ("b%d" % len(extra)))] + extra)
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        names = {line.split()[1] for line in out.splitlines()}
+        fw = sorted(f for f in os.listdir(flash.firmware_dir()) if f.endswith(".py"))
+        want = {f if f in flash.KEEP_PY or extra else f[:-3] + ".mpy"
+                for f in fw if f not in ("board_sim.py", "hw_sim.py", "hw_circuitpython.py")}
+        assert {n for n in names if "/" not in n and n != "profile.json"} == want
+        assert not any("sim" in n for n in names), names
+
+
+@pytest.fixture
+def sim_board(tmp_path):
+    """`bawo sim --headless` with its flash in a temp dir; start() may be called again."""
+    data = tmp_path / "sim"
+    data.mkdir()
+    procs = []
+
+    def start():
+        p = subprocess.Popen(bawo_cmd() + ["sim", "--headless", "--data", str(data)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env_with_path(), start_new_session=True)
+        procs.append(p)
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if "running headless" in line:
+                return p, lines
+        raise AssertionError("the simulator did not start: %s" % "".join(lines))
+
+    def stop(p):
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(10)
+
+    yield data, start, stop
+    for p in procs:
+        if p.poll() is None:
+            stop(p)
+
+
+def test_flash_the_simulated_board(sim_board, capsys):
+    """`bawo flash --sim DIR` against the simulated board on its pty: mpremote's Ctrl-C stops
+    the firmware and the board drops to the REPL in its flash dir, as a Pico does."""
+    data, start, stop = sim_board
+    p, lines = start()
+    assert not any("flashed" in line for line in lines)
+    rc = cli.main(["flash", "--sim", str(data)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "board runs MicroPython" in err and "verified on the board" in err
+    assert (data / "app.mpy").exists() and (data / "shared_rules" / "state.mpy").exists()
+    assert (data / "profile.json").exists() and not (data / flash.STAGE).exists()
+    assert not any("sim" in n for n in os.listdir(data) if n.endswith((".py", ".mpy")))
+    # A damaged file on the simulated flash: the dry run names exactly that file.
+    f = data / "link.mpy"
+    f.write_bytes(f.read_bytes()[:-3] + b"xyz")
+    rc = cli.main(["flash", "--sim", str(data), "--dry-run"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = [line.split() for line in out.splitlines()[:-1]]
+    assert [r[1] for r in rows if r[0] != "same"] == ["link.mpy"], out
+    assert out.splitlines()[-1].startswith("1 of ")
+    rc = cli.main(["flash", "--sim", str(data)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "installed 1 file(s)" in err, err
+    # Restarted, the simulator runs the flashed firmware and answers the host.
+    stop(p)
+    p, lines = start()
+    assert any("running the firmware flashed in" in line for line in lines), lines
+    # app imported from the flash (the sim's cwd), not from the checkout's firmware/app.py
+    assert any(line.strip() in ("bawo sim: firmware app.mpy", "bawo sim: firmware %s" % (data / "app.mpy"))
+               for line in lines), lines
+    from bawo.ports import connect
+    ser, link, info = connect(None, str(data), timeout=1.0)
+    ser.close()
+    assert info["proto"] == 1 and info["device"].startswith("sim-")

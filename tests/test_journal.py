@@ -23,7 +23,7 @@ def game(n_moves):
 
 ids = [game(2) for _ in range(5)]
 res['ids'] = ids
-res['list'] = j.list_games()
+res['list'] = list(j.list_games())
 data, total, crc = j.record_bytes(ids[0], 0, 1000)
 res['chunk'] = [data.decode(), total, crc]
 res['part'] = j.record_bytes(ids[0], 5, 7)[0].decode()

@@ -21,7 +21,8 @@ from .errors import BawoError
 
 STAGE = ".bawo_new"
 KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would be ignored
-# Firmware files for other runtimes: the simulator, CircuitPython.
+# Firmware files for other runtimes: the simulator, CircuitPython. Any *_sim.py / sim_*.py is
+# simulator-only too (see is_sim_only).
 SKIP_FIRMWARE = ("hw_sim.py", "hw_circuitpython.py", "board_sim.py")
 SKIP_RULES = ("manifest.py",)
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
@@ -70,12 +71,17 @@ def profile_path(name):
                      % (name, ", ".join(known) or "(none found)"))
 
 
+def is_sim_only(name):
+    """Firmware files the Pico must not get: the simulator's entry and hardware, other runtimes."""
+    return name in SKIP_FIRMWARE or name.endswith("_sim.py") or name.startswith("sim_")
+
+
 def sources(profile):
     """[(board path, local source path)] of everything the board needs."""
     out = []
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
-        if f.endswith(".py") and f not in SKIP_FIRMWARE and not f.startswith("test_") and f != "__init__.py":
+        if f.endswith(".py") and not is_sim_only(f) and not f.startswith("test_") and f != "__init__.py":
             out.append((f, os.path.join(fw, f)))
     rd = rules_dir()
     for f in sorted(os.listdir(rd)):

@@ -13,6 +13,11 @@ The firmware's flash is the directory --data. With --moves/--script/--random/--d
 board runs on a simulated clock in lockstep with the script (fast, deterministic) and the
 moves are entered by pressing pockets as a player would; otherwise it runs in real time
 and the terminal shows the LEDs, taking keys and mouse clicks as presses.
+
+As on a Pico, a Ctrl-C on the serial port stops the firmware and the MicroPython REPL takes
+the port (`micropython -i` in the data dir), so `bawo flash --sim DIR` (mpremote with
+`resume`) installs a bundle into the data dir; once it holds one, a restarted sim runs the
+flashed firmware (only board_sim/hw_sim, never flashed, come from the checkout).
 """
 from __future__ import annotations
 
@@ -143,8 +148,17 @@ class BoardProcess:
         cmd_r, cmd_w = os.pipe()
         out_r, out_w = os.pipe()
         env = dict(os.environ)
+        # A data dir that `bawo flash` filled (the simulated board's flash) runs its own
+        # firmware; board_sim and hw_sim are never flashed, so they come from the checkout.
+        self.flashed = mpy_dir is None and is_flashed(self.data)
+        if mpy_dir:
+            path = [str(mpy_dir)]
+        elif self.flashed:
+            path = [os.path.abspath(self.data), str(fw), str(rules_parent), ".frozen"]
+        else:
+            path = [str(fw), str(rules_parent), ".frozen"]
         env.update({
-            "MICROPYPATH": os.pathsep.join([str(mpy_dir)] if mpy_dir else [str(fw), str(rules_parent), ".frozen"]),
+            "MICROPYPATH": os.pathsep.join(path),
             "BAWO_PROFILE": self.profile_file, "BAWO_DATA": self.data,
             "BAWO_IN": str(cmd_r), "BAWO_OUT": str(out_w),
             "BAWO_CLOCK": "fake" if fake else "real", "BAWO_FRAMES": "1" if frames else "0",
@@ -158,7 +172,8 @@ class BoardProcess:
         if heap:
             argv += ["-X", "heapsize=%s" % heap]
         # mpy_dir: precompiled .mpy files, as deployed to the Pico (see build_mpy)
-        argv += ["-m", "board_sim"] if mpy_dir else [str(fw / "board_sim.py")]
+        # (-m: the script's own directory is not put first on sys.path)
+        argv += ["-m", "board_sim"] if mpy_dir or self.flashed else [str(fw / "board_sim.py")]
         self.serial = link
         if link is None:
             stdin, stdout = subprocess.DEVNULL, open(os.path.join(self.data, "console.log"), "ab")
@@ -449,6 +464,26 @@ def _caption(st):
     return "  " + text
 
 
+REPL_EXIT = 3  # firmware/board_sim.py: the program stopped on Ctrl-C from the serial port
+
+
+def is_flashed(data):
+    """True if `bawo flash` installed firmware in this simulator data dir."""
+    return any(os.path.exists(os.path.join(data, n)) for n in ("app.mpy", "app.py"))
+
+
+def start_repl(relay, data):
+    """The MicroPython REPL on the board's serial port, its working directory the flash dir:
+    what a Pico offers once mpremote has stopped main.py. mpremote sends Ctrl-C and at once
+    Ctrl-A; the board ends of the relay stay open, so bytes behind the Ctrl-C wait in the pipe
+    for the REPL instead of being lost with the firmware process."""
+    env = dict(os.environ)
+    env["MICROPYPATH"] = os.pathsep.join([os.path.abspath(data), ".frozen"])
+    to_board, from_board = relay.board_ends()
+    return subprocess.Popen([micropython_binary(), "-i"], stdin=to_board, stdout=from_board,
+                            stderr=from_board, cwd=data, env=env)
+
+
 # -- interactive mode -----------------------------------------------------------------------
 class PtyRelay:
     """The board's serial port as a pty: tools open the slave path."""
@@ -467,8 +502,7 @@ class PtyRelay:
         return self.to_board_r, self.from_board_w
 
     def start(self):
-        os.close(self.to_board_r)
-        os.close(self.from_board_w)
+        # The board ends stay open here too: the REPL takes them over when the firmware stops.
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self):
@@ -506,14 +540,41 @@ def _interactive(args, data):
             keymap[ch] = r * len(chars) + c
     keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
                    "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
+    if board.flashed:
+        print("bawo sim: running the firmware flashed in %s" % data)
+    for line in board.log:
+        if line.startswith("M firmware "):
+            print("bawo sim: " + line[2:])  # where app was imported from
     if args.headless or not sys.stdin.isatty():
-        print("bawo sim: running headless; Ctrl-C stops")
+        print("bawo sim: running headless; Ctrl-C stops", flush=True)
+        repl = None
         try:
             while board.proc.poll() is None:
-                board.readline(timeout=3600)
-        except (KeyboardInterrupt, SimError):
+                line = board.readline(timeout=3600)
+                if line.startswith("M "):
+                    print("bawo sim: " + line[2:], flush=True)
+        except SimError:
             pass
-        board.kill()
+        except KeyboardInterrupt:
+            board.kill()
+        try:
+            if board.proc.wait(5) == REPL_EXIT:
+                repl = start_repl(relay, data)
+                print("bawo sim: the firmware stopped (Ctrl-C on its port): MicroPython REPL on %s, "
+                      "in %s" % (relay.path, data), flush=True)
+                repl.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if repl is not None and repl.poll() is None:
+                repl.kill()
+                repl.wait(5)
+            relay.stop = True
+            board.kill()
+            try:
+                os.remove(os.path.join(data, "port"))
+            except OSError:
+                pass
         return 0
     import termios
     import tty
@@ -527,12 +588,17 @@ def _interactive(args, data):
         while board.proc.poll() is None:
             r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
             if board._out in r or board._buf:
-                while True:
-                    line = board.readline(timeout=1)
-                    if line.startswith("S "):
-                        board.status = json.loads(line[2:])
-                    if b"\n" not in board._buf:
-                        break
+                try:
+                    while True:
+                        line = board.readline(timeout=1)
+                        if line.startswith("S "):
+                            board.status = json.loads(line[2:])
+                        if b"\n" not in board._buf:
+                            break
+                except SimError:
+                    if board.proc.poll() is None:
+                        raise
+                    break  # the firmware stopped (Ctrl-C on its port: the REPL, below)
             if sys.stdin in r:
                 ch = os.read(fd, 64).decode(errors="ignore")
                 if ch in ("q", "\x03"):
@@ -552,6 +618,20 @@ def _interactive(args, data):
                                  + "\x1b[K\n  keys: pocket letters, m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n\x1b[J"
                                  % relay.path)
                 sys.stdout.flush()
+        if board.proc.poll() == REPL_EXIT:
+            sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
+            print("bawo sim: the firmware stopped (Ctrl-C on its port): MicroPython REPL on %s, "
+                  "in %s; q quits" % (relay.path, data))
+            repl = start_repl(relay, data)
+            try:
+                while repl.poll() is None:
+                    r, _, _ = select.select([sys.stdin], [], [], 0.2)
+                    if r and os.read(fd, 64).decode(errors="ignore") in ("q", "\x03"):
+                        break
+            finally:
+                if repl.poll() is None:
+                    repl.kill()
+                    repl.wait(5)
     finally:
         sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
