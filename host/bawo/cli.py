@@ -1,6 +1,7 @@
 """The `bawo` command. Every failure ends as one line `bawo: error: ...` and exit status 1
 (2 for a wrong command line), never a traceback."""
 import argparse
+import inspect
 import json
 import os
 import sqlite3
@@ -17,7 +18,7 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _sub(subs, name, help_, description, epilog=None):
-    return subs.add_parser(name, help=help_, description=textwrap.dedent(description).strip(),
+    return subs.add_parser(name, help=help_, description=inspect.cleandoc(description),
                            epilog=textwrap.dedent(epilog).strip() if epilog else None,
                            formatter_class=Formatter)
 
