@@ -17,10 +17,15 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
+def _epilog(text):
+    # "examples:" then its lines, indented two spaces whatever the source indentation.
+    head, _, rest = inspect.cleandoc(text).partition("\n")
+    return head + "\n" + textwrap.indent(textwrap.dedent(rest), "  ") if rest else head
+
+
 def _sub(subs, name, help_, description, epilog=None):
     return subs.add_parser(name, help=help_, description=inspect.cleandoc(description),
-                           epilog=textwrap.dedent(epilog).strip() if epilog else None,
-                           formatter_class=Formatter)
+                           epilog=_epilog(epilog) if epilog else None, formatter_class=Formatter)
 
 
 def _add_db(p):
