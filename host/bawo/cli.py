@@ -20,7 +20,9 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 def _epilog(text):
     # "examples:" then its lines, indented two spaces whatever the source indentation.
     head, _, rest = inspect.cleandoc(text).partition("\n")
-    return head + "\n" + textwrap.indent(textwrap.dedent(rest), "  ") if rest else head
+    if rest and not any(line.startswith(" ") for line in rest.splitlines()):
+        rest = textwrap.indent(rest, "  ")
+    return head + "\n" + rest if rest else head
 
 
 def _sub(subs, name, help_, description, epilog=None):
