@@ -1,0 +1,340 @@
+"""Computer opponents: iterative-deepening alpha-beta with a fixed-size transposition table.
+
+Pure Python for CPython and MicroPython alike. A search stops at a node budget (deterministic:
+the same seed and position give the same move on both runtimes) or at a time budget.
+
+>>> from shared_rules import game
+>>> g = game("oware")
+>>> p = Player(g, level=3, seed=1)
+>>> p.choose(g.start()) in g.legal_moves(g.start())
+True
+"""
+from shared_rules.evaluate import EVALS, LEAVES, WIN, WIN_BOUND, terminal_score, key_hash
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+try:
+    from time import ticks_ms, ticks_diff
+except ImportError:
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.perf_counter() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
+
+_EXACT = const(0)
+_LOWER = const(1)
+_UPPER = const(2)
+_MAX_DEPTH = const(24)  # bounds the recursion, hence the Pico's C stack
+_CHECK = const(65521)  # the check key: the hash above the slot number, modulo a prime
+_TIME_EVERY = const(15)     # poll the clock when nodes & this == 0
+
+# Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
+# in sixths). Level-5 budgets are what a Pico searches in 1.6-1.8 s on its slowest moves
+# (docs/ai.md, bench/ai_speed.py).
+_LEVEL5_NODES = {"bawo": 500, "oware": 600, "bagh-chal": 500}
+_LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
+HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
+# A safety net on the board should the speed estimate be wrong; never reached on a PC.
+BOARD_TIME_MS = const(1800)
+
+
+def level_budget(name, level, host=False):
+    """(random-move chance /256, max depth, node budget or None) for a level 1..5."""
+    rnd, depth, sixths = _LEVELS[level - 1]
+    nodes = None
+    if sixths:
+        nodes = _LEVEL5_NODES[name] * sixths // 6
+        if host:
+            nodes *= HOST_FACTOR
+    return rnd, depth, nodes
+
+
+class Rng:
+    """xorshift32: identical sequences on every runtime (unlike the `random` modules)."""
+
+    def __init__(self, seed):
+        self.s = (seed * 2654435761 + 1) & 0xFFFFFFFF or 1
+
+    def next(self):
+        x = self.s
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.s = x
+        return x
+
+    def below(self, n):
+        return self.next() % n
+
+    def shuffle(self, lst):
+        for i in range(len(lst) - 1, 0, -1):
+            j = self.below(i + 1)
+            lst[i], lst[j] = lst[j], lst[i]
+
+
+def _prime_below(n):
+    # A prime table size spreads the slots over every byte of the position, where a power
+    # of two would see only the first pocket or two.
+    n -= 1
+    while True:
+        d = 3
+        while d * d <= n and n % d:
+            d += 2
+        if n % 2 and d * d > n:
+            return n
+        n -= 1
+
+
+class _Stop(Exception):
+    pass
+
+
+def _position(pos_or_state):
+    return getattr(pos_or_state, "position", pos_or_state)
+
+
+class RandomPlayer:
+    def __init__(self, game, seed=0):
+        self.game = game
+        self.rng = Rng(seed)
+        self.last_info = {}
+
+    def choose(self, pos_or_state):
+        moves = self.game.legal_moves(_position(pos_or_state))
+        return moves[self.rng.below(len(moves))]
+
+
+class GreedyPlayer:
+    """One ply: the move whose resulting position evaluates best, ties broken at random."""
+
+    def __init__(self, game, seed=0):
+        self.game = game
+        self.rng = Rng(seed)
+        self.evaluate = EVALS[game.name]
+        self.last_info = {}
+
+    def choose(self, pos_or_state):
+        g = self.game
+        pos = _position(pos_or_state)
+        moves = list(g.legal_moves(pos))
+        self.rng.shuffle(moves)
+        children = [g.play(pos, m) for m in moves]
+        best = None
+        bs = -WIN - 1
+        for i in range(len(moves)):
+            c = children[i]
+            out = g.outcome(c)
+            s = -terminal_score(out, c.turn, 1) if out is not None else -self.evaluate(g, c)
+            if s > bs:
+                bs = s
+                best = moves[i]
+        return best
+
+
+class Player:
+    """Alpha-beta player. level 1..5; node_budget / time_ms override the level's budget.
+
+    `host=True` gives the bigger budgets of a PC. `tt_bits` sets the table size (the largest
+    prime below 2**bits slots, 7 bytes each: 7 KB for the board's default of 10).
+    """
+
+    def __init__(self, game, level=5, seed=0, node_budget=None, time_ms=None, host=False,
+                 tt_bits=None, max_depth=None):
+        self.game = game
+        self.level = level
+        self.rng = Rng(seed)
+        rnd, depth, nodes = level_budget(game.name, level, host)
+        self.random_chance = rnd
+        self.max_depth = max_depth or depth
+        self.node_budget = node_budget if node_budget is not None else nodes
+        if time_ms is None and nodes is not None and not host:
+            time_ms = BOARD_TIME_MS
+        self.time_ms = time_ms
+        self.evaluate = EVALS[game.name]
+        self._leaf = LEAVES.get(game.name)
+        self.order_eval = self.evaluate
+        if tt_bits is None:
+            tt_bits = 14 if host else 10
+        n = _prime_below(1 << tt_bits)
+        self._size = n
+        # Parallel bytearrays, allocated once, 7 bytes a slot on any runtime and no block over
+        # 2n bytes (a fragmented heap has few large holes): a 16-bit check key (with the slot
+        # number, about 26 bits of the hash are verified), the score + 32768 in 16 bits,
+        # depth << 2 | bound flag, the best move as its index in legal_moves, the generation.
+        self._tchk = bytearray(2 * n)
+        self._tscore = bytearray(2 * n)
+        self._tdf = bytearray(n)
+        self._tmove = bytearray(n)
+        self._tgen = bytearray(n)
+        self._gen = 0
+        self.last_info = {}
+
+    def choose(self, pos_or_state):
+        g = self.game
+        pos = _position(pos_or_state)
+        moves = list(g.legal_moves(pos))
+        if not moves:
+            raise ValueError("no legal move: the game is over")
+        self.rng.shuffle(moves)
+        if self.random_chance and self.rng.below(256) < self.random_chance:
+            self.last_info = {"depth": 0, "nodes": 0, "time_ms": 0, "score": 0, "random": True}
+            return moves[0]
+        return self._search(pos, moves)
+
+    # -- search -------------------------------------------------------------------------
+
+    def _new_generation(self):
+        # Entries of earlier searches are ignored, so a choice depends only on the position
+        # and the seed, not on the game so far; clearing happens once per 255 searches.
+        self._gen += 1
+        if self._gen > 255:
+            self._gen = 1
+            self._tgen[:] = bytes(len(self._tgen))
+
+    def _search(self, pos, moves):
+        g = self.game
+        self._new_generation()
+        self.nodes = 0
+        self._t0 = ticks_ms()
+        budget = self.node_budget
+        self._budget = budget if budget is not None else 1 << 30
+        tm = self.time_ms
+        if tm is None and budget is None:
+            tm = 2000
+        self._deadline = tm
+        n = len(moves)
+        if n == 1:
+            self.last_info = {"depth": 0, "nodes": 0, "time_ms": 0, "score": 0, "move": moves[0]}
+            return moves[0]
+        children = [g.play(pos, m) for m in moves]
+        order = list(range(n))
+        scores = [0] * n
+        best = order[0]
+        best_score = 0
+        depth_done = 0
+        for depth in range(1, self.max_depth + 1):
+            alpha = -WIN - 1
+            it_best = -1
+            try:
+                for k in range(n):
+                    i = order[k]
+                    s = -self._negamax(children[i], depth - 1, -WIN - 1, -alpha, 1)
+                    scores[i] = s
+                    if s > alpha:
+                        alpha = s
+                        it_best = i
+            except _Stop:
+                # The partial iteration searched the previous best first, so any move that
+                # beat it already is at least as good a choice.
+                if it_best >= 0:
+                    best = it_best
+                    best_score = alpha
+                break
+            best = it_best
+            best_score = alpha
+            depth_done = depth
+            if alpha >= WIN_BOUND or alpha <= -WIN_BOUND:
+                break  # a forced result: deeper search cannot change it
+            # Best first; index order keeps equal scores in the shuffled order on any sort.
+            order.sort(key=lambda i: (i - (scores[i] << 8)) if i != best else -(1 << 30))
+        self.last_info = {"depth": depth_done, "nodes": self.nodes,
+                          "time_ms": ticks_diff(ticks_ms(), self._t0), "score": best_score,
+                          "move": moves[best]}
+        return moves[best]
+
+    def _negamax(self, pos, depth, alpha, beta, ply):
+        nodes = self.nodes + 1
+        if nodes > self._budget:
+            raise _Stop
+        self.nodes = nodes
+        if self._deadline is not None and not nodes & _TIME_EVERY:
+            if ticks_diff(ticks_ms(), self._t0) >= self._deadline:
+                raise _Stop
+        g = self.game
+        if depth <= 0 and self._leaf is not None:
+            return self._leaf(g, pos, ply)
+        out = g.outcome(pos)
+        if out is not None:
+            return terminal_score(out, pos.turn, ply)
+        if depth <= 0:
+            return self.evaluate(g, pos)
+        h = key_hash(g, pos)
+        slot = h % self._size
+        check = (h // self._size) % _CHECK
+        tc = self._tchk
+        s2 = slot << 1
+        tmove = -1
+        hit = self._tgen[slot] == self._gen and tc[s2] == check & 255 and tc[s2 + 1] == check >> 8
+        if hit:
+            tmove = self._tmove[slot]
+            v = self._tdf[slot]
+            if v >> 2 >= depth:
+                s = (self._tscore[s2] | (self._tscore[s2 + 1] << 8)) - 32768
+                if s >= WIN_BOUND:
+                    s -= ply
+                elif s <= -WIN_BOUND:
+                    s += ply
+                f = v & 3
+                if f == _EXACT:
+                    return s
+                if f == _LOWER:
+                    if s >= beta:
+                        return s
+                elif s <= alpha:
+                    return s
+        moves = g.legal_moves(pos)
+        children = [g.play(pos, m) for m in moves]
+        n = len(moves)
+        if depth >= 2 and n > 1:
+            # Order by the opponent's static view of each reply; index breaks ties so any
+            # sort (MicroPython's is not stable) gives one order.
+            ev = self.order_eval
+            keys = [(ev(g, children[i]) << 8) + i for i in range(n)]
+            keys.sort()
+            order = [k & 255 for k in keys]
+        else:
+            order = list(range(n))
+        if 0 <= tmove < n and order[0] != tmove:
+            order.remove(tmove)
+            order.insert(0, tmove)
+        alpha0 = alpha
+        best = -WIN - 1
+        bmove = order[0]
+        for i in order:
+            s = -self._negamax(children[i], depth - 1, -beta, -alpha, ply + 1)
+            if s > best:
+                best = s
+                bmove = i
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        break
+        if best <= alpha0:
+            flag = _UPPER
+        elif best >= beta:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        # Replace by depth: keep a deeper entry of another position from this search.
+        if hit or self._tgen[slot] != self._gen or depth >= self._tdf[slot] >> 2:
+            st = best
+            if st >= WIN_BOUND:
+                st += ply
+            elif st <= -WIN_BOUND:
+                st -= ply
+            st += 32768
+            tc[s2] = check & 255
+            tc[s2 + 1] = check >> 8
+            self._tscore[s2] = st & 255
+            self._tscore[s2 + 1] = st >> 8
+            self._tdf[slot] = (depth << 2) | flag
+            self._tmove[slot] = bmove
+            self._tgen[slot] = self._gen
+        return best

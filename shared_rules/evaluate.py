@@ -1,0 +1,145 @@
+"""Static evaluation and position hashing for the search in shared_rules.ai.
+
+Every score is from the side to move's point of view (negamax), in small integers so that
+the transposition table can keep them in plain lists on MicroPython (no boxed ints).
+"""
+from shared_rules.baghchal import ADJ, JUMPS
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+WIN = const(30000)
+# Scores beyond this are wins or losses at a distance in plies.
+WIN_BOUND = const(29000)
+
+
+def terminal_score(outcome, turn, ply):
+    """Score of a finished game for the side to move; a quicker win scores higher."""
+    if outcome.winner is None:
+        return 0
+    return WIN - ply if outcome.winner == turn else ply - WIN
+
+
+def bawo(g, pos):
+    # Seeds never leave the board, so material is the share of the 64; the front row both
+    # captures and, once empty, loses the game, so its seeds and empty pockets count extra.
+    b = pos.board
+    o = pos.turn << 4
+    p = 16 - o
+    s = 0
+    for k in range(8):
+        x = b[o + k]
+        y = b[p + k]
+        s += 6 * (x - y)
+        if not x:
+            s -= 5
+        if not y:
+            s += 5
+        if x >= 2:
+            s += 2
+        if y >= 2:
+            s -= 2
+    for k in range(8, 16):
+        x = b[o + k]
+        y = b[p + k]
+        s += 4 * (x - y)
+        if x >= 2:
+            s += 2
+        if y >= 2:
+            s -= 2
+    # The mover's capturing turn is worth a tempo: it takes a whole facing pocket now.
+    if g.capturing(pos):
+        s += 12
+    return s
+
+
+def oware(g, pos):
+    # Stores are final; board seeds are not, but seeds on your side keep you mobile, and
+    # pits of 1-2 seeds are what the opponent captures next.
+    t = pos.turn
+    st = pos.stores
+    s = 16 * (st[t] - st[1 - t])
+    pits = pos.pits
+    o = t * 6
+    q = 6 - o
+    for k in range(6):
+        x = pits[o + k]
+        y = pits[q + k]
+        s += x - y
+        if x == 1 or x == 2:
+            s -= 3
+        if y == 1 or y == 2:
+            s += 3
+    return s
+
+
+def bagh_chal(g, pos):
+    # From the goats' side, then negated for tigers. Capturable goats count fully when the
+    # tigers are to move (one will go), a third otherwise (goats may still cover them).
+    b = pos.board
+    moves = 0
+    trapped = 0
+    threats = 0
+    for p in range(25):
+        if b[p] != 2:
+            continue
+        m = 0
+        for q in ADJ[p]:
+            if not b[q]:
+                m += 1
+        for q, r in JUMPS[p]:
+            if b[q] == 1 and not b[r]:
+                m += 1
+                threats += 1
+        if not m:
+            trapped += 1
+        moves += m
+    s = -120 * pos.captured + 30 * trapped - 3 * moves
+    if pos.turn:
+        s -= 60 * (threats > 0) + 10 * threats
+        return -s
+    return s - 10 * threats
+
+
+def bawo_leaf(g, pos, ply):
+    """Score of a Bawo leaf without generating its moves, which is most of a node's cost.
+
+    The game's own outcome() sows every start to find endless ones; a leaf only checks the
+    front rows and whether a start of 2 or more seeds exists (endless starts are rare).
+    """
+    b = pos.board
+    o = pos.turn << 4
+    p = 16 - o
+    mine = theirs = False
+    for k in range(8):
+        if b[o + k]:
+            mine = True
+        if b[p + k]:
+            theirs = True
+    if not mine:
+        return ply - WIN
+    if not theirs:
+        return WIN - ply
+    for k in range(o, o + 16):
+        if b[k] >= 2:
+            return bawo(g, pos)
+    return ply - WIN
+
+
+EVALS = {"bawo": bawo, "oware": oware, "bagh-chal": bagh_chal}
+# Games whose leaves have a cheaper test than game.outcome + evaluation.
+LEAVES = {"bawo": bawo_leaf}
+
+
+def key_hash(g, pos):
+    """A position's hash as a non-negative int, the same on CPython and MicroPython.
+
+    Python's hash() of bytes is salted per process on CPython, which would make the
+    table's replacement, and so the chosen move, differ from run to run.
+    """
+    if g.name == "bawo":
+        return int.from_bytes(pos.board, "little") * 2 + pos.turn
+    return int.from_bytes(pos.key(), "little")
