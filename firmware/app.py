@@ -4,7 +4,7 @@
 # durable, and only then does the animation start (docs/visual-language.md).
 import gc
 import json
-from compat import const, ticks_diff, ticks_add
+from compat import const, ticks_diff, ticks_add, ticks_ms
 from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
@@ -21,13 +21,23 @@ SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 FLASH_MS = const(350)
 BLINK_MS = const(450)
 BOARD_MOVE_MS = const(500)   # pause before the board's own move, so the player sees it
+BOARD_SHOW_MS = const(1200)  # the start pocket of a move the board plays blinks this long,
+BOARD_BLINK_MS = const(200)  # on and off at this pace, before its sowing is animated
 NONE = const(255)
+EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
+TT_BITS = const(9)           # the AI's table: 509 slots, 3.5 KB (ai.py's board default is
+# 1021): the room it leaves is what lets a level-5 search fit a 160 KB heap with the firmware
 
 MENU = const(0)
 PLAY = const(1)
 OVER = const(2)
 
 DEFAULTS = {'game': 'bawo', 'opponent': 'people', 'brightness': 5, 'speed': 5, 'level': 3}
+# Who plays which side: the menu's choices, the board on both sides (a demonstration, set by
+# the simulator), and games a host started over the link (`bawo play --board`), where the
+# host sends its side's moves and the board refuses presses for that side.
+BOARD_SIDES = {'board-first': 0, 'board-second': 1, 'board-both': 2}
+HOST_SIDES = {'host-first': 0, 'host-second': 1}
 
 
 class RandomOpponent:
@@ -46,12 +56,16 @@ class RandomOpponent:
         return moves[s % len(moves)]
 
 
-def make_opponent(g, level=3, seed=1):
-    """An object with choose(state) -> move: the engine's AI if it is installed."""
+def make_opponent(g, level=3, seed=1, poll=None, say=None):
+    """An object with choose(state) -> move: the engine's AI if it is installed.
+    poll() is called while it thinks; True abandons the search (choose returns None)."""
     try:
+        load_ai(g.name)
         from shared_rules.ai import Player
-        return Player(g, level=level, seed=seed)
-    except (ImportError, MemoryError, KeyError, TypeError):
+        return Player(g, level=level, seed=seed, poll=poll, tt_bits=TT_BITS)
+    except (ImportError, MemoryError, KeyError, TypeError) as e:
+        if say:
+            say('no AI (%r): the board plays at random' % e)
         return RandomOpponent(seed)
 
 
@@ -84,10 +98,22 @@ class EventBuf:
         return self.n
 
 
-def use_engine(name):
-    """Keep only the engine of the game being played in RAM: a module's bytecode lives on
-    the heap, and the other two engines are a third of the free heap of a 160 KB build."""
+AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate')
+
+
+def load_ai(name):
+    """Import the AI before the game's own objects: evaluate imports the Bagh-Chal engine
+    for two tables, and its code, dropped again, leaves holes the game can fill."""
+    import shared_rules.ai
     shared_rules.unload(keep=name)
+    gc.collect()
+
+
+def use_engine(name, ai=False):
+    """Keep only the engine of the game being played in RAM: a module's bytecode lives on
+    the heap, and the other two engines are a third of the free heap of a 160 KB build.
+    The AI's modules stay only while the board plays a side (ai)."""
+    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
     gc.collect()
 
 
@@ -133,7 +159,17 @@ class App:
         self.g = None
         self.header = None
         self.opponent = None
-        self.board_side = -1
+        self.board_side = -1        # 0, 1, 2 = both, -1 = none (BOARD_SIDES)
+        self.host_side = -1
+        self.thinking = False
+        self.abort_key = -1         # MENU or BACK pressed while the board thought
+        self.abort_think = False    # a link request wants the board to stop thinking
+        self.intro = -1             # the start cell blinking before the board's move
+        self.intro_until = 0
+        self.intro_on = 0
+        self.thinks = 0             # searches finished, their total and longest real time
+        self.think_ms = 0
+        self.think_max = 0
         self.cell_of_key = bytearray(p.n_keys)
         self.key_of_cell = bytearray(32)
         self.ncells = 0
@@ -149,7 +185,7 @@ class App:
         self.now = board.ticks_ms()
         self.blink_at = self.now
         self.anim = None
-        self.evbuf = EventBuf(1000)
+        self.evbuf = EventBuf(EVENTS)
         self.anim_i = 0
         self.anim_at = 0
         self.hand = -1
@@ -176,8 +212,10 @@ class App:
             pass
         if given:
             s.update(given)
-        if s['opponent'] not in OPPONENTS:
+        if s['opponent'] not in OPPONENTS and s['opponent'] not in BOARD_SIDES:
             s['opponent'] = 'people'
+        if not 1 <= s['level'] <= 5:
+            s['level'] = 3
         return s
 
     def save_settings(self):
@@ -237,15 +275,22 @@ class App:
         self.header = header
         self.g = None
         self.s = None
-        use_engine(name)
+        self.opponent = None
+        opp = header.get('opponent', 'people')
+        self.board_side = BOARD_SIDES.get(opp, -1)
+        self.host_side = HOST_SIDES.get(opp, -1)
+        use_engine(name, ai=self.board_side >= 0)
+        if self.board_side >= 0:
+            try:
+                load_ai(name)
+            except (ImportError, MemoryError):
+                pass   # make_opponent says so
         self.g = make_game(name)
         self.s = State(self.g, header.get('position'), history=1)
-        opp = header.get('opponent', 'people')
-        self.board_side = 1 if opp == 'board-second' else (0 if opp == 'board-first' else -1)
-        self.opponent = None
         if self.board_side >= 0:
-            self.opponent = make_opponent(self.g, self.settings.get('level', 3),
-                                          header.get('seed', 1))
+            # One Player a game: its table is allocated once, here, while the heap is tidy.
+            self.opponent = make_opponent(self.g, header.get('level', 3), header.get('seed', 1),
+                                          self._think_poll, self.say)
         self._layout(name)
         self.view.reset(pieces=(name == 'bagh-chal'))
 
@@ -285,7 +330,7 @@ class App:
             if cok[k] != NONE:
                 self.key_of_cell[cok[k]] = k
 
-    def new_game(self, name, position=None):
+    def new_game(self, name, position=None, opponent=None):
         """Start a game (archiving an unfinished one). RulesError for a bad position."""
         if self.anim is not None:
             self.skip()
@@ -294,8 +339,10 @@ class App:
                 self._finish()
             else:
                 self.journal.discard_current()
-        header = {'game': name, 'opponent': self.settings['opponent'],
-                  'seed': self.now & 0xFFFF or 1}
+        opp = opponent or self.settings['opponent']
+        header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
+        if opp in BOARD_SIDES:
+            header['level'] = self.settings['level']
         if position:
             header['position'] = position
         start = self.start_time()
@@ -355,14 +402,87 @@ class App:
         self.hand = self.mark = self.capt = -1
         self.changed()
 
-    def _board_to_move(self):
-        return (self.mode == PLAY and self.board_side >= 0 and self.s.turn == self.board_side
-                and self.s.outcome() is None)
+    def _plays(self, side):
+        """'board', 'host' or 'person': who plays side 0 or 1 of this game."""
+        if self.board_side == 2 or self.board_side == side:
+            return 'board'
+        return 'host' if self.host_side == side else 'person'
 
-    def play(self, move):
-        """Play a legal move: journal first, then animate. False if flash is full."""
+    def _board_to_move(self):
+        return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
+                and (self.board_side == 2 or self.s.turn == self.board_side))
+
+    def _host_to_move(self):
+        return self.mode == PLAY and self.s.turn == self.host_side and self.s.outcome() is None
+
+    def _start_cell(self, move, turn):
+        # The pocket (point) a move starts from: what the board's move shows first.
+        name = self.g.name
+        if name == 'bawo':
+            return (turn << 4) + (move >> 1)
+        if name == 'oware':
+            return turn * 6 + move
+        return move if move < 25 else (move - 25) // 25
+
+    def _think(self):
+        """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
+        s = self.s
+        self.abort_key = -1
+        self.abort_think = False
+        self.thinking = True
+        gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
+        t0 = ticks_ms()
+        try:
+            move = self.opponent.choose(s)
+        finally:
+            self.thinking = False
+        t = ticks_diff(ticks_ms(), t0)
+        if move is not None:
+            self.thinks += 1
+            self.think_ms += t
+            if t > self.think_max:
+                self.think_max = t
+        if move is None or self.s is not s:
+            self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
+            key = self.abort_key
+            self.abort_key = -1
+            if key >= 0:
+                self.on_press(key)
+            return
+        self.play(move, True)
+
+    def _think_poll(self):
+        # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
+        now = self.board.ticks_ms()
+        self.now = now
+        k = self.keys
+        k.scan(now)
+        while True:
+            ev = k.get()
+            if ev is None:
+                break
+            if ev & PRESSED:
+                key = ev & KEY_MASK
+                if key == k.menu or key == k.back:
+                    self.abort_key = key
+                elif key < self.profile.n_keys:
+                    self.flash(key)
+        if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
+            self.flash_key = -1
+            self.redraw = True
+        if self.redraw:
+            self.draw()
+        self.view.show()
+        if self.link is not None:
+            self.link.poll()
+        return self.abort_key >= 0 or self.abort_think
+
+    def play(self, move, intro=False):
+        """Play a legal move: journal first, then animate. False if flash is full.
+        intro: a move the person did not press (board or host): its start blinks first."""
         s = self.s
         mover = s.turn
+        start = self._start_cell(move, mover) if intro else -1
         text = s.move_str(move)
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.evbuf
@@ -386,10 +506,14 @@ class App:
         self.sel = -1
         self.starts = {}
         self.direct = {}
-        if animate and len(events):
+        if start >= 0:
+            self.intro = start
+            self.intro_on = 1
+            self.intro_until = ticks_add(self.now, BOARD_SHOW_MS)
+        if (animate and len(events)) or start >= 0:
             self.anim = events
             self.anim_i = 0
-            self.anim_at = self.now
+            self.anim_at = self.intro_until if start >= 0 else self.now
             self.anim_mover = mover
             self.changed()
         else:
@@ -399,8 +523,11 @@ class App:
     def _finish(self):
         s = self.s
         h = self.header
-        names = ('board' if self.board_side == 0 else 'person',
-                 'board' if self.board_side == 1 else 'person')
+        names = (self._plays(0), self._plays(1))
+        # The board is done with this game: its AI makes room for the record.
+        self.opponent = None
+        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
+        gc.collect()
         # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
         from shared_rules.record import Record
         text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
@@ -491,6 +618,7 @@ class App:
 
     def _anim_done(self):
         self.anim = None
+        self.intro = -1
         if self.mode == PLAY:
             self._position_changed()
             self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
@@ -508,6 +636,8 @@ class App:
         best = None
         if self.anim is not None:
             best = ticks_diff(self.anim_at, self.now)
+            if self.intro >= 0 and best > 0:
+                best = (best - 1) % BOARD_BLINK_MS + 1   # the next blink
         elif self._board_to_move():
             best = ticks_diff(self.board_at, self.now)
         if self.flash_key >= 0:
@@ -553,7 +683,7 @@ class App:
             else:
                 self.flash(key)
             return
-        if self.mode != PLAY or self._board_to_move():
+        if self.mode != PLAY or self._board_to_move() or self._host_to_move():
             self.flash(key)
             return
         cell = self.cell_of_key[key]
@@ -628,6 +758,8 @@ class App:
 
     def _bg(self, cell, oware):
         if self.anim is not None:
+            if cell == self.intro:
+                return V.BG_BOARD if self.intro_on else 0
             if cell == self.capt:
                 return V.BG_CAPTURE
             if cell == self.hand:
@@ -677,7 +809,16 @@ class App:
             if ev & PRESSED:
                 self.on_press(ev & KEY_MASK)
         if self.anim is not None:
+            if self.intro >= 0:
+                on = 1 - ticks_diff(now, self.intro_until) // BOARD_BLINK_MS % 2
+                if on != self.intro_on:
+                    self.intro_on = on
+                    self.redraw = True
             while self.anim is not None and ticks_diff(now, self.anim_at) >= 0:
+                if self.intro >= 0:
+                    self.intro = -1
+                    self.redraw = True
+                    continue
                 if self.anim_i >= len(self.anim):
                     self._anim_done()
                 else:
@@ -685,7 +826,7 @@ class App:
                     if self.anim_at != now:
                         break
         elif self._board_to_move() and ticks_diff(now, self.board_at) >= 0:
-            self.play(self.opponent.choose(self.s))
+            self._think()
         if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
             self.flash_key = -1
             self.redraw = True

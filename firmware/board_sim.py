@@ -6,7 +6,8 @@
 #   BAWO_CLOCK    'fake' (lockstep with the commands, fast) or 'real'
 #   BAWO_FRAMES   1: stream every LED frame on BAWO_OUT
 #   BAWO_SEED, BAWO_BOARD_ID, BAWO_FLASH (modelled flash bytes), BAWO_MIN_FREE,
-#   BAWO_SPEED, BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
+#   BAWO_SPEED, BAWO_OPPONENT (a settings value, e.g. board-both), BAWO_LEVEL (1-5),
+#   BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
 #   BAWO_BOUNCE (ms each switch contact bounces)
 #
 # Commands (one a line): p K / r K press / release key K; t K tap K (press, 40 ms,
@@ -68,7 +69,9 @@ class Sim:
         self.poller.register(self.inp, select.POLLIN)
         self.peak = 0   # gc.mem_alloc high-water sampled every loop (garbage included)
         self.live = 0   # high-water of what survives a gc.collect() when idle
-        self.heap = env('BAWO_HEAP') == '1'
+        self.heap = env('BAWO_HEAP') in ('1', '2')
+        self.search_live = 0 if env('BAWO_HEAP') == '2' else -1
+        self._wrapped = None
         self.last_version = -1
         self.pending_release = []
         self.crash_after = -1
@@ -118,6 +121,10 @@ class Sim:
         settings = {}
         if env('BAWO_SPEED'):
             settings['speed'] = int(env('BAWO_SPEED'))
+        if env('BAWO_OPPONENT'):
+            settings['opponent'] = env('BAWO_OPPONENT')
+        if env('BAWO_LEVEL'):
+            settings['level'] = int(env('BAWO_LEVEL'))
         self.app = a = _app.App(self.board, j, bid, hook=self.hook, settings=settings)
         if env('BAWO_LINK', '1') == '1':
             try:
@@ -144,6 +151,12 @@ class Sim:
             d['moves'] = a.s.moves
             d['turn'] = a.g.sides[a.s.turn]
             d['takata'] = a.takata
+            d['opponent'] = a.header.get('opponent', 'people')
+            info = getattr(a.opponent, 'last_info', None)
+            if info:
+                d['ai'] = info
+            if a.thinks:
+                d['thinks'] = [a.thinks, a.think_ms, a.think_max]
             out = a.s.outcome()
             if out is not None:
                 w = _app.winner_name(a.g, out)
@@ -152,6 +165,8 @@ class Sim:
         if self.heap:
             d['peak'] = self.peak
             d['live'] = self.live
+            if self.search_live >= 0:
+                d['search_live'] = self.search_live
         return json.dumps(d)
 
     def tick(self):
@@ -160,6 +175,20 @@ class Sim:
             m = gc.mem_alloc()
             if m > self.peak:
                 self.peak = m
+            o = self.app.opponent
+            if self.search_live >= 0 and o is not None and o is not self._wrapped \
+                    and getattr(o, 'poll', None) is not None:
+                self._wrapped = o
+                self._poll = o.poll
+                o.poll = self._sample
+
+    def _sample(self):
+        # BAWO_HEAP=2: what stays alive during the searches (slow: a collection a poll).
+        gc.collect()
+        m = gc.mem_alloc()
+        if m > self.search_live:
+            self.search_live = m
+        return self._poll()
 
     def run_for(self, ms):
         for _ in range(ms):
@@ -238,7 +267,15 @@ class Sim:
             px = b.pixels
             p = b.profile
             from binascii import hexlify
-            self.emit('%dx%d %s' % (p.width, p.height, hexlify(px.canvas_rgb()).decode()))
+            # In pieces: one line of hex is 3 KB, more than a fragmented 160 KB heap offers
+            # in one block (a simulator's tool, not part of the board's budget).
+            rgb = px.canvas_rgb()
+            o = self.out
+            if o is not None:
+                o.write(b'%dx%d ' % (p.width, p.height))
+                for i in range(0, len(rgb), 128):
+                    o.write(hexlify(rgb[i:i + 128]))
+                o.write(b'\n')
         elif c == 'crash':
             self.crash_after = int(parts[1])
             self.app.journal.crash_hook = self.crash_hook
@@ -316,6 +353,15 @@ def main():
             s.serve_fake()
         else:
             s.serve_real()
+    except Exception as e:
+        # Say where, on the status pipe; the app goes first: printing needs memory too.
+        s.app = None
+        gc.collect()
+        import io
+        buf = io.StringIO()
+        sys.print_exception(e, buf)
+        s.emit('M crash: ' + buf.getvalue().replace('\n', ' | '))
+        raise
     except KeyboardInterrupt:
         # As a Pico's main.py stopped by mpremote: the program ends and the port's REPL
         # takes over (the simulator starts it on the same pipes, in the flash directory).

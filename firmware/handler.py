@@ -51,14 +51,27 @@ class Handler:
         return {'mode': ('menu', 'play', 'over')[a.mode], 'game': a.g.name,
                 'id': a.header['id'], 'position': a.g.format(s.position),
                 'turn': a.g.sides[s.turn], 'ply': s.ply, 'result': res,
+                'opponent': a.header.get('opponent', 'people'),
                 'legal': s.legal_move_strs()}
 
-    def new_game(self, kind, position=None):
+    def _not_thinking(self):
+        # Requests that change the game wait for the search to stop: the search asked the
+        # link for news, so changing its position under it is not an option. It stops within
+        # 16 nodes; the host asks again (host/bawo/link.py retries on 6).
+        a = self.app
+        if a.thinking:
+            a.abort_think = True
+            raise self._err(6, 'busy: the board is thinking, ask again')
+
+    def new_game(self, kind, position=None, opponent=None):
         a = self.app
         if kind not in a.games:
             raise self._err(3, 'game %s not playable here: %s' % (kind, ', '.join(a.games)))
+        if opponent is not None and opponent not in A.HOST_SIDES and opponent != 'people':
+            raise self._err(3, 'opponent %s: people, host-first or host-second' % opponent)
+        self._not_thinking()
         try:
-            a.new_game(kind, position)
+            a.new_game(kind, position, opponent)
         except RulesError as e:
             raise self._err(3, str(e)[:80])
         return self.position()
@@ -67,6 +80,7 @@ class Handler:
         a = self.app
         if a.s is None or a.mode == A.MENU:
             raise self._err(4, 'no game in progress')
+        self._not_thinking()
         if a.anim is not None:
             a.skip()
         s = a.s
@@ -76,6 +90,6 @@ class Handler:
                 raise RulesError('illegal move %s' % text)
         except RulesError as e:
             raise self._err(5, str(e)[:80])
-        if not a.play(m):
+        if not a.play(m, True):
             raise self._err(7, 'flash full')
         return self.position()

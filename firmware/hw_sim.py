@@ -86,7 +86,8 @@ class SimPixels(Pixels):
 
     def __init__(self, profile, brightness=None, out=None):
         Pixels.__init__(self, profile, brightness)
-        self.last = bytes(3 * self.n)
+        self.last = bytearray(3 * self.n)   # copied into, not reallocated: a Pico's
+        # transmit allocates nothing, so neither does its model on the 160 KB heap
         self.frames = 0
         self._fd = None
         self._stream = None
@@ -101,7 +102,7 @@ class SimPixels(Pixels):
             self._stream = out
 
     def _transmit(self, buf):
-        self.last = bytes(buf)
+        self.last[:] = buf
         self.frames += 1
         if self._fd is not None or self._stream is not None:
             p = self.profile

@@ -219,6 +219,8 @@ class Link:
         if t == P.POSITION:
             return self._call("position")
         if t == P.NEW:
+            if "opponent" in a:  # only then: handlers without the argument still work
+                return self._call("new_game", a["kind"], a.get("position"), a["opponent"])
             return self._call("new_game", a["kind"], a.get("position"))
         if t == P.MOVE:
             return self._call("move", a["move"])

@@ -1,12 +1,15 @@
 # The settings menu, drawn on the pocket grid: one row per setting, one pocket per choice.
-# Row 0 game, row 1 opponent, row 2 brightness, row 3 animation speed. MENU starts a new
-# game with the choices shown; BACK returns to the game in progress.
+# Row 0 game, row 1 opponent, row 2 brightness, row 3 animation speed; the board's level
+# (1-5) follows the opponents on row 1 where the grid is wide enough, else it has row 4.
+# MENU starts a new game with the choices shown; BACK returns to the game in progress.
 GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
 # Opponents: both sides pressed by people; the board plays the second side; the first.
 OPPONENTS = ('people', 'board-second', 'board-first')
 OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
 BAR_COLOR = 0xE0E0E0
 SPEED_COLOR = 0x30E030
+LEVEL_COLOR = 0xFF3080
+AI_LEVELS = 5
 DIM = 0x080808
 
 ROW_GAME = 0
@@ -22,6 +25,13 @@ class Menu:
         self.games = games                 # names playable on this profile
         self.s = settings                  # dict: game, opponent, brightness, speed
         self.levels = min(LEVELS, profile.grid_cols)
+        # (row, first column) of the level bar, or None if the grid has no room for it.
+        if profile.grid_cols >= len(OPPONENTS) + AI_LEVELS:
+            self.level_at = (ROW_OPP, len(OPPONENTS))
+        elif profile.grid_rows > ROW_SPEED + 1 and profile.grid_cols >= AI_LEVELS:
+            self.level_at = (ROW_SPEED + 1, 0)
+        else:
+            self.level_at = None
         if self.s.get('game') not in games:
             self.s['game'] = games[0]
 
@@ -36,9 +46,13 @@ class Menu:
 
     def press(self, row, col):
         """A pocket press in the menu: True if it chose something."""
+        s = self.s
+        lv = self._level_col(row, col)
+        if lv:
+            s['level'] = lv
+            return True
         if col >= self.options(row):
             return False
-        s = self.s
         if row == ROW_GAME:
             s['game'] = self.games[col]
         elif row == ROW_OPP:
@@ -49,11 +63,22 @@ class Menu:
             s['speed'] = col + 1
         return True
 
+    def _level_col(self, row, col):
+        # The level (1..5) a pocket of the level bar stands for, else 0.
+        la = self.level_at
+        if la is None or row != la[0] or not la[1] <= col < la[1] + AI_LEVELS:
+            return 0
+        return col - la[1] + 1
+
     def draw(self, view):
         p = self.profile
         s = self.s
         for key in range(p.n_keys):
             row, col = p.positions[key]
+            lv = self._level_col(row, col)
+            if lv:
+                self._tint(view, key, LEVEL_COLOR, lv <= s.get('level', 3), lv)
+                continue
             n = self.options(row)
             if col >= n:
                 view.cell(key, 0)

@@ -18,6 +18,7 @@ BG_TARGET = const(0x004000)    # where a press plays a move: green
 BG_BAD = const(0x600000)       # a press that cannot play: red flash
 BG_HAND = const(0x383838)      # animation: the pocket being emptied
 BG_CAPTURE = const(0x700000)   # animation: an opponent pocket being captured
+BG_BOARD = const(0x005050)     # blinking: where a move the board (or host) plays starts
 BG_WIN = const(0x004010)       # game over: the winner's pockets
 BG_LOSE = const(0x280000)      # game over: the loser's pockets
 BG_DRAW = const(0x202000)      # game over, draw: everyone's pockets

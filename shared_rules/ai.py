@@ -96,6 +96,10 @@ class _Stop(Exception):
     pass
 
 
+class _Abort(Exception):
+    pass
+
+
 def _position(pos_or_state):
     return getattr(pos_or_state, "position", pos_or_state)
 
@@ -143,11 +147,14 @@ class Player:
 
     `host=True` gives the bigger budgets of a PC. `tt_bits` sets the table size (the largest
     prime below 2**bits slots, 7 bytes each: 7 KB for the board's default of 10).
+    `poll`: called every 16 nodes; if it returns True the search is abandoned and choose()
+    returns None (last_info["aborted"]). It does not change the move otherwise.
     """
 
     def __init__(self, game, level=5, seed=0, node_budget=None, time_ms=None, host=False,
-                 tt_bits=None, max_depth=None):
+                 tt_bits=None, max_depth=None, poll=None):
         self.game = game
+        self.poll = poll
         self.level = level
         self.rng = Rng(seed)
         rnd, depth, nodes = level_budget(game.name, level, host)
@@ -184,9 +191,18 @@ class Player:
             raise ValueError("no legal move: the game is over")
         self.rng.shuffle(moves)
         if self.random_chance and self.rng.below(256) < self.random_chance:
+            # The caller's keys and link still get a look, as during a search.
+            if self.poll is not None and self.poll():
+                self.last_info = {"aborted": True, "nodes": 0}
+                return None
             self.last_info = {"depth": 0, "nodes": 0, "time_ms": 0, "score": 0, "random": True}
             return moves[0]
-        return self._search(pos, moves)
+        try:
+            return self._search(pos, moves)
+        except _Abort:
+            self.last_info = {"aborted": True, "nodes": self.nodes,
+                              "time_ms": ticks_diff(ticks_ms(), self._t0)}
+            return None
 
     # -- search -------------------------------------------------------------------------
 
@@ -213,7 +229,6 @@ class Player:
         if n == 1:
             self.last_info = {"depth": 0, "nodes": 0, "time_ms": 0, "score": 0, "move": moves[0]}
             return moves[0]
-        children = [g.play(pos, m) for m in moves]
         order = list(range(n))
         scores = [0] * n
         best = order[0]
@@ -225,7 +240,7 @@ class Player:
             try:
                 for k in range(n):
                     i = order[k]
-                    s = -self._negamax(children[i], depth - 1, -WIN - 1, -alpha, 1)
+                    s = -self._negamax(g.play(pos, moves[i]), depth - 1, -WIN - 1, -alpha, 1)
                     scores[i] = s
                     if s > alpha:
                         alpha = s
@@ -254,9 +269,11 @@ class Player:
         if nodes > self._budget:
             raise _Stop
         self.nodes = nodes
-        if self._deadline is not None and not nodes & _TIME_EVERY:
-            if ticks_diff(ticks_ms(), self._t0) >= self._deadline:
+        if not nodes & _TIME_EVERY:
+            if self._deadline is not None and ticks_diff(ticks_ms(), self._t0) >= self._deadline:
                 raise _Stop
+            if self.poll is not None and self.poll():
+                raise _Abort
         g = self.game
         if depth <= 0 and self._leaf is not None:
             return self._leaf(g, pos, ply)
@@ -290,13 +307,12 @@ class Player:
                 elif s <= alpha:
                     return s
         moves = g.legal_moves(pos)
-        children = [g.play(pos, m) for m in moves]
         n = len(moves)
         if depth >= 2 and n > 1:
             # Order by the opponent's static view of each reply; index breaks ties so any
             # sort (MicroPython's is not stable) gives one order.
             ev = self.order_eval
-            keys = [(ev(g, children[i]) << 8) + i for i in range(n)]
+            keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
             keys.sort()
             order = [k & 255 for k in keys]
         else:
@@ -308,7 +324,11 @@ class Player:
         best = -WIN - 1
         bmove = order[0]
         for i in order:
-            s = -self._negamax(children[i], depth - 1, -beta, -alpha, ply + 1)
+            # RAM, not speed: a child is made when its turn comes, so only the positions
+            # along the line are alive (on a 160 KB heap all the children of every node on
+            # the line were most of the search's memory); making one again is a copy or one
+            # sowing, a small part of a node's cost.
+            s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
             if s > best:
                 best = s
                 bmove = i

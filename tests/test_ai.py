@@ -194,3 +194,31 @@ def test_same_move_under_micropython():
 def test_compiles_for_the_pico(tmp_path):
     files = [ROOT / "shared_rules" / "ai.py", ROOT / "shared_rules" / "evaluate.py"]
     assert mpy_cross_all(files, tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["bawo", "oware", "bagh-chal"])
+def test_poll_aborts_or_changes_nothing(name):
+    g = game(name)
+    s = State(g)
+    for m in g.legal_moves(s.position)[:1]:
+        s.push(m)
+    calls = []
+
+    def quiet():
+        calls.append(1)
+        return False
+    ref = Player(g, level=5, seed=7).choose(s)
+    p = Player(g, level=5, seed=7, poll=quiet)
+    assert p.choose(s) == ref and calls            # polled, same move
+    assert len(calls) == p.last_info["nodes"] // 16
+
+    n = [0]
+
+    def menu_pressed():
+        n[0] += 1
+        return n[0] >= 3
+    p = Player(g, level=5, seed=7, poll=menu_pressed)
+    assert p.choose(s) is None and p.last_info["aborted"]
+    assert p.last_info["nodes"] == 48
+    p.poll = None                                  # the same Player searches again afterwards
+    assert p.choose(s) in g.legal_moves(s.position)

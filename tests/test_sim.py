@@ -65,3 +65,26 @@ def test_interactive_exposes_a_pty_link(tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=10)
+
+
+def test_ai_vs_ai_level5_whole_bawo_game_in_160k(tmp_path):
+    # As deployed (.mpy), both sides the board's own AI at level 5, animated, in the Pico's
+    # heap budget: the game reaches its end and the peak is printed (pytest -s shows it).
+    out = sim("--ai-vs-ai", "--level", "5", "--game", "bawo", "--heap", "160k", "--mpy",
+              "--data", str(tmp_path), "--quiet", "--headless", timeout=180)
+    assert out.returncode == 0, out.stderr + out.stdout[-2000:]
+    assert "result: " in out.stdout and "plies" in out.stdout, out.stdout
+    heap = [x for x in out.stdout.splitlines() if x.startswith("heap: ")]
+    ai = [x for x in out.stdout.splitlines() if x.startswith("board's AI: ")]
+    assert heap and ai, out.stdout
+    print(ai[0])
+    print(heap[0])
+    peak = int(heap[0].split("peak gc.mem_alloc ")[1].split()[0])
+    assert peak < 160 * 1024
+
+
+def test_opponent_board_with_random_person(tmp_path):
+    out = sim("--opponent", "board-second", "--level", "2", "--random", "40", "--seed", "3",
+              "--data", str(tmp_path), "--quiet", "--headless", "--speed", "8")
+    assert out.returncode == 0, out.stderr
+    assert "board's AI: " in out.stdout

@@ -202,11 +202,15 @@ def build_parser():
     s = _sub(subs, "play", "play against the computer in the terminal",
              """Play a game in the terminal: type moves as in RULES.md (A1+ for Bawo, C for Oware,
              c3 / a1-a2 / a1xa3 for Bagh-Chal); `?` lists legal moves, `undo`, `quit`.
-             Against the AI when it is available, otherwise two people take turns.""",
+             Against the AI when it is available, otherwise two people take turns.
+             With --board the game is on the board: you press your moves there, this PC's AI
+             (its deeper budgets) answers and the board shows its moves.""",
              """examples:
                bawo play
                bawo play --game oware --level 3 --as N
-               bawo play --game bagh-chal --two-players""")
+               bawo play --game bagh-chal --two-players
+               bawo play --board --level 5            (the board on USB)
+               bawo play --board --sim /tmp/bawo-sim  (a running `bawo sim --data /tmp/bawo-sim`)""")
     from shared_rules import GAMES
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
     s.add_argument("--level", type=int, default=2, help="AI strength, 1 (weak) and up (default 2)")
@@ -216,6 +220,9 @@ def build_parser():
     s.add_argument("--two-players", action="store_true", help="no AI: two people take turns")
     _add_db(s)
     s.add_argument("--no-log", action="store_true", help="do not store the game in the log")
+    s.add_argument("--board", action="store_true",
+                   help="play on the board: you press pockets, the PC's AI answers over the link")
+    _add_port(s)
     s.set_defaults(func=cmd_play)
 
     s = _sub(subs, "demo", "try it without a board: simulated board, sync, list",
@@ -510,6 +517,16 @@ def cmd_flash(args):
 
 def cmd_play(args):
     from .play import play
+    if args.board:
+        from .play import play_on_board
+        if args.two_players:
+            raise BawoError("--board and --two-players: on the board, people play by "
+                            "choosing 'people' in its menu")
+        ser, link, info = _connect(args)
+        try:
+            return play_on_board(link, args.game, args.level, args.side, args.seed)
+        finally:
+            ser.close()
     log = None if args.no_log else _open_log(args)
     try:
         return play(args.game, args.level, args.side, args.seed, args.two_players, log)

@@ -163,10 +163,14 @@ class BoardLink:
     def position(self):
         return self.request(P.POSITION)
 
-    def new_game(self, kind, position=None):
+    def new_game(self, kind, position=None, opponent=None):
+        """opponent: 'host-first'/'host-second', the side the host plays (the board then
+        refuses presses for it), or None for the board's menu setting."""
         p = {"kind": kind}
         if position is not None:
             p["position"] = position
+        if opponent is not None:
+            p["opponent"] = opponent
         return self.request(P.NEW, p)
 
     def move(self, text):

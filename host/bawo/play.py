@@ -134,3 +134,67 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         log.add(rec, "play")
         out.write("logged as %s\n" % rec.header["Id"])
     return 0
+
+
+def _send_move(link, text, tries=20):
+    # Error 6: the board was thinking (a menu-side AI) and stops within 16 nodes: ask again.
+    from .link import LinkError
+    for k in range(tries):
+        try:
+            return link.move(text)
+        except LinkError as e:
+            if e.code != 6 or k == tries - 1:
+                raise
+            time.sleep(0.05)
+
+
+def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=None):
+    """`bawo play --board`: a new game on the board over the link; the person presses their
+    moves on the board, the host's AI (PC budgets) sends its own with MOVE and the board
+    animates them. Returns 0 at the game's end; timeout (s) without news from the board
+    stops it (None: wait forever)."""
+    out = out or sys.stdout
+    g = make_game(name)
+    human = _side_index(g, side)
+    if not 1 <= level <= 5:
+        raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
+    from shared_rules.ai import Player
+    ai = Player(g, level=level, seed=seed if seed is not None else int(time.time()), host=True)
+    st = link.new_game(name, opponent="host-second" if human == 0 else "host-first")
+    gid = st["id"]
+    s = State(g, st.get("position") if st.get("ply") == 0 else None)
+    out.write("game %s on the board: you play %s by pressing pockets, the computer (level %d) "
+              "plays %s\n%s\n" % (gid, g.sides[human], level, g.sides[1 - human],
+                                  draw(g.name, g.format(s.position))))
+    out.flush()
+    while s.outcome() is None:
+        if s.turn != human:
+            t0 = time.monotonic()
+            m = ai.choose(s)
+            text = g.move_str(m, s.position)
+            r = _send_move(link, text)
+            s.push(m)
+            out.write("\ncomputer (%s) plays %s (%.2f s)\n%s\n" % (
+                g.sides[1 - human], text, time.monotonic() - t0, draw(g.name, g.format(s.position))))
+            out.flush()
+            if r.get("position") != g.format(s.position):
+                raise BawoError("the board's position differs from the host's after %s" % text)
+            continue
+        got = None
+        for ev in link.events(timeout=timeout):
+            if ev.get("ev") == "start" and ev.get("id") != gid:
+                raise BawoError("a new game was started on the board: this one is left")
+            if ev.get("id") == gid and ev.get("ev") == "move" and ev.get("ply") == s.ply + 1:
+                got = ev
+                break
+        if got is None:
+            raise BawoError("no move from the board within %s s" % timeout)
+        s.push(got["move"])
+        out.write("\nyou (%s) played %s\n%s\n" % (g.sides[human], got["move"],
+                                                 draw(g.name, g.format(s.position))))
+        out.flush()
+    o = s.outcome()
+    w = winner_name(g, o)
+    out.write("\n%s (%s); the board keeps the record: `bawo sync` fetches it\n"
+              % ("draw" if w is None else "%s wins" % w, o.reason))
+    return 0

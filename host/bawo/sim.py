@@ -240,6 +240,10 @@ class BoardProcess:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "(still running)"
+        crash = [x for x in self.log if x.startswith("M crash: ")]
+        if crash:  # board_sim's own report: the traceback's last frames and the error
+            parts = crash[-1][9:].split(" | ")
+            return " | ".join(p.strip() for p in parts[-4:] if p.strip())
         err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
         try:  # MicroPython prints tracebacks on stdout: the console log
             with open(os.path.join(self.data, "console.log"), errors="replace") as f:
@@ -310,8 +314,17 @@ def build_mpy(dest, march="x64"):
     return dest
 
 
-def choose_settings(board, game, opponent="people", speed=None):
-    """Press the menu pockets for game/opponent/speed (the menu must be showing)."""
+def level_cell(rows, cols, level):
+    """(row, col) of a level's pocket in the menu (mirrors firmware/menu.py), or None."""
+    if cols >= 3 + 5:
+        return 1, 3 + level - 1
+    if rows > 4 and cols >= 5:
+        return 4, level - 1
+    return None
+
+
+def choose_settings(board, game, opponent="people", speed=None, level=None):
+    """Press the menu pockets for game/opponent/speed/level (the menu must be showing)."""
     from shared_rules import GAMES  # noqa: F401 - the names below are shared_rules' names
     st = board.status
     prof = json.loads(Path(board.profile_file).read_text())
@@ -324,9 +337,15 @@ def choose_settings(board, game, opponent="people", speed=None):
         raise SimError("game %s does not fit profile %s (it plays %s)"
                        % (game, prof["name"], ", ".join(games)))
     board.tap(at[(0, games.index(game))])
-    board.tap(at[(1, ("people", "board-second", "board-first").index(opponent))])
+    if opponent is not None:
+        board.tap(at[(1, ("people", "board-second", "board-first").index(opponent))])
     if speed is not None:
         board.tap(at[(3, min(speed, min(8, cols)) - 1)])
+    if level is not None:
+        rc = level_cell(prof["grid"]["rows"], cols, level)
+        if rc is None:
+            raise SimError("profile %s has no room for the level in its menu" % prof["name"])
+        board.tap(at[rc])
     del key
     return board.idle()
 
@@ -348,6 +367,39 @@ def play_moves(board, game, moves, on_move=None):
         if on_move:
             on_move(st)
     return st
+
+
+def play_vs_board(board, game, person_move, on_move=None, limit=2000):
+    """The person's side by presses, person_move(status) -> move text (None: stop), the
+    board's side by its AI; returns the final status."""
+    cells = key_of_cell(board.profile_file, game)
+    st = board.status
+    while not st.get("result") and st["ply"] < limit:
+        mv = person_move(st)
+        if mv is None:
+            break
+        ply = st["ply"]
+        for k in presses_for(game, st["pos"], mv, cells):
+            board.tap(k)
+        st = board.idle()       # idle again once the board has answered and animated it
+        if st["ply"] <= ply or st["moves"][ply] != mv:
+            raise SimError("the board did not take move %s at ply %d (position %s)"
+                           % (mv, ply + 1, st["pos"]))
+        if on_move:
+            on_move(st)
+    return st
+
+
+def random_person(game, seed):
+    """person_move for play_vs_board: seeded random legal moves."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    rng = random.Random(seed)
+
+    def choose(st):
+        pos = g.parse(st["pos"])
+        return g.move_str(rng.choice(sorted(g.legal_moves(pos))), pos)
+    return choose
 
 
 def random_moves(game, position, seed, limit, start=0):
@@ -450,7 +502,7 @@ def _labels(game, rows, cols, status):
 def _caption(st):
     side = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
     if st.get("mode") == "menu":
-        text = ("menu: row 1 game (%s), row 2 opponent, row 3 brightness, row 4 speed;"
+        text = ("menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
                 " MENU starts, BACK returns" % ", ".join(st.get("games", [])))
     elif st.get("result"):
         r = st["result"]
@@ -697,24 +749,63 @@ def _script_moves(args):
 
 
 def _scripted(args, data, moves, rnd):
+    env = {}
+    if args.heap:
+        env["BAWO_HEAP"] = "1"
+    ai_vs_ai = getattr(args, "ai_vs_ai", False)   # other commands build args of their own
+    opponent = getattr(args, "opponent", None) or "people"
+    level = getattr(args, "level", None)
+    if ai_vs_ai:
+        # Not a menu choice: the settings come in by the environment, the menu keeps them.
+        env.update({"BAWO_OPPONENT": "board-both", "BAWO_LEVEL": str(level or 5)})
+        opponent = None
+    mpy = None
+    if getattr(args, "mpy", False):
+        import tempfile
+        mpy = build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
     board = BoardProcess(args.profile, data, fake=True, seed=args.seed, speed=args.speed,
-                         heap=args.heap)
+                         heap=args.heap, extra_env=env, mpy_dir=mpy)
     try:
         st = board.status
         if st["mode"] == "play":
             # A game was in progress on this flash: it resumed; archive it with MENU twice.
             board.menu()
             board.idle()
-        st = choose_settings(board, args.game, "people", args.speed)
-        board.menu()
-        st = board.idle()
-        if rnd is not None:
-            moves = random_moves(args.game, st["pos"], args.seed, rnd)
+        st = choose_settings(board, args.game, opponent, args.speed,
+                             level if opponent and opponent != "people" else None)
 
         def progress(s):
             if not args.headless and not args.quiet:
-                print("  ply %3d  %-6s %s" % (s["ply"], s["moves"][-1], s["pos"]))
-        st = play_moves(board, args.game, moves, progress)
+                for k in range(progress.ply, s["ply"]):
+                    print("  ply %3d  %-6s %s" % (k + 1, s["moves"][k],
+                                                  s["pos"] if k + 1 == s["ply"] else ""))
+                progress.ply = s["ply"]
+        progress.ply = 0
+        board.menu()
+        if ai_vs_ai:
+            st = board.idle(timeout=600)   # the board plays both sides to the end
+            progress(st)
+        elif opponent != "people":
+            st = board.idle()
+            progress(st)
+            if rnd is not None:
+                person = random_person(args.game, args.seed)
+                left = [rnd]
+
+                def person_move(s):
+                    left[0] -= 1
+                    return person(s) if left[0] >= 0 else None
+            else:
+                script = list(moves)
+
+                def person_move(s):
+                    return script.pop(0) if script else None
+            st = play_vs_board(board, args.game, person_move, progress)
+        else:
+            st = board.idle()
+            if rnd is not None:
+                moves = random_moves(args.game, st["pos"], args.seed, rnd)
+            st = play_moves(board, args.game, moves, progress)
         frame = board.get_frame()
         if not args.headless:
             print(render(frame, board.profile_file, st, color=sys.stdout.isatty()))
@@ -724,6 +815,13 @@ def _scripted(args, data, moves, rnd):
                   % (result, st.get("reason"), st["ply"], st.get("id"), data))
         else:
             print("no result yet after %d plies: %s" % (st["ply"], st["pos"]))
+        if st.get("thinks"):
+            n, total, most = st["thinks"]
+            print("board's AI: %d moves, %.3f s a move on average, %.3f s the longest (this PC)"
+                  % (n, total / n / 1000, most / 1000))
+        if "peak" in st:
+            print("heap: peak gc.mem_alloc %d bytes (%.1f KB), live after gc.collect() %.1f KB"
+                  % (st["peak"], st["peak"] / 1024, st["live"] / 1024))
         board.quit()
         return 0
     except BaseException:
@@ -751,6 +849,15 @@ def add_parser(subparsers):
     g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
     g.add_argument("--random", type=int, metavar="N", help="N seeded random plies")
     g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
+    g.add_argument("--ai-vs-ai", action="store_true",
+                   help="the board's AI plays both sides, a whole game (level: --level, 5)")
+    p.add_argument("--opponent", choices=("people", "board-second", "board-first"),
+                   help="scripted: the board's AI plays a side; --moves/--random are then "
+                        "the person's moves only")
+    p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
+                   help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
+    p.add_argument("--mpy", action="store_true",
+                   help="run precompiled .mpy files, as deployed on a Pico (scripted modes)")
     p.set_defaults(func=run)
     return p
 
@@ -768,7 +875,7 @@ def run(args):
         rnd = 100000
         if args.speed is None:
             args.speed = 8
-    if moves is None and rnd is None:
+    if moves is None and rnd is None and not args.ai_vs_ai:
         return _interactive(args, data)
     return _scripted(args, data, moves or [], rnd)
 
