@@ -25,8 +25,6 @@ BOARD_SHOW_MS = const(1200)  # the start pocket of a move the board plays blinks
 BOARD_BLINK_MS = const(200)  # on and off at this pace, before its sowing is animated
 NONE = const(255)
 EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
-TT_BITS = const(9)           # the AI's table: 509 slots, 3.5 KB (ai.py's board default is
-# 1021): the room it leaves is what lets a level-5 search fit a 160 KB heap with the firmware
 
 MENU = const(0)
 PLAY = const(1)
@@ -62,7 +60,7 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
     try:
         load_ai(g.name)
         from shared_rules.ai import Player
-        return Player(g, level=level, seed=seed, poll=poll, tt_bits=TT_BITS)
+        return Player(g, level=level, seed=seed, poll=poll)
     except (ImportError, MemoryError, KeyError, TypeError) as e:
         if say:
             say('no AI (%r): the board plays at random' % e)

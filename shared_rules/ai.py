@@ -168,7 +168,7 @@ class Player:
         self._leaf = LEAVES.get(game.name)
         self.order_eval = self.evaluate
         if tt_bits is None:
-            tt_bits = 14 if host else 10
+            tt_bits = 14 if host else 9
         n = _prime_below(1 << tt_bits)
         self._size = n
         # Parallel bytearrays, allocated once, 7 bytes a slot on any runtime and no block over

@@ -147,6 +147,8 @@ class BaghChal:
     name = "bagh-chal"
     sides = SIDES
     repetition = 3
+    adjacent = ADJ  # the lines: for each point, its neighbours; and (over, landing) jumps
+    jumps = JUMPS
 
     def __repr__(self):
         return "BaghChal()"

@@ -3,7 +3,6 @@
 Every score is from the side to move's point of view (negamax), in small integers so that
 the transposition table can keep them in plain lists on MicroPython (no boxed ints).
 """
-from shared_rules.baghchal import ADJ, JUMPS
 
 try:
     from micropython import const
@@ -80,6 +79,8 @@ def bagh_chal(g, pos):
     # From the goats' side, then negated for tigers. Capturable goats count fully when the
     # tigers are to move (one will go), a third otherwise (goats may still cover them).
     b = pos.board
+    adj = g.adjacent  # from the game, so loading this module does not load the Bagh-Chal engine
+    jumps = g.jumps
     moves = 0
     trapped = 0
     threats = 0
@@ -87,10 +88,10 @@ def bagh_chal(g, pos):
         if b[p] != 2:
             continue
         m = 0
-        for q in ADJ[p]:
+        for q in adj[p]:
             if not b[q]:
                 m += 1
-        for q, r in JUMPS[p]:
+        for q, r in jumps[p]:
             if b[q] == 1 and not b[r]:
                 m += 1
                 threats += 1
