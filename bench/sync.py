@@ -21,33 +21,21 @@ from bawo.link import BoardLink  # noqa: E402
 from bawo.sync import sync  # noqa: E402
 import serial  # noqa: E402
 
+# The raw baseline: the test board's raw mode, which answers "SEND n" with n bytes.
 RAW_SCRIPT = r'''
 import sys
 sys.path.insert(0, %r)
+sys.path.insert(0, %r)
 from link import stdio
-import time
-read, write = stdio()
-line = b""
-while True:
-    d = read()
-    if not d:
-        time.sleep_ms(1)
-        continue
-    line += d
-    if b"\n" in line:
-        n = int(line.split(b"\n")[0].split()[1])
-        line = b""
-        blk = b"x" * 1023 + b"\n"
-        while n > 0:
-            write(blk[:min(n, 1024)])
-            n -= 1024
+from fake_board import raw_mode
+raw_mode(*stdio())
 '''
 
 
 def raw_rate(tmp, nbytes):
     path = os.path.join(tmp, "raw.py")
     with open(path, "w") as f:
-        f.write(RAW_SCRIPT % str(FIRMWARE))
+        f.write(RAW_SCRIPT % (str(FIRMWARE), str(FIRMWARE.parent / "tests" / "mp")))
     relay = Relay(path)
     try:
         time.sleep(0.3)

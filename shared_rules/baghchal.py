@@ -6,7 +6,7 @@ Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holdin
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition
+from shared_rules.position import BasePosition, split_fields
 
 SIDES = "GT"
 EMPTY = 0
@@ -77,14 +77,7 @@ def format_position(pos):
 
 
 def parse_position(text):
-    if not isinstance(text, str):
-        raise InvalidPositionError("position must be a string")
-    parts = text.split(" ")
-    if len(parts) != 4:
-        raise InvalidPositionError("bad position %r: expected 'ranks H:<n> C:<n> <side>'" % text)
-    ranks, h, c, side = parts
-    if side not in ("G", "T"):
-        raise InvalidPositionError("bad side to move %r: expected G or T" % side)
+    (ranks, h, c, _), turn = split_fields(text, 4, "'ranks H:<n> C:<n> <side>'", SIDES)
     if not h.startswith("H:") or not h[2:].isdigit():
         raise InvalidPositionError("bad goats in hand %r: expected H:<n>" % h)
     if not c.startswith("C:") or not c[2:].isdigit():
@@ -114,7 +107,7 @@ def parse_position(text):
     if hand > 20 or cap > 20 or goats + hand + cap != 20:
         raise InvalidPositionError("impossible position: %d goats on the board + %d in hand + %d captured "
                                    "is not 20" % (goats, hand, cap))
-    return Position(b, hand, cap, SIDES.index(side))
+    return Position(b, hand, cap, turn)
 
 
 def _tiger_moves(b, out):

@@ -7,7 +7,7 @@ South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 f
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition
+from shared_rules.position import BasePosition, split_fields
 
 try:
     from micropython import const
@@ -64,14 +64,7 @@ def format_position(pos):
 
 
 def parse_position(text):
-    if not isinstance(text, str):
-        raise InvalidPositionError("position must be a string")
-    parts = text.split(" ")
-    if len(parts) != 2:
-        raise InvalidPositionError("bad position %r: expected 4 rows then a space and S or N" % text)
-    rows, side = parts
-    if side not in ("S", "N"):
-        raise InvalidPositionError("bad side to move %r: expected S or N" % side)
+    (rows, _), turn = split_fields(text, 2, "4 rows then a space and S or N", SIDES)
     rows = rows.split("/")
     if len(rows) != 4:
         raise InvalidPositionError("bad position: %d rows, expected 4 separated by '/'" % len(rows))
@@ -91,7 +84,7 @@ def parse_position(text):
             if total > _MAX_TOTAL:
                 raise InvalidPositionError("too many seeds: more than %d on the board" % _MAX_TOTAL)
             b[DISPLAY[r * 8 + x]] = v
-    return Position(b, SIDES.index(side))
+    return Position(b, turn)
 
 
 def _front_empty(b, o):

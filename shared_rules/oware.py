@@ -6,7 +6,7 @@ North's a..f are 6..11. Stores are separate. A move is the pit index in the move
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition
+from shared_rules.position import BasePosition, split_fields
 
 SIDES = "SN"
 _NAMES = ("South", "North")
@@ -50,16 +50,9 @@ def _count(text, what):
 
 
 def parse_position(text):
-    if not isinstance(text, str):
-        raise InvalidPositionError("position must be a string")
-    parts = text.split(" ")
-    if len(parts) != 4:
-        raise InvalidPositionError("bad position %r: expected 'pits S:<n> N:<n> <side>'" % text)
-    rows, s, n, side = parts
+    (rows, s, n, _), turn = split_fields(text, 4, "'pits S:<n> N:<n> <side>'", SIDES)
     if not s.startswith("S:") or not n.startswith("N:"):
         raise InvalidPositionError("bad stores %r %r: expected S:<n> N:<n>" % (s, n))
-    if side not in ("S", "N"):
-        raise InvalidPositionError("bad side to move %r: expected S or N" % side)
     rows = rows.split("/")
     if len(rows) != 2:
         raise InvalidPositionError("bad position: %d rows, expected 2 separated by '/'" % len(rows))
@@ -83,7 +76,7 @@ def parse_position(text):
     total = sum(pits) + stores[0] + stores[1]
     if total != _TOTAL:
         raise InvalidPositionError("impossible position: %d seeds in all, Oware has %d" % (total, _TOTAL))
-    return Position(pits, stores, SIDES.index(side))
+    return Position(pits, stores, turn)
 
 
 def _row_empty_from(p, a, b):

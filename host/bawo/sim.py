@@ -422,6 +422,16 @@ def _parse_frame(line):
     return w, h, bytes.fromhex(hexdata.strip())
 
 
+def _shut_down(relay, board, data):
+    """Stop the serial relay and the board, and withdraw the port file tools look for."""
+    relay.stop = True
+    board.kill()
+    try:
+        os.remove(os.path.join(data, "port"))
+    except OSError:
+        pass
+
+
 def render(frame_line, profile_file, status, color=True, keys=True):
     """The LED canvas as text: each pocket block with its key letter and label."""
     prof = json.loads(Path(profile_file).read_text())
@@ -621,12 +631,7 @@ def _interactive(args, data):
             if repl is not None and repl.poll() is None:
                 repl.kill()
                 repl.wait(5)
-            relay.stop = True
-            board.kill()
-            try:
-                os.remove(os.path.join(data, "port"))
-            except OSError:
-                pass
+            _shut_down(relay, board, data)
         return 0
     import termios
     import tty
@@ -687,12 +692,7 @@ def _interactive(args, data):
     finally:
         sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
-        relay.stop = True
-        board.kill()
-        try:
-            os.remove(os.path.join(data, "port"))
-        except OSError:
-            pass
+        _shut_down(relay, board, data)
     return 0
 
 

@@ -110,4 +110,5 @@ def main():
     link.run(sleep_ms=1)
 
 
-main()
+if __name__ == "__main__":
+    main()
