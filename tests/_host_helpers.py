@@ -3,6 +3,7 @@ MicroPython unix port on a pty (firmware/link.py + firmware/journal.py), and a f
 import os
 import random
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,16 +45,25 @@ def journal_module():
 
 
 def seed_journal(root, n, board="testboard", seed=0, first=1):
-    """Write n finished records into a journal dir, through the firmware's own Journal."""
+    """Write n finished records into a journal dir, through the firmware's own Journal.
+
+    They are written in a staging dir and renamed into `root` whole: a board process may be
+    scanning `root` meanwhile, and would set aside a half-written file (a real board is the
+    only writer of its flash). The board takes its next game number from the names."""
     J = journal_module()
-    j = J.Journal(str(root), board, min_free=0, log=lambda m: None)
+    stage = str(root) + ".stage"
+    j = J.Journal(stage, board, min_free=0, log=lambda m: None)
     recs = []
     for i in range(first, first + n):
         gid = "%s-%04d" % (board, i)
         rec = random_record(seed * 1000 + i, gid)
         j.finish(gid, rec.to_text())
         recs.append(rec)
-    j._write_counter(first + n - 1)
+    os.makedirs(str(root), exist_ok=True)
+    for name in os.listdir(stage):
+        if name.endswith(".rec"):
+            os.rename(os.path.join(stage, name), os.path.join(str(root), name))
+    shutil.rmtree(stage)
     return recs
 
 
