@@ -61,3 +61,16 @@ def test_bom_rows():
         assert '74AHCT125' in mine['Level shifter quad buffer']['example part number']
         assert 'Resistor 330 ohm 1/4 W' in mine and 'Electrolytic capacitor 1000 uF 10 V' in mine
         assert any(part.startswith('Power supply 5 V') for part in mine)
+
+
+def test_readme_bom_tables_match_bom_csv():
+    readme = (HW / 'README.md').read_text().split('## Bill of materials', 1)[1]
+    with open(HW / 'bom.csv', newline='') as f:
+        rows = list(csv.DictReader(f))
+    for build in sorted({r['build'] for r in rows}):
+        section = readme.split('### %s\n' % build, 1)[1].lstrip('\n').split('\n\n', 1)[0]
+        table = [line for line in section.splitlines() if line.startswith('| ') and '---' not in line][1:]
+        want = ['| %s | %s | %s | %s |' % (r['part'], r['quantity'], r['example part number'], r['notes'])
+                for r in rows if r['build'] == build]
+        assert [t.replace('|  |', '| |').rstrip() for t in table] == \
+            [w.replace('|  |', '| |').rstrip() for w in want], build
