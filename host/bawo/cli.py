@@ -30,6 +30,21 @@ def _sub(subs, name, help_, description, epilog=None):
                            epilog=_epilog(epilog) if epilog else None, formatter_class=Formatter)
 
 
+def _add_style(p):
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--numbers", action="store_true",
+                   help="draw positions as a grid of seed counts / pieces (the default when "
+                        "the output is not a terminal or NO_COLOR is set)")
+    g.add_argument("--leds", action="store_true",
+                   help="draw the board's LEDs even then (plain characters without colour)")
+
+
+def _style(args):
+    from .draw import style_for
+    return style_for(sys.stdout, numbers=getattr(args, "numbers", False),
+                     force_leds=getattr(args, "leds", False))
+
+
 def _add_db(p):
     p.add_argument("--db", metavar="FILE",
                    help="game log (SQLite) to use; default: games.sqlite in the user data dir "
@@ -112,7 +127,10 @@ def build_parser():
 
     s = _sub(subs, "show", "replay a logged game in the terminal",
              """Replay a game from the log: Enter shows the next move, q quits.
-             ID may be a unique prefix of the game id.""",
+             ID may be a unique prefix of the game id. Each position is drawn as the board's
+             LEDs show it (the firmware's own drawing, as in `bawo sim`), then the position
+             string and whose turn it is; when the output is not a terminal or NO_COLOR is set,
+             as a grid of numbers instead (--numbers always, --leds never).""",
              """examples:
                bawo show pico-1a2b-0007
                bawo show pico-1a2b-0007 --all     every position, no pauses
@@ -122,6 +140,7 @@ def build_parser():
     s.add_argument("--file", metavar="FILE", help="show the first record of FILE instead")
     s.add_argument("--all", action="store_true", help="print every position without waiting")
     s.add_argument("--ply", type=int, metavar="N", help="only the position after ply N")
+    _add_style(s)
     _add_db(s)
     s.set_defaults(func=cmd_show)
 
@@ -167,13 +186,15 @@ def build_parser():
              """Print the game on the board as it is played and log every move as it happens
              (status 'live' in `bawo games`), so a game watched to its end is in the log even if
              the board's flash fails later. `bawo sync` replaces it with the board's record.
-             Ctrl-C stops watching.""",
+             Positions are drawn as the board's LEDs (numbers without a terminal or with
+             NO_COLOR; see --numbers, --leds). Ctrl-C stops watching.""",
              """examples:
                bawo watch
                bawo watch --sim /tmp/bawo-sim --no-draw""")
     _add_port(s)
     _add_db(s)
     s.add_argument("--no-draw", action="store_true", help="print moves only, not the board")
+    _add_style(s)
     s.add_argument("--exit-after-game", action="store_true", help="stop when a game ends")
     s.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds without news")
     s.set_defaults(func=cmd_watch)
@@ -204,7 +225,9 @@ def build_parser():
              c3 / a1-a2 / a1xa3 for Bagh-Chal); `?` lists legal moves, `undo`, `quit`.
              Against the AI when it is available, otherwise two people take turns.
              With --board the game is on the board: you press your moves there, this PC's AI
-             (its deeper budgets) answers and the board shows its moves.""",
+             (its deeper budgets) answers and the board shows its moves.
+             Positions are drawn as the board's LEDs (numbers without a terminal or with
+             NO_COLOR; see --numbers, --leds).""",
              """examples:
                bawo play
                bawo play --game oware --level 3 --as N
@@ -222,6 +245,7 @@ def build_parser():
     s.add_argument("--no-log", action="store_true", help="do not store the game in the log")
     s.add_argument("--board", action="store_true",
                    help="play on the board: you press pockets, the PC's AI answers over the link")
+    _add_style(s)
     _add_port(s)
     s.set_defaults(func=cmd_play)
 
@@ -399,7 +423,7 @@ def cmd_show(args):
             raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
         rec = Record.from_text(row["record"])
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
-    return show_record(rec, ply=args.ply, interactive=interactive)
+    return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args))
 
 
 def _read_file(path):
@@ -504,7 +528,8 @@ def cmd_watch(args):
     ser, link, info = _connect(args)
     try:
         return watch(link, log, info, draw_board=not args.no_draw,
-                     exit_after_game=args.exit_after_game, timeout=args.timeout)
+                     exit_after_game=args.exit_after_game, timeout=args.timeout,
+                     style=_style(args))
     finally:
         ser.close()
         log.close()
@@ -524,12 +549,14 @@ def cmd_play(args):
                             "choosing 'people' in its menu")
         ser, link, info = _connect(args)
         try:
-            return play_on_board(link, args.game, args.level, args.side, args.seed)
+            return play_on_board(link, args.game, args.level, args.side, args.seed,
+                                 style=_style(args))
         finally:
             ser.close()
     log = None if args.no_log else _open_log(args)
     try:
-        return play(args.game, args.level, args.side, args.seed, args.two_players, log)
+        return play(args.game, args.level, args.side, args.seed, args.two_players, log,
+                    style=_style(args))
     finally:
         if log:
             log.close()

@@ -51,14 +51,139 @@ _DRAWERS = {"bawo": _bawo, "oware": _oware, "bagh-chal": _baghchal}
 _SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 
-def draw(game_name, position, caption=None):
-    """The position as lines of text; a position this module cannot read is shown raw."""
+def numbers(game_name, position, caption=None):
+    """The position as a grid of numbers; a position this module cannot read is shown raw."""
     fn = _DRAWERS.get(game_name)
     try:
         lines, turn = fn(position)
         lines.append("   %s to move" % _SIDE.get(turn, turn))
     except Exception:  # a drawing must never hide the position itself
         lines = ["   " + position]
+    if caption:
+        lines.insert(0, caption)
+    return "\n".join(lines)
+
+
+# -- the board's LEDs, drawn by the firmware's own code ------------------------------------
+# The firmware (firmware/app.py App.draw, firmware/view.py View) runs here on CPython with
+# hw_sim's fake board, KMK style: its frame goes through bawo.sim.render, as in `bawo sim`.
+# There is no second implementation of the LED look on the host.
+_FW_MODULES = ("compat", "keys", "pixels", "pixels_viper", "profile", "view", "menu",
+               "journal", "hw_sim", "app")
+_fw = None
+_apps = {}
+
+
+def _firmware():
+    """The firmware modules (app, hw_sim, profile) imported from firmware/ without leaving
+    firmware/ on sys.path or its module names (profile, keys, ...) in sys.modules, where
+    they would shadow the standard library's."""
+    global _fw
+    if _fw is not None:
+        return _fw
+    import importlib
+    import sys
+    from .sim import repo_paths
+    fw_dir = str(repo_paths()[0])
+    saved = {n: sys.modules.pop(n) for n in _FW_MODULES if n in sys.modules}
+    sys.path.insert(0, fw_dir)
+    try:
+        mods = {n: importlib.import_module(n) for n in ("profile", "hw_sim", "app")}
+    finally:
+        sys.path.remove(fw_dir)
+        for n in _FW_MODULES:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
+    # The firmware frees the engines of the games not played (a Pico's heap is small); in
+    # this process they are the host's own modules: keep them.
+    mods["app"].use_engine = lambda name, ai=False: None
+    mods["app"].load_ai = lambda name: None
+    _fw = mods
+    return mods
+
+
+class _NoFlash:
+    """The journal App asks for while drawing: no settings file, flash not low."""
+    low = False
+
+    def path(self, name):
+        import os
+        return os.path.join(os.devnull, name)   # never opens: default settings
+
+
+def _app_for(game_name):
+    from .sim import PROFILES, profile_path
+    a = _apps.get(game_name)
+    if a is None:
+        fw = _firmware()
+        prof_file = profile_path(PROFILES[game_name])
+        board = fw["hw_sim"].Board(fw["profile"].load(prof_file))
+        a = fw["app"].App(board, _NoFlash(), "host", settings={"game": game_name})
+        a.profile_file = prof_file
+        _apps[game_name] = a
+    return a
+
+
+def frame(game_name, position_text):
+    """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
+    position, drawn by the firmware's App.draw (game over: the winner's tint shown)."""
+    a = _app_for(game_name)
+    A = _firmware()["app"]
+    a.anim = None
+    a.flash_key = -1
+    a._setup({"game": game_name, "position": position_text, "opponent": "people"})
+    a._position_changed()
+    if a.s.outcome() is None:
+        a.mode, a.blink = A.PLAY, 0
+    else:
+        a.mode, a.blink = A.OVER, 1
+    a.draw()
+    px = a.board.pixels
+    px.show()
+    p = a.profile
+    return "%dx%d %s" % (p.width, p.height, px.canvas_rgb().hex()), a.profile_file
+
+
+def leds(game_name, position_text, color=True):
+    """The position as the simulator draws the board's LEDs (half blocks, pocket labels),
+    without the simulator's status line; color=False: plain characters."""
+    from .sim import render
+    line, prof_file = frame(game_name, position_text)
+    text = render(line, prof_file, {"game": game_name}, color=color, keys=False)
+    return text.rsplit("\n", 1)[0]
+
+
+def style_for(stream=None, numbers=False, force_leds=False):
+    """'numbers', 'color' or 'mono': LEDs in colour on a terminal, the numeric grid when
+    the output is not a terminal or NO_COLOR is set; force_leds: LEDs anyway (mono
+    without colour)."""
+    import os
+    import sys
+    if numbers:
+        return "numbers"
+    stream = stream or sys.stdout
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    colour = tty and not os.environ.get("NO_COLOR")
+    if force_leds:
+        return "color" if colour else "mono"
+    return "color" if colour else "numbers"
+
+
+def draw(game_name, position, caption=None, style="numbers"):
+    """The position as text: style 'numbers' (the grid of counts) or 'color'/'mono' (the
+    board's LEDs, then the position string and whose turn it is)."""
+    if style == "numbers":
+        return numbers(game_name, position, caption)
+    try:
+        pic = leds(game_name, position, color=(style == "color"))
+    except Exception:  # a drawing must never hide the position itself
+        return numbers(game_name, position, caption)
+    lines = [pic, "   " + position]
+    try:
+        turn = position.rsplit(" ", 1)[1]
+        lines.append("   %s to move" % _SIDE.get(turn, turn))
+    except IndexError:
+        pass
     if caption:
         lines.insert(0, caption)
     return "\n".join(lines)

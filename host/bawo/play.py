@@ -19,8 +19,9 @@ def _title(rec):
     return "  ".join(bits)
 
 
-def show_record(rec, ply=None, interactive=False, out=None, ask=input):
-    """Print a record's positions; interactive waits for Enter between moves."""
+def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="numbers"):
+    """Print a record's positions; interactive waits for Enter between moves. style: how
+    positions are drawn (draw.draw: 'numbers', or the board's LEDs 'color'/'mono')."""
     out = out or sys.stdout
     g = make_game(rec.header.get("Game"))
     state = rec.replay()  # a logged record always replays; a --file one may not (one-line error)
@@ -30,7 +31,7 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input):
     s = State(g, rec.header.get("Position"))
     out.write(_title(rec) + "\n")
     if ply is None:
-        out.write(draw(g.name, g.format(s.position), "start") + "\n")
+        out.write(draw(g.name, g.format(s.position), "start", style=style) + "\n")
     for k, m in enumerate(rec.moves, 1):
         mover = g.sides[s.turn] if isinstance(s.turn, int) else s.turn
         s.push(m)
@@ -44,10 +45,10 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input):
                     return 0
             except EOFError:
                 return 0
-        out.write("\n" + draw(g.name, g.format(s.position), "ply %d: %s plays %s" % (k, mover, m)) + "\n")
+        out.write("\n" + draw(g.name, g.format(s.position), "ply %d: %s plays %s" % (k, mover, m), style=style) + "\n")
     if ply is not None:
         out.write(draw(g.name, g.format(s.position), "after ply %d%s" % (
-            ply, (": " + rec.moves[ply - 1]) if ply else "")) + "\n")
+            ply, (": " + rec.moves[ply - 1]) if ply else ""), style=style) + "\n")
         return 0
     o = state.outcome()
     if o is None:
@@ -67,7 +68,8 @@ def _side_index(g, side):
     return g.sides.index(side)
 
 
-def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=input, out=None):
+def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=input, out=None,
+         style="numbers"):
     """Interactive game; stores the finished (or abandoned) game in log if given."""
     out = out or sys.stdout
     g = make_game(name)
@@ -86,14 +88,14 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
             out.write("(no AI available: two players take turns)\n")
     s = State(g)
     start = time.strftime("%Y-%m-%dT%H:%M:%S")
-    out.write(draw(g.name, g.format(s.position)) + "\n")
+    out.write(draw(g.name, g.format(s.position), style=style) + "\n")
     while s.outcome() is None:
         mover = g.sides[s.turn]
         if ai is not None and s.turn != human:
             m = ai.choose(s)
             text = g.move_str(m, s.position)
             s.push(m)
-            out.write("\ncomputer (%s) plays %s\n%s\n" % (mover, text, draw(g.name, g.format(s.position))))
+            out.write("\ncomputer (%s) plays %s\n%s\n" % (mover, text, draw(g.name, g.format(s.position), style=style)))
             continue
         try:
             line = ask("%s to move (? for moves): " % mover).strip()
@@ -111,7 +113,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
                     s.pop()
             except RulesError:
                 pass
-            out.write(draw(g.name, g.format(s.position)) + "\n")
+            out.write(draw(g.name, g.format(s.position), style=style) + "\n")
             continue
         if not line:
             continue
@@ -120,7 +122,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         except RulesError as e:
             out.write("%s\n" % e)
             continue
-        out.write(draw(g.name, g.format(s.position)) + "\n")
+        out.write(draw(g.name, g.format(s.position), style=style) + "\n")
     o = s.outcome()
     if o is not None:
         w = winner_name(g, o)
@@ -148,7 +150,8 @@ def _send_move(link, text, tries=20):
             time.sleep(0.05)
 
 
-def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=None):
+def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=None,
+                  style="numbers"):
     """`bawo play --board`: a new game on the board over the link; the person presses their
     moves on the board, the host's AI (PC budgets) sends its own with MOVE and the board
     animates them. Returns 0 at the game's end; timeout (s) without news from the board
@@ -165,7 +168,7 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
     s = State(g, st.get("position") if st.get("ply") == 0 else None)
     out.write("game %s on the board: you play %s by pressing pockets, the computer (level %d) "
               "plays %s\n%s\n" % (gid, g.sides[human], level, g.sides[1 - human],
-                                  draw(g.name, g.format(s.position))))
+                                  draw(g.name, g.format(s.position), style=style)))
     out.flush()
     while s.outcome() is None:
         if s.turn != human:
@@ -175,7 +178,7 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
             r = _send_move(link, text)
             s.push(m)
             out.write("\ncomputer (%s) plays %s (%.2f s)\n%s\n" % (
-                g.sides[1 - human], text, time.monotonic() - t0, draw(g.name, g.format(s.position))))
+                g.sides[1 - human], text, time.monotonic() - t0, draw(g.name, g.format(s.position), style=style)))
             out.flush()
             if r.get("position") != g.format(s.position):
                 raise BawoError("the board's position differs from the host's after %s" % text)
@@ -191,7 +194,7 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
             raise BawoError("no move from the board within %s s" % timeout)
         s.push(got["move"])
         out.write("\nyou (%s) played %s\n%s\n" % (g.sides[human], got["move"],
-                                                 draw(g.name, g.format(s.position))))
+                                                 draw(g.name, g.format(s.position), style=style)))
         out.flush()
     o = s.outcome()
     w = winner_name(g, o)

@@ -23,8 +23,9 @@ def _kind(d):
 
 
 class Watcher:
-    def __init__(self, log, device, out=None, draw_board=True):
+    def __init__(self, log, device, out=None, draw_board=True, style="numbers"):
         self.log = log
+        self.style = style
         self.device = device
         self.out = out or sys.stdout
         self.draw_board = draw_board
@@ -94,7 +95,7 @@ class Watcher:
     def _show(self):
         if self.draw_board and self.state is not None:
             g = self.state.game
-            self.say(draw(g.name, g.format(self.state.position)))
+            self.say(draw(g.name, g.format(self.state.position), style=self.style))
 
     def _store(self, final=False):
         rec = Record.from_state(self.state, Id=self.gid, Device=self.device)
@@ -116,9 +117,10 @@ class Watcher:
         return kind
 
 
-def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None):
+def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None,
+          style="numbers"):
     device = str(info.get("board") or info.get("id") or "board")
-    w = Watcher(log, device, out, draw_board)
+    w = Watcher(log, device, out, draw_board, style)
     w.say("watching %s (Ctrl-C to stop)" % device)
     try:
         try:
