@@ -3,10 +3,10 @@
 Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holding
 0 empty, 1 goat, 2 tiger. A move is a point (placement, 0..24) or 25 + from * 25 + to.
 """
-from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.errors import InvalidMoveError, InvalidPositionError
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, split_fields
+from shared_rules.position import BasePosition, BaseGame, split_fields
 
 SIDES = "GT"
 EMPTY = 0
@@ -134,7 +134,7 @@ def _tigers_blocked(b):
     return True
 
 
-class BaghChal:
+class BaghChal(BaseGame):
     """The game of Bagh-Chal: goats (side 0, move first) against tigers (side 1)."""
 
     name = "bagh-chal"
@@ -142,12 +142,6 @@ class BaghChal:
     repetition = 3
     adjacent = ADJ  # the lines: for each point, its neighbours; and (over, landing) jumps
     jumps = JUMPS
-
-    def __repr__(self):
-        return "BaghChal()"
-
-    def __eq__(self, other):
-        return isinstance(other, BaghChal)
 
     def start(self):
         b = bytearray(25)
@@ -201,12 +195,7 @@ class BaghChal:
         return out
 
     def play(self, pos, move, events=None):
-        if isinstance(move, str):
-            move = self.parse_move(move, pos)
-        if move not in self.legal_moves(pos):
-            if self.outcome(pos) is not None:
-                raise GameOverError("the game is over: no move can be played")
-            raise IllegalMoveError(self._why_illegal(pos, move))
+        move = self._legal(pos, move)
         b = bytearray(pos.board)
         hand, cap = pos.hand, pos.captured
         if move < 25:
@@ -253,6 +242,3 @@ class BaghChal:
 
     def repetition_outcome(self, pos):
         return Outcome(None, "threefold repetition")
-
-    def key(self, pos):
-        return pos.key()

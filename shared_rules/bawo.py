@@ -4,10 +4,10 @@ Board: a bytearray of 32 counts. Each side owns 16 pockets in loop order:
 index 0..7 are front A1..A8, 8..15 are back B8..B1, so clockwise is +1 (mod 16).
 South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 for "-").
 """
-from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.errors import InvalidMoveError, InvalidPositionError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, split_fields
+from shared_rules.position import BasePosition, BaseGame, split_fields
 
 try:
     from micropython import const
@@ -91,7 +91,7 @@ def _front_empty(b, o):
     return not any(b[o:o + 8])
 
 
-class Bawo:
+class Bawo(BaseGame):
     """The game of Bawo, two-two rules. `max_laps` is the endless-turn cap (RULES.md 1.6)."""
 
     name = "bawo"
@@ -174,13 +174,7 @@ class Bawo:
 
         If `events` is a list, the sowing is appended to it event by event.
         """
-        if isinstance(move, str):
-            move = self.parse_move(move)
-        legal = self.legal_moves(pos)
-        if move not in legal:
-            if self.outcome(pos) is not None:
-                raise GameOverError("the game is over: no move can be played")
-            raise IllegalMoveError(self._why_illegal(pos, move))
+        move = self._legal(pos, move)
         if events is None and self._after_pos is pos:
             return Position(bytearray(self._after[move]), 1 - pos.turn)
         b = bytearray(pos.board)

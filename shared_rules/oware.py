@@ -3,10 +3,10 @@
 Pits: a bytearray of 12 counts in sowing (counter-clockwise) order: South's A..F are 0..5,
 North's a..f are 6..11. Stores are separate. A move is the pit index in the mover's row, 0..5.
 """
-from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, GameOverError
+from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, split_fields
+from shared_rules.position import BasePosition, BaseGame, split_fields
 
 SIDES = "SN"
 _NAMES = ("South", "North")
@@ -94,18 +94,12 @@ def _row_empty(p, o):
     return True
 
 
-class Oware:
+class Oware(BaseGame):
     """The game of Oware (Abapa)."""
 
     name = "oware"
     sides = SIDES
     repetition = 3  # the third occurrence ends the game (RULES.md 2, [decision])
-
-    def __repr__(self):
-        return "Oware()"
-
-    def __eq__(self, other):
-        return isinstance(other, Oware)
 
     def start(self):
         return Position(bytearray(b"\x04" * 12), bytearray(2), 0)
@@ -207,12 +201,7 @@ class Oware:
         return _row_empty(scratch, 6 - o)
 
     def play(self, pos, move, events=None):
-        if isinstance(move, str):
-            move = self.parse_move(move, pos)
-        if move not in self.legal_moves(pos):
-            if self.outcome(pos) is not None:
-                raise GameOverError("the game is over: no move can be played")
-            raise IllegalMoveError(self._why_illegal(pos, move))
+        move = self._legal(pos, move)
         o = pos.turn * 6
         pits = bytearray(pos.pits)
         stores = bytearray(pos.stores)
@@ -257,8 +246,6 @@ class Oware:
         final[1] += sum(pos.pits[6:12])
         return _by_stores(final, "threefold repetition")
 
-    def key(self, pos):
-        return pos.key()
 
 
 def _by_stores(s, reason):
