@@ -16,11 +16,12 @@ except ImportError:
         return a - b
 
 from shared_rules import game
+from shared_rules.rng import Rng
 
 
 def playouts(name, seconds, cap=400):
     g = game(name)
-    s = 12345
+    rnd = Rng(12345)
     plies = games = 0
     t0 = ticks_ms()
     while ticks_diff(ticks_ms(), t0) < seconds * 1000:
@@ -28,10 +29,7 @@ def playouts(name, seconds, cap=400):
         n = 0
         while n < cap and g.outcome(pos) is None:
             legal = g.legal_moves(pos)
-            s ^= (s << 13) & 0xFFFFFFFF
-            s ^= s >> 17
-            s ^= (s << 5) & 0xFFFFFFFF
-            pos = g.play(pos, legal[s % len(legal)])
+            pos = g.play(pos, legal[rnd.below(len(legal))])
             n += 1
         plies += n
         games += 1

@@ -13,6 +13,7 @@ import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
 from shared_rules.state import State
+from shared_rules.rng import Rng
 from shared_rules import events as E
 
 VERSION = '0.1.0'
@@ -42,16 +43,11 @@ class RandomOpponent:
     """Plays a random legal move; the fallback when shared_rules.ai is missing."""
 
     def __init__(self, seed=1):
-        self.s = seed or 1
+        self.rng = Rng(seed)
 
     def choose(self, state):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
         moves = state.legal_moves
-        return moves[s % len(moves)]
+        return moves[self.rng.below(len(moves))]
 
 
 def make_opponent(g, level=3, seed=1, poll=None, say=None):

@@ -5,6 +5,7 @@
 from compat import ticks_add, TICKS_PERIOD
 from keys import Keys
 from pixels import Pixels
+from shared_rules.rng import Rng
 
 try:
     from binascii import hexlify
@@ -28,20 +29,6 @@ class SimClock:
         self.now = t % TICKS_PERIOD
 
 
-class _Rng:
-    # xorshift32: deterministic and identical on every port (random differs between them).
-    def __init__(self, seed):
-        self.s = (seed or 1) & 0xFFFFFFFF
-
-    def bit(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s & 1
-
-
 class SimSwitches:
     """Physical contacts. For bounce_ms after each change the contact reads at random."""
 
@@ -50,7 +37,7 @@ class SimSwitches:
         self.bounce_ms = bounce_ms
         self.closed_now = bytearray(n)
         self._changed = [-10 ** 6] * n
-        self._rng = _Rng(seed)
+        self._rng = Rng(seed)
 
     def set(self, k, closed):
         self.closed_now[k] = 1 if closed else 0
@@ -59,7 +46,7 @@ class SimSwitches:
     def closed(self, k):
         age = (self.clock.now - self._changed[k]) % TICKS_PERIOD
         if age < self.bounce_ms:
-            return self._rng.bit()
+            return self._rng.next() & 1
         return self.closed_now[k]
 
 

@@ -10,6 +10,7 @@ the same seed and position give the same move on both runtimes) or at a time bud
 True
 """
 from shared_rules.evaluate import EVALS, LEAVES, WIN, WIN_BOUND, terminal_score, key_hash
+from shared_rules.rng import Rng  # noqa: F401 - part of this module's API
 
 try:
     from micropython import const
@@ -54,29 +55,6 @@ def level_budget(name, level, host=False):
         if host:
             nodes *= HOST_FACTOR
     return rnd, depth, nodes
-
-
-class Rng:
-    """xorshift32: identical sequences on every runtime (unlike the `random` modules)."""
-
-    def __init__(self, seed):
-        self.s = (seed * 2654435761 + 1) & 0xFFFFFFFF or 1
-
-    def next(self):
-        x = self.s
-        x ^= (x << 13) & 0xFFFFFFFF
-        x ^= x >> 17
-        x ^= (x << 5) & 0xFFFFFFFF
-        self.s = x
-        return x
-
-    def below(self, n):
-        return self.next() % n
-
-    def shuffle(self, lst):
-        for i in range(len(lst) - 1, 0, -1):
-            j = self.below(i + 1)
-            lst[i], lst[j] = lst[j], lst[i]
 
 
 def _prime_below(n):

@@ -16,8 +16,10 @@ def root():
 ROOT = root()
 FIRMWARE = ROOT + '/firmware'
 PROFILES = ROOT + '/hardware/profiles'
-if FIRMWARE not in sys.path:
-    sys.path.insert(0, FIRMWARE)
+# As on the board, where the firmware's modules and the shared_rules package share the root.
+for _p in (ROOT, FIRMWARE):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 # CPython ships a stdlib module called `profile`; the firmware's must win.
 _m = sys.modules.get('profile')
 if _m is not None and not hasattr(_m, 'ProfileError'):

@@ -8,6 +8,7 @@ import sys
 from shared_rules import game, State, Bawo, RulesError
 from shared_rules.record import Record
 from shared_rules.events import LAP_END, CAPTURE
+from shared_rules.rng import Rng
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 
@@ -15,21 +16,6 @@ HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 def golden():
     with open(HERE + "/../golden/bawo_001.json") as f:
         return json.load(f)
-
-
-class XorShift:
-    """The same pseudo-random sequence on both runtimes."""
-
-    def __init__(self, seed):
-        self.s = (seed or 1) & 0xFFFFFFFF
-
-    def below(self, n):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s % n
 
 
 def test_worked_turn_golden():
@@ -93,7 +79,7 @@ def test_bad_input_is_a_value_error():
 def test_seeded_playouts_conserve_and_replay():
     for name in ("bawo", "oware", "bagh-chal"):
         for seed in range(1, 6):
-            rnd = XorShift(seed)
+            rnd = Rng(seed)
             s = State(game(name))
             while s.ply < 200 and s.outcome() is None:
                 legal = s.legal_moves
