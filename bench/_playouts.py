@@ -4,18 +4,8 @@
 """
 import sys
 
-try:
-    from time import ticks_ms, ticks_diff
-except ImportError:
-    import time
-
-    def ticks_ms():
-        return int(time.perf_counter() * 1000)
-
-    def ticks_diff(a, b):
-        return a - b
-
 from shared_rules import game
+from shared_rules.ai import ticks_ms, ticks_diff  # the AI's clock: ticks on MicroPython
 from shared_rules.rng import Rng
 
 

@@ -10,13 +10,7 @@ import profile
 import hw_sim
 from keys import Keys, PRESSED, KEY_MASK
 
-_PROFILES = {}
-
-
-def prof(name='bawo-4x8'):
-    if name not in _PROFILES:
-        _PROFILES[name] = profile.load('%s/%s.json' % (mpcheck.PROFILES, name))
-    return _PROFILES[name]
+prof = mpcheck.prof
 
 
 def board(start=0, **kw):

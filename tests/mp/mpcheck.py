@@ -63,3 +63,14 @@ def run(namespace):
     print('%d passed, %d failed' % (len(names) - failed, failed))
     if failed:
         sys.exit(1)
+
+
+_PROFILES = {}
+
+
+def prof(name='bawo-4x8'):
+    """A reference profile, loaded once."""
+    if name not in _PROFILES:
+        import profile
+        _PROFILES[name] = profile.load('%s/%s.json' % (PROFILES, name))
+    return _PROFILES[name]
