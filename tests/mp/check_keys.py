@@ -6,7 +6,6 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
-import profile
 import hw_sim
 from keys import Keys, PRESSED, KEY_MASK
 

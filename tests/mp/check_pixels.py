@@ -6,7 +6,6 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
-import profile
 import pixels
 import hw_sim
 
