@@ -88,3 +88,13 @@ def test_opponent_board_with_random_person(tmp_path):
               "--data", str(tmp_path), "--quiet", "--headless", "--speed", "8")
     assert out.returncode == 0, out.stderr
     assert "board's AI: " in out.stdout
+
+
+def test_a_board_that_stops_is_one_line_from_bawo(tmp_path):
+    # A heap far below the Pico's: the simulated board runs out of memory at boot.
+    out = subprocess.run([sys.executable, "-m", "bawo.cli", "sim", "--random", "4", "--headless",
+                          "--heap", "20k", "--data", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.startswith("bawo: error: the simulated board stopped: MemoryError")
+    assert "Traceback" not in out.stderr

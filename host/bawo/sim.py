@@ -32,14 +32,16 @@ import threading
 import time
 from pathlib import Path
 
+from .errors import BawoError
+
 PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
 # Keyboard keys for the pocket grid, top row first (MENU = m or Enter, BACK = Backspace or -).
 GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
              5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
 
 
-class SimError(Exception):
-    pass
+class SimError(BawoError):
+    """The simulated board failed: `bawo` prints it as one line."""
 
 
 # -- locating things -----------------------------------------------------------------------
@@ -760,7 +762,8 @@ def _scripted(args, data, moves, rnd):
         env.update({"BAWO_OPPONENT": "board-both", "BAWO_LEVEL": str(level or 5)})
         opponent = None
     mpy = None
-    if getattr(args, "mpy", False):
+    # A Pico runs the deployed .mpy files: compiling the sources would need heap it does not spend.
+    if getattr(args, "mpy", False) or args.heap:
         import tempfile
         mpy = build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
     board = BoardProcess(args.profile, data, fake=True, seed=args.seed, speed=args.speed,
@@ -857,7 +860,7 @@ def add_parser(subparsers):
     p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
                    help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
     p.add_argument("--mpy", action="store_true",
-                   help="run precompiled .mpy files, as deployed on a Pico (scripted modes)")
+                   help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
     p.set_defaults(func=run)
     return p
 
