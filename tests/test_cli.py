@@ -188,3 +188,12 @@ def test_demo_end_to_end(tmp_path, capsys):
     rc, out, err = run(capsys, "demo", "--data", str(tmp_path / "sim"), "--db", str(tmp_path / "d.sqlite"))
     assert rc == 0, err
     assert "1 new game(s) stored" in out and "1 game(s)" in out
+
+
+def test_bad_date_filter_is_refused():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "bawo.cli", "games", "--since", "29/11/2026"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "bad date '29/11/2026': expected YYYY-MM-DD" in out.stderr

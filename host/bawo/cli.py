@@ -60,11 +60,22 @@ def _add_port(p):
                         "else the simulator's default dir)")
 
 
+def _date(text):
+    import datetime
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("bad date %r: expected YYYY-MM-DD, like 2025-03-01" % text)
+    return text
+
+
 def _add_filters(p):
     from shared_rules import GAMES
     p.add_argument("--game", choices=sorted(GAMES), help="only this game")
-    p.add_argument("--since", metavar="DATE", help="only games started on or after DATE (2025-03-01)")
-    p.add_argument("--until", metavar="DATE", help="only games started on or before DATE (inclusive)")
+    p.add_argument("--since", metavar="DATE", type=_date,
+                   help="only games started on or after DATE (2025-03-01)")
+    p.add_argument("--until", metavar="DATE", type=_date,
+                   help="only games started on or before DATE (inclusive)")
     p.add_argument("--result", metavar="R", help="only this result: S, N (Bawo, Oware), G, T "
                                                   "(Bagh-Chal), draw, or * (unfinished)")
 
