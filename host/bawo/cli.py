@@ -76,8 +76,8 @@ def _add_filters(p):
                    help="only games started on or after DATE (2025-03-01)")
     p.add_argument("--until", metavar="DATE", type=_date,
                    help="only games started on or before DATE (inclusive)")
-    p.add_argument("--result", metavar="R", help="only this result: S, N (Bawo, Oware), G, T "
-                                                  "(Bagh-Chal), draw, or * (unfinished)")
+    p.add_argument("--result", metavar="R", choices=("S", "N", "G", "T", "draw", "*"),
+                   help="only this result: S, N (Bawo, Oware), G, T (Bagh-Chal), draw, or * (unfinished)")
 
 
 def build_parser():
