@@ -96,8 +96,8 @@ AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate')
 
 
 def load_ai(name):
-    """Import the AI before the game's own objects: evaluate imports the Bagh-Chal engine
-    for two tables, and its code, dropped again, leaves holes the game can fill."""
+    """Import the AI before the game's own objects, then drop the other engines again: the
+    holes they leave are filled by the game, not split by the AI's long-lived code."""
     import shared_rules.ai
     shared_rules.unload(keep=name)
     gc.collect()

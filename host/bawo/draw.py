@@ -94,10 +94,6 @@ def _firmware():
         for n in _FW_MODULES:
             sys.modules.pop(n, None)
         sys.modules.update(saved)
-    # The firmware frees the engines of the games not played (a Pico's heap is small); in
-    # this process they are the host's own modules: keep them.
-    mods["app"].use_engine = lambda name, ai=False: None
-    mods["app"].load_ai = lambda name: None
     _fw = mods
     return mods
 

@@ -1,0 +1,69 @@
+# MENU and BACK answer while the board thinks: the search polls the keys and stops.
+# Runs the real app, journal and AI on the simulated board, under python3 and micropython.
+import sys
+try:
+    import mpcheck
+except ImportError:
+    sys.path.insert(0, __file__.rsplit('/', 1)[0])
+    import mpcheck
+import os
+import time
+import hw_sim
+import app
+from journal import Journal
+
+TMP = '/tmp/bawo-think-abort-%d' % (time.time_ns() % 1000000007)
+
+
+def _app(level=5):
+    for d in ('/tmp', TMP):
+        try:
+            os.mkdir(d)
+        except OSError:
+            pass
+    for n in os.listdir(TMP):
+        os.remove(TMP + '/' + n)
+    board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
+    # A Pico's clock runs while it searches: each look at it here costs 1 ms.
+    clock = board.clock
+
+    def ticks():
+        clock.advance(1)
+        return clock.now
+    board.ticks_ms = ticks
+    a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
+                settings={'game': 'bawo', 'opponent': 'board-first', 'level': level})
+    a.new_game('bawo', opponent='board-first')
+    return a, board
+
+
+def _think_with(button):
+    a, board = _app()
+    board.press(getattr(a.keys, button))  # held down from the start of the search
+    a._think()
+    return a, board
+
+
+def test_menu_during_the_search_opens_the_menu():
+    a, board = _think_with('menu')
+    assert a.thinks == 0, 'the search was not stopped'
+    assert a.s.ply == 0, 'no move may be played'
+    assert a.mode == app.MENU
+    assert a.opponent.last_info.get('aborted')
+
+
+def test_back_during_the_search_just_waits():
+    a, board = _think_with('back')
+    assert a.thinks == 0 and a.s.ply == 0
+    assert a.mode == app.PLAY
+
+
+def test_without_a_press_the_board_moves():
+    a, board = _app()
+    a._think()
+    assert a.thinks == 1 and a.s.ply == 1
+    assert not a.opponent.last_info.get('aborted')
+
+
+if __name__ == '__main__':
+    mpcheck.run(globals())
