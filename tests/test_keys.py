@@ -4,22 +4,13 @@ import sys
 import types
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent / 'mp'))
 import harness  # noqa: E402
 
 CHECKS = harness.load('check_keys')
-
-
-@pytest.mark.parametrize('name', harness.check_names(CHECKS))
-def test_cpython(name):
-    getattr(CHECKS, name)()
-
-
-def test_same_checks_under_micropython():
-    harness.run_micropython('check_keys.py')
+test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
 
 
 @settings(max_examples=60, deadline=None)

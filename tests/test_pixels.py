@@ -2,7 +2,6 @@
 import sys
 from pathlib import Path
 
-import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / 'mp'))
 import harness  # noqa: E402
@@ -10,14 +9,8 @@ import harness  # noqa: E402
 CHECKS = harness.load('check_pixels')
 
 
-@pytest.mark.parametrize('name', harness.check_names(CHECKS))
-def test_cpython(name):
-    getattr(CHECKS, name)()
-
-
-def test_same_checks_under_micropython():
-    out = harness.run_micropython('check_pixels.py')
-    assert 'test_render_loop_allocates_nothing' in out
+test_cpython, test_same_checks_under_micropython = harness.both_runtimes(
+    CHECKS, expect=('test_render_loop_allocates_nothing',))
 
 
 def test_stream_to_fd(tmp_path):

@@ -13,14 +13,7 @@ CHECKS = harness.load('check_profile')
 FIRMWARE_FILES = ['compat.py', 'profile.py', 'keys.py', 'pixels.py', 'pixels_viper.py',
                   'hw.py', 'hw_rp2.py', 'hw_circuitpython.py', 'hw_sim.py']
 
-
-@pytest.mark.parametrize('name', harness.check_names(CHECKS))
-def test_cpython(name):
-    getattr(CHECKS, name)()
-
-
-def test_same_checks_under_micropython():
-    harness.run_micropython('check_profile.py')
+test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
 
 
 @pytest.mark.parametrize('name', FIRMWARE_FILES)

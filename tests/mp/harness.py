@@ -44,3 +44,21 @@ def run_micropython(script, timeout=300):
     assert r.returncode == 0, 'micropython %s failed:\n%s' % (script, out)
     assert 'FAIL' not in out and ' passed, 0 failed' in out, out
     return out
+
+
+def both_runtimes(mod, expect=()):
+    """The pytest tests of a module from load(): each check under CPython, and the whole
+    script under the MicroPython unix port (whose output must hold each of `expect`).
+    Use: test_cpython, test_same_checks_under_micropython = both_runtimes(CHECKS)."""
+    import pytest
+    script = mod.__name__[len('mp_'):] + '.py'
+
+    @pytest.mark.parametrize('check', check_names(mod))
+    def test_cpython(check):
+        getattr(mod, check)()
+
+    def test_micropython():
+        out = run_micropython(script)
+        for text in expect:
+            assert text in out, out
+    return test_cpython, test_micropython
