@@ -63,9 +63,10 @@ def main():
     root = str(Path(__file__).resolve().parent.parent)
     frames = int(sys.argv[1]) if len(sys.argv) > 1 else FRAMES
     cp = measure(root, frames)
-    mp_exe = Path(sys.executable).parent / 'micropython'
+    from bawo.tools import venv_tool
+    mp_exe = venv_tool('micropython')
     mp, mpb = {}, {}
-    if mp_exe.exists():
+    if mp_exe:
         for flags, dst in (([], mp), (['--bytecode'], mpb)):
             out = subprocess.run([str(mp_exe), __file__, '--mp', root, str(frames)] + flags,
                                  capture_output=True, text=True, check=True).stdout

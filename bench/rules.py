@@ -15,12 +15,14 @@ import sys
 import time
 from pathlib import Path
 
+from bawo.tools import venv_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 
 
 def ours(runtime, name, seconds):
-    exe = [sys.executable] if runtime == "cpython" else [str(Path(sys.executable).parent / "micropython")]
+    exe = [sys.executable] if runtime == "cpython" else [venv_tool("micropython")]
     env = dict(os.environ, PYTHONPATH=str(ROOT), MICROPYPATH=".frozen:" + str(ROOT))
     out = subprocess.run(exe + [str(HERE / "_playouts.py"), name, str(seconds)], capture_output=True,
                          text=True, env=env, cwd=str(ROOT), check=True).stdout
@@ -70,7 +72,6 @@ def main():
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
     a = ap.parse_args()
     t = a.seconds
-    rows = []
     res = {}
     for name in ("bawo", "oware", "bagh-chal"):
         for rt in ("cpython", "micropython"):

