@@ -117,9 +117,3 @@ class State:
                 pos = self.game.play(pos, m)
             self.position = pos
         return text
-
-    def copy(self):
-        s = State(self.game, self.root, self.history)
-        for m, _ in self._moves:
-            s.push(m)
-        return s

@@ -7,7 +7,9 @@ _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 _FW = _HERE + "/../../firmware"
 
 if sys.implementation.name == "micropython":
+    # As on the board: the firmware's modules and the shared_rules package side by side.
     sys.path.insert(0, _FW)
+    sys.path.insert(0, _HERE + "/../..")
     import protocol as P
 else:  # keep firmware/ off sys.path in CPython: its module names would shadow the stdlib
     import importlib.util
@@ -17,23 +19,7 @@ else:  # keep firmware/ off sys.path in CPython: its module names would shadow t
     _spec.loader.exec_module(P)
 
 
-class Rng:
-    """xorshift32: the same sequence on both interpreters (their `random` modules differ)."""
-
-    def __init__(self, seed):
-        self.s = seed or 1
-
-    def next(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s
-
-    def below(self, n):
-        return self.next() % n
-
+from shared_rules.rng import Rng  # noqa: E402
 
 CHATTER = [
     b">>> ",
