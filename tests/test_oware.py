@@ -99,12 +99,13 @@ def test_threefold_repetition_ends_and_each_side_takes_its_row():
         assert s.ply < 200
     out = s.outcome()
     if out.reason == "threefold repetition":
-        assert max(seen.values()) == 3
-        assert seen[s.position.key()] == 3
+        # The third occurrence is of the set-up, and the final position shows the collection.
+        assert max(seen.values()) == 2 and seen[s.position.key()] == 1
         assert s.ply == 24
-        south = s.position.stores[0] + sum(s.position.pits[:6])
-        north = s.position.stores[1] + sum(s.position.pits[6:])
-        assert out.winner == (None if south == north else (0 if south > north else 1))
+        assert str(s.position) == "0,0,0,0,0,0/0,0,0,0,0,0 S:24 N:24 S"
+        assert out.winner is None
+        s.pop()
+        assert str(g.play(s.position, s.legal_moves[0])) == "0,0,0,0,0,1/1,0,0,0,0,0 S:23 N:23 S"
     else:
         pytest.fail("expected the game to end by repetition, got %r" % (out,))
 

@@ -53,12 +53,27 @@ def test_wrong_result_is_rejected_not_repaired():
         rec.replay()
 
 
+def test_wrong_reason_is_rejected_not_repaired():
+    s = finished_bawo()
+    rec = Record.from_state(s)
+    rec.header["Reason"] = "no legal move" if rec.header["Reason"] != "no legal move" else "front row empty"
+    with pytest.raises(RecordError, match="reason"):
+        rec.replay()
+    del rec.header["Reason"]
+    with pytest.raises(RecordError, match="reason"):
+        rec.replay()
+
+
 @pytest.mark.parametrize("text,msg", [
     ('[Game "go"]\n\n1. A1+ *\n', "unknown game 'go'"),
     ('1. A1+ *\n', "no \\[Game\\] tag"),
     ('[Game bawo]\n', "needs a quoted value"),
     ('[Game "bawo"\n', "bad tag"),
-    ('[Game "bawo"]\n[Position "1,2 S"]\n\n*\n', "bad Position tag"),
+    ('[Game "bawo"]\n[Rules "1"]\n[Position "1,2 S"]\n\n*\n', "bad Position tag"),
+    ('[Game "bawo"]\n\n1. A1+ *\n', "no \\[Rules\\] tag"),
+    ('[Game "bawo"]\n[Rules "2"]\n\n1. A1+ *\n', "rules version '2' is not known"),
+    ('[Game "bawo"]\n[Rules "1"]\n[Result "*"]\n[Reason "front row empty"]\n\n1. A1+ *\n',
+     "do not end the game"),
 ])
 def test_bad_records(text, msg):
     with pytest.raises(RecordError, match=msg):

@@ -1,12 +1,13 @@
 """The referee command: JSON lines in, a line per position out; the same on CPython and MicroPython."""
 import json
+import os
 import random
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, run_micropython
+from conftest import ROOT, run_micropython, tool
 from shared_rules import GAMES, game, State
 
 A1 = "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
@@ -27,6 +28,14 @@ BAD = [
     ('{"game": "oware", "moves": ["A", "B"]}', 2, "that pit is South's, and North is to move"),
     ('{"game": "bagh-chal", "moves": ["c3", "c3"]}', 2, "tigers step"),
     ('{"game": "bawo", "moves": "A1+"}', 0, "moves must be a list"),
+    # Counts are ASCII digits on both runtimes (RULES.md 1): Arabic-Indic, fullwidth, superscript.
+    ('{"game": "bawo", "position": "2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,\u0663 S"}', 0,
+     "ASCII digits"),
+    ('{"game": "oware", "position": "4,4,4,4,4,4/4,4,4,4,4,4 S:\uff10 N:0 S"}', 0, "ASCII digits"),
+    ('{"game": "bagh-chal", "position": "T...T/...../...../...../T...T H:\u00b2\u2070 C:0 G"}', 0,
+     "ASCII digits"),
+    ('{"game": "bawo", "position": "2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,\u00b2 S"}', 0,
+     "ASCII digits"),
     ('{"game": "bawo", "moves": [17]}', 1, "is not a string"),
 ]
 
@@ -64,6 +73,28 @@ def test_bad_input_gets_a_clear_error_and_the_stream_goes_on(run):
         assert msg in err["error"], (line, err)
     assert out[-1] == {"ply": 0, "position": "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S",
                        "legal": ["A", "B", "C", "D", "E", "F"], "result": None}
+
+
+def referee_bytes(run, data):
+    """The referee fed raw bytes; its output as text (it writes ASCII-escaped JSON)."""
+    if run == "cpython":
+        # A strict decoder, as under a UTF-8 locale other than C.UTF-8 (which escapes instead).
+        cmd, env = [sys.executable, "-m", "shared_rules"], dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    else:
+        cmd, env = [tool("micropython"), "-m", "shared_rules"], dict(os.environ, MICROPYPATH=str(ROOT))
+    r = subprocess.run(cmd, input=data, capture_output=True, cwd=str(ROOT), env=env, timeout=300)
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    return r.stdout.decode("ascii")
+
+
+@pytest.mark.parametrize("run", ["cpython", "micropython"])
+def test_invalid_utf8_gets_an_error_line_and_the_stream_goes_on(run):
+    bad = [b'{"game": "bawo"}\xff', b'\xe2\x82', b'{"game": "\xed\xa0\x80"}', b'\xf4\x90\x80\x80',
+           b'\xc0\xaf', b'\xe0\x9f\xbf', b'\xf0\x8f\xbf\xbf', b'\xf8\x88\x80\x80\x80']
+    data = b"".join(line + b"\n" for line in bad) + b'{"game": "oware"}\n'
+    out = [json.loads(line) for line in referee_bytes(run, data).splitlines()]
+    assert out[:-1] == [{"ply": 0, "error": "not UTF-8 text: send each game as one line of UTF-8 JSON"}] * len(bad)
+    assert out[-1]["position"] == "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S"
 
 
 def random_games(n, seed):

@@ -5,9 +5,9 @@
 import json
 import sys
 
-from shared_rules import game, State, Bawo, RulesError
+from shared_rules import game, State, Bawo, RulesError, RecordError
 from shared_rules.record import Record
-from shared_rules.events import LAP_END, CAPTURE
+from shared_rules.events import LAP_END, CAPTURE, STORE
 from shared_rules.rng import Rng
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -88,6 +88,135 @@ def test_seeded_playouts_conserve_and_replay():
                 assert sum(s.position.board) == 64
             rec = Record.from_text(Record.from_state(s, Id="t").to_text())
             assert s.game.format(rec.replay().position) == s.game.format(s.position)
+
+
+# RULES.md 1.6: a capturing start that never ends is refused as endless; and where every
+# capturing start is endless the player has no legal move, though takata starts would end.
+ENDLESS_CAPTURE = "0,1,2,3,2,0,2,1/3,4,4,1,0,0,0,1/2,1,0,1,3,1,4,5/3,2,1,2,1,8,5,1 S"
+ONLY_ENDLESS_CAPTURES = "3,0,0,3,0,3,3,0/0,0,0,2,0,0,0,0/0,1,0,9,1,6,1,2/1,8,2,6,2,1,6,4 S"
+
+
+def refused(g, pos, move):
+    try:
+        g.play(pos, move)
+    except RulesError as e:
+        return str(e)
+    raise AssertionError("played " + move)
+
+
+def test_bawo_endless_capturing_start_is_refused_as_endless():
+    g = Bawo()
+    pos = g.parse(ENDLESS_CAPTURE)
+    assert g.capturing(pos)
+    assert sorted([g.move_str(m) for m in g.legal_moves(pos)]) == ["A5+", "B2+"]
+    assert "never end" in refused(g, pos, "A5-")
+    assert "capture is available" in refused(g, pos, "A1+")
+    pos = g.parse(ONLY_ENDLESS_CAPTURES)
+    assert g.capturing(pos) and g.legal_moves(pos) == []
+    out = g.outcome(pos)
+    assert (out.winner, out.reason) == (1, "no legal move")
+
+
+def test_oware_repetition_final_position_shows_the_collection():
+    # One seed a side chase each other round the board: the set-up recurs every 12 plies,
+    # for the third time at ply 24; each side then adds its own row to its store.
+    g = game("oware")
+    setup = "0,0,0,0,0,1/1,0,0,0,0,0 S:24 N:22 S"
+    s = State(g, setup)
+    while s.outcome() is None and s.ply < 100:
+        events = s.push(s.legal_moves[0])
+    assert s.ply == 24
+    assert str(s.position) == "0,0,0,0,0,0/0,0,0,0,0,0 S:25 N:23 S", str(s.position)
+    out = s.outcome()
+    assert (out.winner, out.reason) == (0, "threefold repetition")
+    assert [e for e in events if e[0] == STORE] == [(STORE, 0, 1), (STORE, 1, 1)]
+    # The position as played was the set-up itself; undo and redo go through it.
+    last = s.pop()
+    assert s.outcome() is None
+    s.push(last)
+    assert str(s.position) == "0,0,0,0,0,0/0,0,0,0,0,0 S:25 N:23 S"
+    s.pop()
+    assert str(g.play(s.position, last)) == setup
+    s.push(last)
+    rec = Record.from_state(s)
+    assert (rec.header["Result"], rec.header["Reason"]) == ("S", "threefold repetition")
+    assert str(Record.from_text(rec.to_text()).replay().position) == str(s.position)
+
+
+def test_oware_setup_without_seeds_for_the_mover_is_over():
+    g = game("oware")
+    out = State(g, "0,0,3,0,0,0/0,0,0,0,0,0 S:22 N:23 S").outcome()
+    assert (out.winner, out.reason) == (1, "opponent cannot move")  # North takes the 3: 26-22
+    for bad in ("0,0,3,0,0,0/0,0,0,0,0,0 S:22 N:22 S", "4,4,4,4,4,4/4,4,4,4,4,4 S:49 N:0 S"):
+        try:
+            g.parse(bad)
+        except RulesError:
+            continue
+        raise AssertionError("accepted " + bad)
+
+
+def test_counts_are_ascii_digits_only():
+    # Arabic-Indic three, fullwidth three, superscript two, and other non-counts; the same
+    # refusal (a RulesError, never another exception) on CPython and MicroPython.
+    row = "2,2,2,2,2,2,2,2/"
+    for bad in ("\u0663", "\uff13", "\u00b2", "+2", "-1", "", "0x2", "2.0", "1e2", "0002", "256"):
+        texts = (("bawo", row * 3 + "2,2,2,2,2,2,2," + bad + " S"),
+                 ("oware", "4,4,4,4,4,4/4,4,4,4,4," + bad + " S:0 N:0 S"),
+                 ("oware", "4,4,4,4,4,4/4,4,4,4,4,4 S:" + bad + " N:0 S"),
+                 ("bagh-chal", "T...T/...../...../...../T...T H:" + bad + " C:0 G"),
+                 ("bagh-chal", "T...T/...../...../...../T...T H:20 C:" + bad + " G"))
+        for name, text in texts:
+            try:
+                game(name).parse(text)
+            except RulesError as e:
+                assert "ASCII digits" in str(e), str(e)
+                continue
+            raise AssertionError("accepted " + text)
+
+
+def test_bawo_totals_up_to_255():
+    g = Bawo()
+    full = ",".join(["8"] * 8)
+    text = "/".join([full, full, full, "8,8,8,8,8,8,8,7"]) + " S"
+    pos = g.parse(text)
+    assert sum(pos.board) == 255 and str(pos) == text
+    for m in g.legal_moves(pos):
+        assert sum(g.play(pos, m).board) == 255
+    try:
+        g.parse(text.replace("7 S", "8 S"))
+    except RulesError as e:
+        assert "more than 255" in str(e), str(e)
+    else:
+        raise AssertionError("accepted 256 seeds")
+    assert sum(g.parse("0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 S").board) == 0
+
+
+def test_record_replay_checks_rules_version_and_reason():
+    e = RecordError("record does not replay", 2)  # constructible on MicroPython too
+    assert (str(e), e.ply) == ("record does not replay", 2)
+    s = State(game("oware"), "0,0,0,0,0,1/1,0,0,0,0,0 S:24 N:22 S")
+    while s.outcome() is None:
+        s.push(s.legal_moves[0])
+    good = Record.from_state(s)
+    good.replay()
+    unfinished = Record.from_state(State(game("bawo")))
+    unfinished.moves = ["A1+"]
+    unfinished.replay()
+    cases = ((good, "Rules", "2", "rules version '2'"), (good, "Rules", None, "no [Rules] tag"),
+             (good, "Reason", "25 seeds", "reason"), (good, "Reason", None, "reason"),
+             (unfinished, "Reason", "front row empty", "do not end the game"))
+    for rec, tag, value, msg in cases:
+        h = dict(rec.header)
+        if value is None:
+            del h[tag]
+        else:
+            h[tag] = value
+        try:
+            Record(h, rec.moves).replay()
+        except RulesError as e:
+            assert msg in str(e), (msg, str(e))
+            continue
+        raise AssertionError("replayed with %s %r" % (tag, value))
 
 
 def main():
