@@ -113,12 +113,37 @@ def _text(raw):
     return text
 
 
+MAX_LINE = 1 << 16  # bytes a line (some 9,000 moves); MicroPython's unix port has a 2 MB heap
+
+
+def _readline(read):
+    """The next line as bytes (b"" at the end), or None if it is longer than MAX_LINE, in which
+    case it is read to its end in bounded pieces and dropped."""
+    parts = []
+    n = 0
+    while True:
+        chunk = read(4096)
+        if not chunk:
+            break
+        n += len(chunk)
+        if n <= MAX_LINE:
+            parts.append(chunk)
+        if chunk[-1] == 10:
+            break
+    if n > MAX_LINE:
+        return None
+    return b"".join(parts)
+
+
 def main():
     def write(text):
         sys.stdout.write(text + "\n")
     read = sys.stdin.buffer.readline
     while True:
-        raw = read()
+        raw = _readline(read)
+        if raw is None:
+            write(_error(0, "line longer than %d bytes: send each game as one line of JSON" % MAX_LINE))
+            continue
         if not raw:
             break
         line = _text(raw)

@@ -97,6 +97,18 @@ def test_invalid_utf8_gets_an_error_line_and_the_stream_goes_on(run):
     assert out[-1]["position"] == "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S"
 
 
+@pytest.mark.parametrize("run", ["cpython", "micropython"])
+def test_overlong_line_gets_an_error_line_and_the_stream_goes_on(run):
+    # Memory stays bounded: the referee holds at most a line's limit (64 KiB), however long
+    # the line (here 2.8 MB, more than MicroPython's whole heap).
+    long_line = b'{"game": "bawo", "moves": [' + b'"A1+", ' * 400000 + b'"A1+"]}'
+    data = long_line + b"\n" + b'{"game": "oware"}\n'
+    out = [json.loads(line) for line in referee_bytes(run, data).splitlines()]
+    assert out[0] == {"ply": 0, "error": "line longer than 65536 bytes: send each game as one line of JSON"}
+    assert out[1]["position"] == "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S"
+    assert len(out) == 2
+
+
 def random_games(n, seed):
     rnd = random.Random(seed)
     lines = []
