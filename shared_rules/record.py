@@ -90,6 +90,9 @@ class Record:
         if out is None and reason is not None:
             raise RecordError("record gives the reason %r but the moves do not end the game" % reason,
                               len(self.moves))
+        if out is not None and reason is None:
+            raise RecordError("record has no [Reason] tag but the moves end the game (%s)" % out.reason,
+                              len(self.moves))
         if out is not None and reason != out.reason:
             raise RecordError("record says the reason is %r but the moves give %r" % (reason, out.reason),
                               len(self.moves))

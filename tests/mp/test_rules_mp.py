@@ -203,7 +203,7 @@ def test_record_replay_checks_rules_version_and_reason():
     unfinished.moves = ["A1+"]
     unfinished.replay()
     cases = ((good, "Rules", "2", "rules version '2'"), (good, "Rules", None, "no [Rules] tag"),
-             (good, "Reason", "25 seeds", "reason"), (good, "Reason", None, "reason"),
+             (good, "Reason", "25 seeds", "reason is '25 seeds'"), (good, "Reason", None, "no [Reason] tag"),
              (unfinished, "Reason", "front row empty", "do not end the game"))
     for rec, tag, value, msg in cases:
         h = dict(rec.header)
