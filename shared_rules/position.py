@@ -7,6 +7,8 @@ from shared_rules.errors import InvalidPositionError, IllegalMoveError, GameOver
 class BaseGame:
     """Subclasses define legal_moves, outcome, parse_move and _why_illegal."""
 
+    repetition = 0  # the occurrence of a position that ends the game; 0: repetition is allowed
+
     def __repr__(self):
         return type(self).__name__ + "()"
 

@@ -36,9 +36,12 @@ class State:
         self._repeated = None
 
     def _count(self, pos, delta):
+        """Count pos once more (or less); returns its count, 0 for games without repetition."""
         if getattr(self.game, "repetition", 0):
             k = self.game.key(pos)
-            self._seen[k] = self._seen.get(k, 0) + delta
+            n = self._seen[k] = self._seen.get(k, 0) + delta
+            return n
+        return 0
 
     def __repr__(self):
         return "State(%r, %r)" % (self.game, self.game.format(self.position))
@@ -101,9 +104,7 @@ class State:
             if self.history is not None and len(self._past) > self.history:
                 self._past.pop(0)
         self.position = new
-        self._count(new, 1)
-        rep = getattr(self.game, "repetition", 0)
-        if rep and self._seen[self.game.key(new)] >= rep and self.game.outcome(new) is None:
+        if self._count(new, 1) >= self.game.repetition > 0 and self.game.outcome(new) is None:
             self._repeated = new
             self.position = self.game.repetition_end(new, None if events is False else events)
         return events
