@@ -6,7 +6,7 @@ Engines load on first use (`game(name)`, `from shared_rules import Bawo`) and `u
 drops the ones not in play, so the board keeps only one engine's bytecode on its heap.
 """
 from shared_rules.errors import (RulesError, InvalidPositionError, InvalidMoveError,
-                                 IllegalMoveError, GameOverError, RecordError)
+                                 IllegalMoveError, GameOverError, RecordError, quote)
 from shared_rules.outcome import Outcome
 
 __version__ = "0.1.0"
@@ -40,7 +40,7 @@ def game(name, **options):
     """The game object for a name in GAMES; a RulesError names the choices otherwise."""
     spec = GAMES.get(name) if isinstance(name, str) else None
     if spec is None:
-        raise RulesError("unknown game %r: expected one of %s" % (name, ", ".join(sorted(GAMES))))
+        raise RulesError("unknown game %s: expected one of %s" % (quote(name), ", ".join(sorted(GAMES))))
     return _load(spec[0], spec[1])(**options)
 
 

@@ -135,9 +135,27 @@ def _readline(read):
     return b"".join(parts)
 
 
+def _ascii(text):
+    """JSON text with non-ASCII characters escaped, as CPython's json.dumps writes them and
+    MicroPython's does not: the two runtimes write the same bytes."""
+    if len(text.encode("utf-8")) == len(text):
+        return text
+    out = []
+    for ch in text:
+        c = ord(ch)
+        if c < 0x80:
+            out.append(ch)
+        elif c < 0x10000:
+            out.append("\\u%04x" % c)
+        else:
+            c -= 0x10000
+            out.append("\\u%04x\\u%04x" % (0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF)))
+    return "".join(out)
+
+
 def main():
     def write(text):
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(_ascii(text) + "\n")
     read = sys.stdin.buffer.readline
     while True:
         raw = _readline(read)

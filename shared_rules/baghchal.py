@@ -3,7 +3,7 @@
 Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holding
 0 empty, 1 goat, 2 tiger. A move is a point (placement, 0..24) or 25 + from * 25 + to.
 """
-from shared_rules.errors import InvalidMoveError, InvalidPositionError
+from shared_rules.errors import InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
 from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
@@ -45,7 +45,7 @@ def point_name(p):
 def parse_point(text):
     if len(text) == 2 and "a" <= text[0] <= "e" and "1" <= text[1] <= "5":
         return (ord(text[1]) - 49) * 5 + ord(text[0]) - 97
-    raise InvalidMoveError("bad point %r: expected a1..e5" % text)
+    raise InvalidMoveError("bad point %s: expected a1..e5" % quote(text))
 
 
 class Position(BasePosition):
@@ -79,9 +79,9 @@ def format_position(pos):
 def parse_position(text):
     (ranks, h, c, _), turn = split_fields(text, 4, "'ranks H:<n> C:<n> <side>'", SIDES)
     if not h.startswith("H:"):
-        raise InvalidPositionError("bad goats in hand %r: expected H:<n>" % h)
+        raise InvalidPositionError("bad goats in hand %s: expected H:<n>" % quote(h))
     if not c.startswith("C:"):
-        raise InvalidPositionError("bad captured goats %r: expected C:<n>" % c)
+        raise InvalidPositionError("bad captured goats %s: expected C:<n>" % quote(c))
     hand = parse_count(h[2:], 20, "goats in hand")
     cap = parse_count(c[2:], 20, "captured goats")
     ranks = ranks.split("/")
@@ -95,7 +95,7 @@ def parse_position(text):
         for f in range(5):
             ch = row[f]
             if ch not in _CHARS:
-                raise InvalidPositionError("bad point %r at %s: expected T, G or ." % (ch, point_name((4 - k) * 5 + f)))
+                raise InvalidPositionError("bad point %s at %s: expected T, G or ." % (quote(ch), point_name((4 - k) * 5 + f)))
             b[(4 - k) * 5 + f] = _CHARS.index(ch)
     tigers = goats = 0
     for v in b:
@@ -164,9 +164,9 @@ class BaghChal(BaseGame):
                 a, b = parse_point(text[:2]), parse_point(text[3:])
                 if not (b in ADJ[a] if text[2] == "-" else b in [r for q, r in JUMPS[a]]):
                     kind = "a jump is written a1xa3" if text[2] == "x" else "a step is written a1-a2"
-                    raise InvalidMoveError("bad move %r: %s, between points on a line" % (text, kind))
+                    raise InvalidMoveError("bad move %s: %s, between points on a line" % (quote(text), kind))
                 return 25 + a * 25 + b
-        raise InvalidMoveError("bad move %r: expected a point (c3), a step (a1-a2) or a jump (a1xa3)" % (text,))
+        raise InvalidMoveError("bad move %s: expected a point (c3), a step (a1-a2) or a jump (a1xa3)" % quote(text))
 
     def move_str(self, move, pos=None):
         if move < 25:

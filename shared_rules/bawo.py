@@ -4,7 +4,7 @@ Board: a bytearray of 32 counts. Each side owns 16 pockets in loop order:
 index 0..7 are front A1..A8, 8..15 are back B8..B1, so clockwise is +1 (mod 16).
 South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 for "-").
 """
-from shared_rules.errors import InvalidMoveError, InvalidPositionError
+from shared_rules.errors import InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
 from shared_rules.outcome import Outcome
 from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
@@ -52,7 +52,7 @@ def parse_pocket(text):
     if len(text) == 2 and text[0] in "AB" and "1" <= text[1] <= "8":
         c = ord(text[1]) - 48
         return c - 1 if text[0] == "A" else 16 - c
-    raise InvalidMoveError("bad pocket %r: expected A1..A8 or B1..B8" % text)
+    raise InvalidMoveError("bad pocket %s: expected A1..A8 or B1..B8" % quote(text))
 
 
 def format_position(pos):
@@ -117,7 +117,7 @@ class Bawo(BaseGame):
 
     def parse_move(self, text, pos=None):
         if not isinstance(text, str) or len(text) != 3 or text[2] not in "+-":
-            raise InvalidMoveError("bad move %r: expected a pocket and a direction, like A1+ or B3-" % (text,))
+            raise InvalidMoveError("bad move %s: expected a pocket and a direction, like A1+ or B3-" % quote(text))
         return parse_pocket(text[:2]) * 2 + (text[2] == "-")
 
     def move_str(self, move, pos=None):

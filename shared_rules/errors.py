@@ -1,5 +1,10 @@
 """Errors raised by shared_rules. All subclass ValueError (python-chess style)."""
 
+try:
+    quote = ascii  # how a message shows the text it refuses: MicroPython's repr already escapes
+except NameError:  # non-ASCII like CPython's ascii(), so both runtimes write the same message
+    quote = repr
+
 
 class RulesError(ValueError):
     """Base class: bad input to the rules engine."""

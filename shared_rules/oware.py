@@ -3,7 +3,7 @@
 Pits: a bytearray of 12 counts in sowing (counter-clockwise) order: South's A..F are 0..5,
 North's a..f are 6..11. Stores are separate. A move is the pit index in the mover's row, 0..5.
 """
-from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
+from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
 from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
@@ -46,7 +46,7 @@ def format_position(pos):
 def parse_position(text):
     (rows, s, n, _), turn = split_fields(text, 4, "'pits S:<n> N:<n> <side>'", SIDES)
     if not s.startswith("S:") or not n.startswith("N:"):
-        raise InvalidPositionError("bad stores %r %r: expected S:<n> N:<n>" % (s, n))
+        raise InvalidPositionError("bad stores %s %s: expected S:<n> N:<n>" % (quote(s), quote(n)))
     rows = rows.split("/")
     if len(rows) != 2:
         raise InvalidPositionError("bad position: %d rows, expected 2 separated by '/'" % len(rows))
@@ -111,7 +111,7 @@ class Oware(BaseGame):
                     raise IllegalMoveError("illegal move %s: that pit is %s's, and %s is to move"
                                            % (text, _NAMES[side], _NAMES[pos.turn]))
                 return m
-        raise InvalidMoveError("bad move %r: expected a pit, A..F for South or a..f for North" % (text,))
+        raise InvalidMoveError("bad move %s: expected a pit, A..F for South or a..f for North" % quote(text))
 
     def move_str(self, move, pos=None):
         turn = 0 if pos is None else pos.turn

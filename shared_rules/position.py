@@ -1,7 +1,7 @@
 """What every game and every position share: equality and hashing by key(), text by its game,
 the outer form of a position's text (fields separated by spaces, the side to move last), and
 the check that a move is legal before it is played."""
-from shared_rules.errors import InvalidPositionError, IllegalMoveError, GameOverError
+from shared_rules.errors import InvalidPositionError, IllegalMoveError, GameOverError, quote
 
 
 class BaseGame:
@@ -40,10 +40,10 @@ def split_fields(text, n, form, sides):
         raise InvalidPositionError("position must be a string")
     parts = text.split(" ")
     if len(parts) != n:
-        raise InvalidPositionError("bad position %r: expected %s" % (text, form))
+        raise InvalidPositionError("bad position %s: expected %s" % (quote(text), form))
     side = parts[-1]
     if len(side) != 1 or side not in sides:
-        raise InvalidPositionError("bad side to move %r: expected %s or %s" % (side, sides[0], sides[1]))
+        raise InvalidPositionError("bad side to move %s: expected %s or %s" % (quote(side), sides[0], sides[1]))
     return parts, sides.index(side)
 
 
@@ -60,8 +60,8 @@ def parse_count(text, most, what="count", where=""):
         else:
             if v <= most:
                 return v
-    raise InvalidPositionError("bad %s %r%s: expected a whole number 0..%d in ASCII digits"
-                               % (what, text, where, most))
+    raise InvalidPositionError("bad %s %s%s: expected a whole number 0..%d in ASCII digits"
+                               % (what, quote(text), where, most))
 
 
 class BasePosition:

@@ -109,6 +109,25 @@ def test_overlong_line_gets_an_error_line_and_the_stream_goes_on(run):
     assert len(out) == 2
 
 
+def test_non_ascii_input_gets_the_same_answer_on_both_runtimes():
+    # The messages quote what they refuse; both runtimes write the same bytes for it.
+    opening = "2,2,2,2,2,2,2,2/" * 3 + "2,2,2,2,2,2,2,2"
+    lines = [{"game": "bawo\u00e9"}, {"game": "bawo", "moves": ["A1\u20ac"]},
+             {"game": "bawo", "moves": ["\U0001f600"]}, {"game": "oware", "moves": ["\uff21"]},
+             {"game": "bagh-chal", "moves": ["c\uff13"]}, {"game": "bagh-chal", "moves": ["\u00e93"]},
+             {"game": "bawo", "position": opening + " \uff33"}, {"game": "bawo", "position": opening + ",\u00e9 S"},
+             {"game": "oware", "position": "4,4,4,4,4,4/4,4,4,4,4,4 S:\u0660 N:0 S"},
+             {"game": "bagh-chal", "position": "T...T/...../..\u00e9../...../T...T H:20 C:0 G"}]
+    text = "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in lines) + "caf\u00e9 \U0001f600\n"
+    a = referee_cpython(text)
+    b = referee_micropython(text)
+    assert a == b
+    out = [json.loads(line) for line in a.splitlines()]
+    assert len([o for o in out if "error" in o]) == len(lines) + 1
+    assert out[0]["error"].startswith("unknown game 'bawo\\xe9'")
+    assert out[-1]["error"] == "not a JSON object: caf\u00e9 \U0001f600"
+
+
 def random_games(n, seed):
     rnd = random.Random(seed)
     lines = []
