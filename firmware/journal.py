@@ -27,8 +27,8 @@ REC = '.rec'
 SYN = '.syn'
 BAD = '.bad'
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
-_ZEROS_H = array('H', bytes(64))
-_ZEROS_L = array('L', bytes(64))
+CACHE_MAX = 512         # list_games cache slots at most (5 KB); more records are rescanned
+_MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
 
 
 def crc32(data, crc=0):
@@ -104,7 +104,7 @@ class Journal:
         self.log = log or (lambda msg: print('journal:', msg))
         self.low = False          # flash low and nothing synced left to delete
         self.crash_hook = None
-        self._meta = (array('H'), array('L'))  # list_games cache by counter, see _summary
+        self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
         try:
             os.mkdir(root)
@@ -310,32 +310,44 @@ class Journal:
 
         The cache must not fragment the heap: one object per record, made at odd times
         between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
-        could no longer get 8 KB with 1.7 MB free). So it is indexed by
-        the record counter: two arrays, plies and 1 + game/result/reason indexes in
-        self._strs (0: not cached), grown 64 records at a time. Foreign names are scanned
-        every time. list_games returns a view, so a LIST page builds only its own dicts."""
+        could no longer get 8 KB with 1.7 MB free). So it is three arrays, sized by the
+        records on flash (see _size_cache), never by the game counter: a board that played
+        100,000 games has the cache of a new one. A record's slot is its counter modulo the
+        size; the first array holds 1 + the counter there (0: empty), the others its plies
+        and 1 + game/result/reason indexes in self._strs. Foreign names are scanned every
+        time. list_games returns a view, so a LIST page builds only its own dicts."""
         gid = name[:-4]
         c = _counter_of(gid)
-        if c < 0 or gid != '%s-%04d' % (self.board_id, c):
+        if c < 0 or c >= _MAX_COUNTER or gid != '%s-%04d' % (self.board_id, c):
             c = -1
-        m = self._meta
-        if 0 <= c < len(m[1]) and m[1][c]:
-            code = m[1][c] - 1
-            plies = m[0][c]
+        tag, ply, codes = self._meta
+        i = c & (len(tag) - 1)
+        if c >= 0 and len(tag) and tag[i] == c + 1:
+            code = codes[i] - 1
+            plies = ply[i]
             st = self._strs
             game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
         else:
             game, plies, result, reason = self._scan(name)
-            if 0 <= c < 1000000 and plies < 65536:
+            if c >= 0 and len(tag) and plies < 65536:
                 code = self._code(game) | self._code(result) << 7 | self._code(reason) << 14
                 if code >= 0:
-                    while len(m[1]) <= c:  # grown 64 records at a time
-                        m[0].extend(_ZEROS_H)
-                        m[1].extend(_ZEROS_L)
-                    m[0][c] = plies
-                    m[1][c] = code + 1
+                    tag[i] = c + 1
+                    ply[i] = plies
+                    codes[i] = code + 1
         return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
                 'synced': name.endswith(SYN)}
+
+    def _size_cache(self, n):
+        # A power of two >= n records (64..CACHE_MAX): consecutive counters never share a
+        # slot. Resized (and emptied) only when the number of records crosses a power of two.
+        size = 64
+        while size < n and size < CACHE_MAX:
+            size <<= 1
+        if len(self._meta[0]) != size:
+            self._meta = None
+            self._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
+                          array('I', bytes(4 * size)))
 
     def _code(self, s):
         # Index of s in the interned strings (a handful: games, results, reasons); a large
@@ -351,8 +363,9 @@ class Journal:
 
     def _forget(self, name):
         c = _counter_of(name)
-        if 0 <= c < len(self._meta[1]):
-            self._meta[1][c] = 0
+        tag = self._meta[0]
+        if 0 <= c < _MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
+            tag[c & (len(tag) - 1)] = 0
 
     def _scan(self, name):
         # Streams the record through a small buffer: no record-sized string, no list of
@@ -401,7 +414,9 @@ class Journal:
         """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
         A view: each item is read (or taken from the cache) when indexed, so one LIST page
         does not hold a dict per record on the board (they would fragment the heap)."""
-        return _Games(self, self._records())
+        names = self._records()
+        self._size_cache(len(names))
+        return _Games(self, names)
 
     # -- space ------------------------------------------------------------------------
     def free_bytes(self):
