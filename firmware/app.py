@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms
 from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
-from journal import Journal, seal, unseal, CUR
+from journal import Journal, seal, unseal, CUR, SETTINGS
 import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
@@ -128,6 +128,41 @@ def playable(profile):
     return out
 
 
+def _level_ok(v, top):
+    return type(v) is int and 1 <= v <= top
+
+
+def _settings_of(data):
+    """The settings file's choices as a dict, or None if any of it is not ours: every
+    value is checked here, so a damaged file can never reach the LEDs or the menu."""
+    t = unseal(data.rstrip(b'\n'))
+    if t is None:
+        return None
+    try:
+        d = json.loads(t)
+    except ValueError:
+        return None
+    if not isinstance(d, dict):
+        return None
+    for k in DEFAULTS:
+        if k not in d:
+            continue   # a setting this file does not have keeps its default
+        v = d[k]
+        if k == 'game':
+            ok = isinstance(v, str) and v in GAMES
+        elif k == 'opponent':
+            ok = isinstance(v, str) and (v in OPPONENTS or v in BOARD_SIDES)
+        else:
+            ok = _level_ok(v, 5 if k == 'level' else 8)
+        if not ok:
+            return None
+    out = {}
+    for k in DEFAULTS:
+        if k in d:
+            out[k] = d[k]   # keys of a newer firmware are left alone, not applied
+    return out
+
+
 class App:
     def __init__(self, board, journal, board_id, hook=None, settings=None):
         self.board = board
@@ -195,26 +230,30 @@ class App:
     def _load_settings(self, given):
         s = dict(DEFAULTS)
         try:
-            with open(self.journal.path('settings'), 'rb') as f:
-                t = unseal(f.read().rstrip(b'\n'))
-            if t is not None:
-                d = json.loads(t)
-                for k in s:
-                    if k in d:
-                        s[k] = d[k]
-        except (OSError, ValueError):
-            pass
+            with open(self.journal.path(SETTINGS), 'rb') as f:
+                data = f.read(512)
+        except OSError:
+            data = None   # none yet (a directory there was set aside by the journal)
+        if data is not None:
+            d = _settings_of(data)
+            if d is None:
+                self.journal.set_aside(SETTINGS, 'unreadable settings, defaults used')
+            else:
+                s.update(d)
         if given:
             s.update(given)
         if s['opponent'] not in OPPONENTS and s['opponent'] not in BOARD_SIDES:
             s['opponent'] = 'people'
-        if not 1 <= s['level'] <= 5:
+        if not _level_ok(s['level'], 5):
             s['level'] = 3
+        for k in ('brightness', 'speed'):
+            if not _level_ok(s[k], 8):
+                s[k] = DEFAULTS[k]
         return s
 
     def save_settings(self):
         try:
-            self.journal._rewrite('settings', seal(json.dumps(self.settings)))
+            self.journal._rewrite(SETTINGS, seal(json.dumps(self.settings)))
         except OSError:
             pass
 
@@ -257,9 +296,9 @@ class App:
                     return
         if self.mode != OVER:
             self.open_menu()
-        for w in self.journal.names():
-            if w.endswith('.bad'):
-                self.say('warning: damaged file set aside: %s' % w)
+        # Once: the names set aside at this boot (the journal logged why).
+        for w in self.journal.aside:
+            self.say('warning: damaged file set aside: %s' % w)
 
     # -- games --------------------------------------------------------------------------
     def _setup(self, header):

@@ -12,6 +12,10 @@
 #   <id>.syn         the same once a host acknowledged it (the rename is the synced flag)
 #   <name>.bad       anything that failed its checksum, set aside for a human to look at
 #   counter          last game counter used, so ids stay unique after records are deleted
+#   settings         the menu's choices (firmware/app.py)
+#   board_id         the simulator's board id (firmware/board_sim.py)
+# A directory where one of these files belongs, or a file where `root` should be, is set
+# aside as *.bad too (renamed, never deleted), once, with a warning.
 # A journal/record line is "<payload> <crc32 of payload, 8 hex digits>\n".
 import os
 import json
@@ -26,6 +30,9 @@ CUR = 'cur.jnl'
 REC = '.rec'
 SYN = '.syn'
 BAD = '.bad'
+COUNTER = 'counter'
+SETTINGS = 'settings'
+FILES = (CUR, COUNTER, SETTINGS, 'board_id')  # files the board (or simulator) keeps in root
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
 CACHE_MAX = 512         # list_games cache slots at most (5 KB); more records are rescanned
 _MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
@@ -69,6 +76,23 @@ def _exists(path):
         return False
 
 
+def _is_dir(path):
+    try:
+        return os.stat(path)[0] & 0x4000 != 0
+    except OSError:
+        return False
+
+
+def _free_name(bad):
+    # 'x.bad', else 'x.2.bad', 'x.3.bad'...: a quarantine name not taken yet
+    base = bad[:-len(BAD)]
+    k = 1
+    while _exists(bad):
+        k += 1
+        bad = '%s.%d%s' % (base, k, BAD)
+    return bad
+
+
 def _replace(tmp, path):
     # littlefs and POSIX replace atomically; FAT refuses an existing target.
     try:
@@ -106,11 +130,25 @@ class Journal:
         self.crash_hook = None
         self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
+        self.aside = []           # names set aside since boot, for the app's one warning
+        self._make_root()
+        self.check_records()
+
+    def _make_root(self):
+        # A file (or anything not a directory) where the games directory should be is set
+        # aside under a name of ours, never deleted: it may hold a person's data.
+        if _exists(self.root) and not _is_dir(self.root):
+            bad = _free_name(self.root + BAD)
+            try:
+                os.rename(self.root, bad)
+                self.aside.append(bad)
+                self.log('%s is not a directory: set aside as %s' % (self.root, bad))
+            except OSError as e:
+                self.log('%s is not a directory and cannot be set aside (%s)' % (self.root, e))
         try:
-            os.mkdir(root)
+            os.mkdir(self.root)
         except OSError:
             pass
-        self.check_records()
 
     def path(self, name):
         return self.root + '/' + name
@@ -122,17 +160,17 @@ class Journal:
             return []
 
     def set_aside(self, name, why):
-        """Rename a damaged file to *.bad so boot never trips on it again."""
-        bad = name + BAD
-        k = 1
-        while _exists(self.path(bad)):
-            k += 1
-            bad = '%s.%d%s' % (name, k, BAD)
+        """Rename a damaged file (or a directory where a file belongs) to *.bad so boot
+        never trips on it again. Nothing is deleted: it may be the only copy of a game."""
+        bad = _free_name(self.path(name + BAD))
         try:
-            os.rename(self.path(name), self.path(bad))
-        except OSError:
-            pass
+            os.rename(self.path(name), bad)
+        except OSError as e:
+            self.log('%s is damaged (%s) and cannot be set aside: %s' % (name, why, e))
+            return
         self._forget(name)
+        bad = bad[len(self.root) + 1:]
+        self.aside.append(bad)
         self.log('%s set aside as %s: %s' % (name, bad, why))
 
     # -- the game in progress ---------------------------------------------------------
@@ -267,9 +305,15 @@ class Journal:
             return False
 
     def check_records(self):
-        """Set aside every record that fails its checksum; drop leftover temp files."""
+        """Set aside every record that fails its checksum, and a directory wherever the
+        board keeps a file; drop leftover temp files."""
         for name in self.names():
-            if name.endswith('.tmp'):
+            if name.endswith(BAD):
+                continue
+            if _is_dir(self.path(name)):
+                if name in FILES or name.endswith('.tmp'):
+                    self.set_aside(name, 'a directory where a file belongs')
+            elif name.endswith('.tmp'):
                 self._remove(name)
         for name in self._records():
             if not self._verify(name):
@@ -468,7 +512,7 @@ class Journal:
     def _next_counter(self):
         n = 0
         try:
-            with open(self.path('counter'), 'rb') as f:
+            with open(self.path(COUNTER), 'rb') as f:
                 t = unseal(f.read().rstrip(b'\n'))
             if t is not None and t.isdigit():
                 n = int(t)
@@ -499,7 +543,7 @@ class Journal:
             return None
 
     def _write_counter(self, n):
-        self._rewrite('counter', seal(str(n)))
+        self._rewrite(COUNTER, seal(str(n)))
 
 
 class _Games:
