@@ -65,66 +65,14 @@ def referee(line, write):
         write(_line(s))
 
 
-def _utf8(raw):
-    """Is raw well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
-    U+10FFFF)? MicroPython's decoder lets those through, CPython's refuses them."""
-    i = 0
-    n = len(raw)
-    while i < n:
-        c = raw[i]
-        if c < 0x80:
-            i += 1
-            continue
-        lo, hi = 0x80, 0xBF  # the range of the second byte
-        if 0xC2 <= c <= 0xDF:
-            k = 1
-        elif 0xE0 <= c <= 0xEF:
-            k = 2
-            if c == 0xE0:
-                lo = 0xA0
-            elif c == 0xED:
-                hi = 0x9F
-        elif 0xF0 <= c <= 0xF4:
-            k = 3
-            if c == 0xF0:
-                lo = 0x90
-            elif c == 0xF4:
-                hi = 0x8F
-        else:
-            return False
-        if i + k >= n or not lo <= raw[i + 1] <= hi:
-            return False
-        for j in range(i + 2, i + k + 1):
-            if not 0x80 <= raw[j] <= 0xBF:
-                return False
-        i += k + 1
-    return True
-
-
-def _text(raw):
-    """A line of input as text, or None if it is not UTF-8. Decoded here, not by the text
-    stream: MicroPython's stream raises past the loop, and CPython's depends on the locale."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeError:
-        return None
-    if len(text) != len(raw) and not _utf8(raw):  # not all ASCII: check what MicroPython skips
-        return None
-    return text
-
-
 def main():
     def write(text):
         sys.stdout.write(text + "\n")
-    read = sys.stdin.buffer.readline
     while True:
-        raw = read()
-        if not raw:
+        line = sys.stdin.readline()
+        if not line:
             break
-        line = _text(raw)
-        if line is None:
-            write(_error(0, "not UTF-8 text: send each game as one line of UTF-8 JSON"))
-        elif line.strip():
+        if line.strip():
             try:
                 referee(line, write)
             except Exception as e:  # a referee bug must not end the stream of games

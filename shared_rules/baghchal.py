@@ -6,7 +6,7 @@ Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holdin
 from shared_rules.errors import InvalidMoveError, InvalidPositionError
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
+from shared_rules.position import BasePosition, BaseGame, split_fields
 
 SIDES = "GT"
 EMPTY = 0
@@ -78,12 +78,10 @@ def format_position(pos):
 
 def parse_position(text):
     (ranks, h, c, _), turn = split_fields(text, 4, "'ranks H:<n> C:<n> <side>'", SIDES)
-    if not h.startswith("H:"):
+    if not h.startswith("H:") or not h[2:].isdigit():
         raise InvalidPositionError("bad goats in hand %r: expected H:<n>" % h)
-    if not c.startswith("C:"):
+    if not c.startswith("C:") or not c[2:].isdigit():
         raise InvalidPositionError("bad captured goats %r: expected C:<n>" % c)
-    hand = parse_count(h[2:], 20, "goats in hand")
-    cap = parse_count(c[2:], 20, "captured goats")
     ranks = ranks.split("/")
     if len(ranks) != 5:
         raise InvalidPositionError("bad position: %d ranks, expected 5 separated by '/'" % len(ranks))
@@ -97,6 +95,7 @@ def parse_position(text):
             if ch not in _CHARS:
                 raise InvalidPositionError("bad point %r at %s: expected T, G or ." % (ch, point_name((4 - k) * 5 + f)))
             b[(4 - k) * 5 + f] = _CHARS.index(ch)
+    hand, cap = int(h[2:]), int(c[2:])
     tigers = goats = 0
     for v in b:
         if v == TIGER:

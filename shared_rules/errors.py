@@ -28,5 +28,5 @@ class RecordError(RulesError):
     """
 
     def __init__(self, message, ply=None):
-        super().__init__(message)  # RulesError.__init__ does not exist on MicroPython
+        RulesError.__init__(self, message)
         self.ply = ply

@@ -6,7 +6,7 @@ North's a..f are 6..11. Stores are separate. A move is the pit index in the move
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
+from shared_rules.position import BasePosition, BaseGame, split_fields
 
 SIDES = "SN"
 _NAMES = ("South", "North")
@@ -43,6 +43,12 @@ def format_position(pos):
     return "%s/%s S:%d N:%d %s" % (north, south, pos.stores[0], pos.stores[1], SIDES[pos.turn])
 
 
+def _count(text, what):
+    if not text.isdigit():
+        raise InvalidPositionError("bad %s %r: expected a whole number >= 0" % (what, text))
+    return int(text)
+
+
 def parse_position(text):
     (rows, s, n, _), turn = split_fields(text, 4, "'pits S:<n> N:<n> <side>'", SIDES)
     if not s.startswith("S:") or not n.startswith("N:"):
@@ -57,10 +63,16 @@ def parse_position(text):
             raise InvalidPositionError("bad position: %s row has %d pits, expected 6"
                                        % ("North's" if r == 0 else "South's", len(cells)))
         for x in range(6):
-            pits[11 - x if r == 0 else x] = parse_count(cells[x], _TOTAL)
+            v = _count(cells[x], "count")
+            if v > _TOTAL:
+                raise InvalidPositionError("bad count %d: more than the %d seeds of the game" % (v, _TOTAL))
+            pits[11 - x if r == 0 else x] = v
     stores = bytearray(2)
     for k, t in ((0, s[2:]), (1, n[2:])):
-        stores[k] = parse_count(t, _TOTAL, "store")
+        v = _count(t, "store")
+        if v > _TOTAL:
+            raise InvalidPositionError("bad store %d: more than the %d seeds of the game" % (v, _TOTAL))
+        stores[k] = v
     total = sum(pits) + stores[0] + stores[1]
     if total != _TOTAL:
         raise InvalidPositionError("impossible position: %d seeds in all, Oware has %d" % (total, _TOTAL))
@@ -227,23 +239,12 @@ class Oware(BaseGame):
             return _by_stores(final, "opponent cannot move")
         return None
 
-    def repetition_end(self, pos, events=None):
-        """The final position of a game ended by the third repetition: each side adds the
-        seeds of its own row to its store (RULES.md 2)."""
-        pits = bytearray(12)
-        stores = bytearray(pos.stores)
-        for side in (0, 1):
-            got = sum(pos.pits[side * 6:side * 6 + 6])
-            if got:
-                stores[side] += got
-                if events is not None:
-                    events.append((STORE, side, got))
-        return Position(pits, stores, pos.turn)
-
     def repetition_outcome(self, pos):
-        """The outcome of a game ended by repetition, from its final position."""
-        final = self.repetition_end(pos)
-        return _by_stores(final.stores, "threefold repetition")
+        """The game ended by the third repetition: each side adds its own row to its store."""
+        final = bytearray(pos.stores)
+        final[0] += sum(pos.pits[0:6])
+        final[1] += sum(pos.pits[6:12])
+        return _by_stores(final, "threefold repetition")
 
 
 

@@ -17,10 +17,6 @@ class BaseGame:
         """A hashable key of the position, for repetition counting."""
         return pos.key()
 
-    def repetition_end(self, pos, events=None):
-        """The final position of a game ended by repetition: by default the position itself."""
-        return pos
-
     def _legal(self, pos, move):
         """`move` (text or action) as a legal action, or an error saying why it is not."""
         if isinstance(move, str):
@@ -43,23 +39,6 @@ def split_fields(text, n, form, sides):
     if len(side) != 1 or side not in sides:
         raise InvalidPositionError("bad side to move %r: expected %s or %s" % (side, sides[0], sides[1]))
     return parts, sides.index(side)
-
-
-def parse_count(text, most, what="count", where=""):
-    """A count written in ASCII digits, 0..most (RULES.md 1: on every runtime; str.isdigit()
-    and int() would also take other scripts' digits on CPython, and differ on MicroPython)."""
-    n = len(text)
-    if 0 < n <= 3:
-        v = 0
-        for ch in text:
-            if not "0" <= ch <= "9":
-                break
-            v = v * 10 + ord(ch) - 48
-        else:
-            if v <= most:
-                return v
-    raise InvalidPositionError("bad %s %r%s: expected a whole number 0..%d in ASCII digits"
-                               % (what, text, where, most))
 
 
 class BasePosition:

@@ -60,13 +60,6 @@ class Record:
         name = h.get("Game")
         if name not in GAMES:
             raise RecordError("record: unknown game %r: expected one of %s" % (name, ", ".join(sorted(GAMES))))
-        rules = h.get("Rules")
-        # Rules we do not know are not guessed at (RULES.md 4), a missing version included.
-        if rules is None:
-            raise RecordError("record has no [Rules] tag: its rules version is not known, so it is not replayed")
-        if rules != RULES_VERSION:
-            raise RecordError("record: rules version %r is not known here (this engine plays %r): "
-                              "update shared_rules" % (rules, RULES_VERSION))
         g = _game(name)
         try:
             s = State(g, h.get("Position"))
@@ -78,7 +71,6 @@ class Record:
             except RulesError as e:
                 raise RecordError("record does not replay at ply %d (%s): %s" % (k + 1, self.moves[k], e), k + 1)
         result = h.get("Result", "*")
-        reason = h.get("Reason")
         out = s.outcome()
         if out is None:
             got = "*"
@@ -87,12 +79,6 @@ class Record:
             got = "draw" if w is None else w
         if result != got:
             raise RecordError("record says the result is %s but the moves give %s" % (result, got), len(self.moves))
-        if out is None and reason is not None:
-            raise RecordError("record gives the reason %r but the moves do not end the game" % reason,
-                              len(self.moves))
-        if out is not None and reason != out.reason:
-            raise RecordError("record says the reason is %r but the moves give %r" % (reason, out.reason),
-                              len(self.moves))
         return s
 
     def to_dict(self):

@@ -31,9 +31,6 @@ class State:
         self._past = []   # the positions before the last len(_past) moves
         self._seen = {}
         self._count(position, 1)
-        # The position as played when the last move ended the game by repetition; `position`
-        # is then the game's final position (Oware's collected seeds, RULES.md 2).
-        self._repeated = None
 
     def _count(self, pos, delta):
         if getattr(self.game, "repetition", 0):
@@ -68,9 +65,11 @@ class State:
 
     def outcome(self):
         """Outcome(winner, reason) or None while the game goes on."""
-        if self._repeated is not None:
-            return self.game.repetition_outcome(self.position)
-        return self.game.outcome(self.position)
+        out = self.game.outcome(self.position)
+        if out is None and getattr(self.game, "repetition", 0):
+            if self._seen.get(self.game.key(self.position), 0) >= self.game.repetition:
+                out = self.game.repetition_outcome(self.position)
+        return out
 
     def is_over(self):
         return self.outcome() is not None
@@ -102,18 +101,13 @@ class State:
                 self._past.pop(0)
         self.position = new
         self._count(new, 1)
-        rep = getattr(self.game, "repetition", 0)
-        if rep and self._seen[self.game.key(new)] >= rep and self.game.outcome(new) is None:
-            self._repeated = new
-            self.position = self.game.repetition_end(new, None if events is False else events)
         return events
 
     def pop(self):
         """Undo the last move; returns it as text."""
         if not self._moves:
             raise RulesError("no move to undo")
-        self._count(self.position if self._repeated is None else self._repeated, -1)
-        self._repeated = None
+        self._count(self.position, -1)
         move, text = self._moves.pop()
         if self._past:
             self.position = self._past.pop()
