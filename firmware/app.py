@@ -224,6 +224,9 @@ class App:
         self.redraw = True
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
+        self.behind = False         # a full flash: see full()
+        self.unarchived = False
+        self.freed = 0              # journal.freed when save() was last tried
         self.apply_brightness()
 
     # -- settings ---------------------------------------------------------------------
@@ -275,6 +278,13 @@ class App:
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
         self.journal.make_room()
+        if not self._resume() and self.mode != OVER:
+            self.open_menu()
+        # Once: the names set aside at this boot (the journal logged why).
+        for w in self.journal.aside:
+            self.say('warning: damaged file set aside: %s' % w)
+
+    def _resume(self):
         cur = self.journal.read_current()
         if cur is not None:
             header, moves = cur
@@ -287,18 +297,16 @@ class App:
                 self.s = None
             else:
                 self.say('resumed %s %s at ply %d' % (header['game'], header['id'], self.s.ply))
+                if self.journal.torn:
+                    self._unsaved('torn last line not cut')
                 self._position_changed()
                 if self.s.outcome() is not None:
                     self._finish()
                 else:
                     self.mode = PLAY
                     self.changed()
-                    return
-        if self.mode != OVER:
-            self.open_menu()
-        # Once: the names set aside at this boot (the journal logged why).
-        for w in self.journal.aside:
-            self.say('warning: damaged file set aside: %s' % w)
+                    return True
+        return False
 
     # -- games --------------------------------------------------------------------------
     def _setup(self, header):
@@ -372,6 +380,14 @@ class App:
                 self._finish()
             else:
                 self.journal.discard_current()
+                self.behind = False
+        if self.unarchived and not self.save():
+            # The game before is only in RAM (and partly in cur.jnl): a new game would
+            # replace both. The board waits for a sync to make room (docs/visual-language.md).
+            self.say('flash full: game %s not saved yet; sync the board (bawo sync), '
+                     'then start a new game' % self.header['id'])
+            self.open_menu()
+            return False
         opp = opponent or self.settings['opponent']
         header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
         if opp in BOARD_SIDES:
@@ -382,13 +398,53 @@ class App:
         if start:
             header['start'] = start
         self._setup(header)   # raises on a bad position before anything is written
-        self.journal.start(header)
+        try:
+            self.journal.start(header)
+        except OSError as e:
+            self._unsaved(e)
         self._position_changed()
         self.mode = PLAY
         self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
         self.say('new %s game %s' % (name, header['id']))
         self.event('start', {'id': header['id'], 'game': name})
         self.changed()
+        return True
+
+    # -- a full flash -------------------------------------------------------------------
+    # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
+    # game goes on in RAM, `behind` says cur.jnl lacks some of it, `unarchived` that the
+    # finished game's record is not on flash. Both are written as soon as a file is removed
+    # (a sync's ACK_GAME lets make_room delete synced games); until then the board shows
+    # "flash full, sync me" and starts no new game over an unsaved one.
+    def full(self):
+        return self.behind or self.unarchived
+
+    def _unsaved(self, e):
+        if not self.full():
+            self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
+                     'to save it' % e)
+        self.behind = True
+        self.freed = self.journal.freed
+        self.changed()
+
+    def save(self):
+        """Write what RAM holds and the flash lacks. True when the flash is up to date."""
+        if not self.full():
+            return True
+        j = self.journal
+        try:
+            if self.unarchived:
+                # The record alone holds the whole game (and is smaller than its journal).
+                j.finish(self.header['id'], self._record_text())
+                self.unarchived = False
+            else:
+                j.rewrite_current(self.header, self.s.moves)
+        except OSError:
+            return False
+        self.behind = False
+        self.say('flash has room again: game %s saved' % self.header['id'])
+        self.changed()
+        return True
 
     def start_time(self):
         if self.time_offset is None:
@@ -521,15 +577,12 @@ class App:
         events = self.evbuf
         events.clear()
         s.push(move, events if animate else False)
-        try:
-            self.journal.append(s.ply, text)
-        except OSError as e:
-            s.pop()
-            self.say('flash full, move not played (%s)' % e)
-            self.journal.low = True
-            self.changed()
-            return False
-        if self.hook:
+        if not self.behind:
+            try:
+                self.journal.append(s.ply, text)
+            except OSError as e:
+                self._unsaved(e)   # the line may be half written: rewritten whole later
+        if self.hook and not self.behind:
             self.hook('journal', (s.ply, text))
         self.event('move', {'id': self.header['id'], 'ply': s.ply, 'move': text,
                             'position': self.g.format(s.position)})
@@ -553,14 +606,10 @@ class App:
             self._anim_done()
         return True
 
-    def _finish(self):
+    def _record_text(self):
         s = self.s
         h = self.header
         names = (self._plays(0), self._plays(1))
-        # The board is done with this game: its AI makes room for the record.
-        self.opponent = None
-        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
-        gc.collect()
         # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
         from shared_rules.record import Record
         text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
@@ -568,11 +617,22 @@ class App:
         Record = None
         shared_rules.unload(keep=self.s.game.name, also=('shared_rules.record',))
         gc.collect()
+        return text
+
+    def _finish(self):
+        s = self.s
+        h = self.header
+        # The board is done with this game: its AI makes room for the record.
+        self.opponent = None
+        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
+        gc.collect()
         try:
-            self.journal.finish(h['id'], text)
+            self.journal.finish(h['id'], self._record_text())
+            self.behind = False
         except OSError as e:
-            self.say('flash full: record of %s kept as journal (%s)' % (h['id'], e))
-            self.journal.low = True
+            # Kept in RAM (and as far as cur.jnl got); written once there is room.
+            self._unsaved(e)
+            self.unarchived = True
         if self.hook:
             self.hook('record', h['id'])
         out = s.outcome()
@@ -697,7 +757,8 @@ class App:
                 self.open_menu()
             return
         if key == k.back:
-            if self.mode == MENU and self.s is not None:
+            if self.mode == MENU and self.s is not None and not (
+                    self.unarchived and self.s.outcome() is None):
                 self.mode = OVER if self.s.outcome() is not None else PLAY
                 self.view.reset(pieces=(self.g.name == 'bagh-chal'))
                 self.changed()
@@ -824,10 +885,11 @@ class App:
         return 0
 
     def _low_warning(self):
-        if self.journal.low and self.blink:
+        full = self.full()
+        if (full or self.journal.low) and self.blink:
             p = self.profile
             for k in (0, p.grid_cols - 1, p.n_keys - p.grid_cols, p.n_keys - 1):
-                self.view.corner_dot(k, V.BG_LOW)
+                self.view.corner_dot(k, V.BG_FULL if full else V.BG_LOW)
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
@@ -863,10 +925,13 @@ class App:
         if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
             self.flash_key = -1
             self.redraw = True
+        if self.full() and self.journal.freed != self.freed:
+            self.freed = self.journal.freed   # a file went (a sync): room may be back
+            self.save()
         if ticks_diff(now, self.blink_at) >= 0:
             self.blink ^= 1
             self.blink_at = ticks_add(now, BLINK_MS)
-            if self.sel >= 0 or self.mode == OVER or self.journal.low:
+            if self.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
                 self.redraw = True
         if self.redraw:
             self.draw()

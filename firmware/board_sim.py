@@ -114,10 +114,11 @@ class Sim:
         gc.collect()
         import app as _app
         root = env('BAWO_DATA', 'data')
-        bid = env('BAWO_BOARD_ID') or _read_id(root)
-        j = Journal(root, bid, min_free=int(env('BAWO_MIN_FREE', '16384')),
+        # The journal first: it sets aside a damaged board_id before it is read.
+        j = Journal(root, '', min_free=int(env('BAWO_MIN_FREE', '16384')),
                     capacity=int(env('BAWO_FLASH', '0')),
                     log=lambda m: self.hook('msg', 'journal: ' + m))
+        j.board_id = bid = env('BAWO_BOARD_ID') or _read_id(root)
         settings = {}
         if env('BAWO_SPEED'):
             settings['speed'] = int(env('BAWO_SPEED'))
@@ -140,7 +141,7 @@ class Sim:
 
     def status(self):
         a = self.app
-        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low,
+        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low, 'full': a.full(),
              'sel': a.sel, 'flashes': a.flashes, 'anim': a.anim is not None, 'msg': a.message,
              'settings': a.settings, 'games': a.games}
         if a.s is not None:
@@ -337,8 +338,11 @@ def _read_id(root):
         os.mkdir(root)
     except OSError:
         pass
-    with open(p, 'w') as f:
-        f.write(t + '\n')
+    try:
+        with open(p, 'w') as f:
+            f.write(t + '\n')
+    except OSError as e:  # kept for this run only: the board goes on
+        print('bawo: board id not saved (%s)' % e)
     return t
 
 

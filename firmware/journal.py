@@ -33,6 +33,7 @@ BAD = '.bad'
 COUNTER = 'counter'
 SETTINGS = 'settings'
 FILES = (CUR, COUNTER, SETTINGS, 'board_id')  # files the board (or simulator) keeps in root
+EEXIST = 17
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
 CACHE_MAX = 512         # list_games cache slots at most (5 KB); more records are rescanned
 _MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
@@ -93,11 +94,22 @@ def _free_name(bad):
     return bad
 
 
+def _drop(path):
+    # A temp file of ours that failed: gone, without counting as room freed.
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
 def _replace(tmp, path):
-    # littlefs and POSIX replace atomically; FAT refuses an existing target.
+    # littlefs and POSIX replace atomically; old FAT ports refuse an existing target
+    # (EEXIST). Any other error (ENOSPC on a full littlefs) must leave the target alone.
     try:
         os.rename(tmp, path)
-    except OSError:
+    except OSError as e:
+        if e.errno != EEXIST:
+            raise
         os.remove(path)
         os.rename(tmp, path)
 
@@ -127,6 +139,8 @@ class Journal:
         self.capacity = capacity
         self.log = log or (lambda msg: print('journal:', msg))
         self.low = False          # flash low and nothing synced left to delete
+        self.torn = False         # cur.jnl ends in a torn line that could not be cut off
+        self.freed = 0            # bumped whenever a file is removed: room may have come back
         self.crash_hook = None
         self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
@@ -224,7 +238,13 @@ class Journal:
             return None
         if good < n:
             self.log('dropped a torn last line (%d bytes)' % (n - good))
-            self._rewrite(CUR, data[:good])
+            try:
+                self._rewrite(CUR, data[:good])
+            except OSError as e:
+                # Flash full: the torn tail stays, so the next move must not be appended
+                # after it; the app rewrites the whole journal once there is room.
+                self.torn = True
+                self.log('torn line not cut (%s)' % e)
         if self._find_record(header['id']) is not None:
             # Cut between writing the record and removing the journal: already finished.
             self._remove(CUR)
@@ -232,7 +252,8 @@ class Journal:
         return header, moves
 
     def start(self, header):
-        """Begin a new game journal; fills header['id']. Returns the id."""
+        """Begin a new game journal; fills header['id'] first, so the game has its id even
+        when the flash is full (OSError, then rewrite_current once there is room)."""
         n = self._next_counter()
         gid = '%s-%04d' % (self.board_id, n)
         header['id'] = gid
@@ -240,6 +261,24 @@ class Journal:
         self._rewrite(CUR, seal('H ' + json.dumps(header)))
         self.make_room()
         return gid
+
+    def rewrite_current(self, header, moves):
+        """Write the whole journal of the game in RAM at once (header, then every move), in
+        place of whatever cur.jnl holds: how the app catches up after a write failed for lack
+        of space (the old file may end in a partial line). Atomic: OSError leaves it as it was."""
+        p = self.path(CUR + '.tmp')
+        try:
+            with open(p, 'wb') as f:
+                f.write(seal('H ' + json.dumps(header)))
+                for i in range(len(moves)):
+                    f.write(seal('M %d %s' % (i + 1, moves[i])))
+                f.flush()
+            _replace(p, self.path(CUR))
+        except OSError:
+            _drop(p)
+            raise
+        _sync()
+        self.torn = False
 
     def append(self, ply, move):
         """Make move number `ply` (1-based) durable. Returns only once it is on flash."""
@@ -344,7 +383,14 @@ class Journal:
         if name is None:
             return False
         if name.endswith(REC):
-            os.rename(self.path(name), self.path(gid + SYN))
+            try:
+                os.rename(self.path(name), self.path(gid + SYN))
+            except OSError as e:
+                # A littlefs too full even to rename: the host has the game, so it may go.
+                self.log('%s synced, removed: flash too full to mark it (%s)' % (name, e))
+                os.remove(self.path(name))
+                self._forget(name)
+                self.freed += 1
             _sync()
         self.make_room()
         return True
@@ -473,7 +519,8 @@ class Journal:
                     pass
             return self.capacity - used
         st = os.statvfs(self.root)
-        return st[0] * st[4]
+        # A littlefs that just failed a write can report more free blocks than it has.
+        return st[0] * st[4] if st[4] <= st[2] else 0
 
     def make_room(self):
         """Delete the oldest synced records until min_free bytes are free. Unsynced games
@@ -497,16 +544,22 @@ class Journal:
     def _remove(self, name):
         try:
             os.remove(self.path(name))
+            self.freed += 1
         except OSError:
             pass
         self._forget(name)
 
     def _rewrite(self, name, data):
         tmp = self.path(name + '.tmp')
-        with open(tmp, 'wb') as f:
-            f.write(data)
-            f.flush()
-        _replace(tmp, self.path(name))
+        try:
+            with open(tmp, 'wb') as f:
+                f.write(data)
+                f.flush()
+            _replace(tmp, self.path(name))
+        except OSError:
+            # Flash full: no partial temp file may stay to take the room.
+            _drop(tmp)
+            raise
         _sync()
 
     def _next_counter(self):

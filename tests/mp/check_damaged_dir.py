@@ -153,6 +153,18 @@ def test_unreadable_settings():
             assert a.settings[key] == app.DEFAULTS[key], (data, a.settings)
 
 
+def test_warned_also_when_a_game_resumes():
+    root = _fresh('resume')
+    a, _ = _boot(root)
+    a.new_game('bawo')
+    a.play(a.s.legal_moves[0])
+    _dir_with_a_file(root + '/counter.tmp')
+    _write(root + '/settings', b'garbage')
+    a, warned = _boot(root)
+    assert a.mode == app.PLAY and a.s.ply == 1
+    assert len(warned) == 2 and 'counter.tmp.bad' in warned[0] + warned[1], warned
+
+
 def test_good_settings_are_kept():
     root = _fresh('good')
     os.mkdir(root)
