@@ -372,7 +372,8 @@ class App:
                 self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
-        """Start a game (archiving an unfinished one). RulesError for a bad position."""
+        """Start a game (archiving an unfinished one). RulesError for a bad position; False,
+        with the menu open, while the game before is not on flash (flash full: sync first)."""
         if self.anim is not None:
             self.skip()
         if self.s is not None and self.s.outcome() is None and self.header is not None:
@@ -567,7 +568,8 @@ class App:
         return self.abort_key >= 0 or self.abort_think
 
     def play(self, move, intro=False):
-        """Play a legal move: journal first, then animate. False if flash is full.
+        """Play a legal move: journal first, then animate. On a full flash the move is
+        played all the same and kept in RAM (see full()); True.
         intro: a move the person did not press (board or host): its start blinks first."""
         s = self.s
         mover = s.turn
