@@ -8,7 +8,9 @@
 #   BAWO_SEED, BAWO_BOARD_ID, BAWO_FLASH (modelled flash bytes), BAWO_MIN_FREE,
 #   BAWO_SPEED, BAWO_OPPONENT (a settings value, e.g. board-both), BAWO_LEVEL (1-5),
 #   BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
-#   BAWO_BOUNCE (ms each switch contact bounces)
+#   BAWO_BOUNCE (ms each switch contact bounces),
+#   BAWO_LFS      '<image file>:<KB>': the flash is littlefs in that image (made if missing),
+#                 mounted at /flash, games in /flash/games: real ENOSPC when it is full
 #
 # Commands (one a line): p K / r K press / release key K; t K tap K (press, 40 ms,
 # release, 40 ms); w MS run MS milliseconds; i run until idle and report; f send a frame;
@@ -114,6 +116,10 @@ class Sim:
         gc.collect()
         import app as _app
         root = env('BAWO_DATA', 'data')
+        if env('BAWO_LFS'):
+            image, kb = env('BAWO_LFS').rsplit(':', 1)
+            hw_sim.mount_flash(image, int(kb), '/flash')
+            root = '/flash/games'
         # The journal first: it sets aside a damaged board_id before it is read.
         j = Journal(root, '', min_free=int(env('BAWO_MIN_FREE', '16384')),
                     capacity=int(env('BAWO_FLASH', '0')),
