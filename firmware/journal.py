@@ -34,6 +34,7 @@ COUNTER = 'counter'
 SETTINGS = 'settings'
 FILES = (CUR, COUNTER, SETTINGS, 'board_id')  # files the board (or simulator) keeps in root
 EEXIST = 17
+LINE_MAX = 1024  # longest journal line read back (a header with a set-up position is ~200)
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
 CACHE_MAX = 512         # list_games cache slots at most (5 KB); more records are rescanned
 _MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
@@ -92,6 +93,32 @@ def _free_name(bad):
         k += 1
         bad = '%s.%d%s' % (base, k, BAD)
     return bad
+
+
+def _header_of(text):
+    # The journal's header line as a dict, or None unless every field the app uses has its
+    # type: its id names files (so only letters, digits and '-'), the rest reach the engine.
+    if not text.startswith('H '):
+        return None
+    try:
+        h = json.loads(text[2:])
+    except ValueError:
+        return None
+    if not isinstance(h, dict):
+        return None
+    gid = h.get('id')
+    if not isinstance(gid, str) or not 0 < len(gid) <= 64 or not isinstance(h.get('game'), str):
+        return None
+    for ch in gid:
+        if not (ch.isalpha() or ch.isdigit() or ch == '-') or ord(ch) > 126:
+            return None
+    for k in ('opponent', 'position', 'start'):
+        if k in h and not isinstance(h[k], str):
+            return None
+    for k in ('seed', 'level'):
+        if k in h and type(h[k]) is not int:
+            return None
+    return h
 
 
 def _drop(path):
@@ -191,55 +218,61 @@ class Journal:
     def read_current(self):
         """(header dict, [move text]) of cur.jnl, None if there is none or it is damaged.
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
-        sets the journal aside."""
-        p = self.path(CUR)
+        sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
+        memory it takes is the game's, never the file's (a damaged file may be any size)."""
         try:
-            with open(p, 'rb') as f:
-                data = f.read()
+            f = open(self.path(CUR), 'rb')
         except OSError:
             return None
         header = None
         moves = []
         good = 0     # bytes of valid lines so far
-        start = 0
-        n = len(data)
-        while start < n:
-            nl = data.find(b'\n', start)
-            if nl < 0:
-                break  # torn tail: the line was being written when the power went
-            text = unseal(data[start:nl])
-            if text is None:
-                if data.find(b'\n', nl + 1) < 0 and nl + 1 >= n:
-                    break  # damaged last line: same as torn (a cut mid-sector)
-                self.set_aside(CUR, 'damaged line at byte %d' % start)
-                return None
-            if header is None:
-                if not text.startswith('H '):
-                    self.set_aside(CUR, 'no header line')
-                    return None
-                try:
-                    header = json.loads(text[2:])
-                except ValueError:
-                    header = None
-                if not isinstance(header, dict) or 'game' not in header or 'id' not in header:
-                    self.set_aside(CUR, 'bad header')
-                    return None
-            else:
-                parts = text.split(' ')
-                if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
-                    self.set_aside(CUR, 'unexpected line %r' % text)
-                    return None
-                moves.append(parts[2])
-            good = nl + 1
-            start = nl + 1
+        why = None   # set: the journal is set aside for this reason
+        torn = False
+        with f:
+            while True:
+                line = f.readline(LINE_MAX)
+                if not line:
+                    break
+                last = not f.read(1)
+                if not last:
+                    f.seek(good + len(line))
+                if line[-1] != 10 or len(line) < 2:
+                    if last:
+                        torn = True  # the line was being written when the power went
+                    else:
+                        why = 'line too long at byte %d' % good
+                    break
+                text = unseal(line[:-1])
+                if text is None:
+                    if last:
+                        torn = True  # damaged last line: same as torn (a cut mid-sector)
+                    else:
+                        why = 'damaged line at byte %d' % good
+                    break
+                if header is None:
+                    header = _header_of(text)
+                    if header is None:
+                        why = 'bad header'
+                        break
+                else:
+                    parts = text.split(' ')
+                    if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
+                        why = 'unexpected line %r' % text[:40]
+                        break
+                    moves.append(parts[2])
+                good += len(line)
+        if why is not None:
+            self.set_aside(CUR, why)
+            return None
         if header is None:
             # Cut while the header was being written: the game had no move yet.
             self._remove(CUR)
             return None
-        if good < n:
-            self.log('dropped a torn last line (%d bytes)' % (n - good))
+        if torn:
+            self.log('dropped a torn last line')
             try:
-                self._rewrite(CUR, data[:good])
+                self.rewrite_current(header, moves)
             except OSError as e:
                 # Flash full: the torn tail stays, so the next move must not be appended
                 # after it; the app rewrites the whole journal once there is room.
@@ -566,7 +599,7 @@ class Journal:
         n = 0
         try:
             with open(self.path(COUNTER), 'rb') as f:
-                t = unseal(f.read().rstrip(b'\n'))
+                t = unseal(f.read(32).rstrip(b'\n'))
             if t is not None and t.isdigit():
                 n = int(t)
         except OSError:
@@ -584,16 +617,12 @@ class Journal:
     def read_current_id(self):
         try:
             with open(self.path(CUR), 'rb') as f:
-                line = f.readline()
+                line = f.readline(LINE_MAX)
         except OSError:
             return None
         t = unseal(line.rstrip(b'\n'))
-        if t is None or not t.startswith('H '):
-            return None
-        try:
-            return json.loads(t[2:]).get('id')
-        except (ValueError, AttributeError):
-            return None
+        h = None if t is None else _header_of(t)
+        return None if h is None else h['id']
 
     def _write_counter(self, n):
         self._rewrite(COUNTER, seal(str(n)))

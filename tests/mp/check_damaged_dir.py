@@ -165,6 +165,44 @@ def test_warned_also_when_a_game_resumes():
     assert len(warned) == 2 and 'counter.tmp.bad' in warned[0] + warned[1], warned
 
 
+def _write_big(p, chunk, n):
+    with open(p, 'wb') as f:
+        for _ in range(n):
+            f.write(chunk)
+
+
+def test_huge_files_do_not_fill_the_heap():
+    # 2 MB of garbage (more than the unix port's default heap, 16 times a Pico's): read a
+    # line or a few bytes at a time, never whole.
+    chunk = b'7' * 65536
+    for name, damaged in (('cur.jnl', ['cur.jnl.bad']), ('counter', []), ('settings', ['settings.bad'])):
+        root = _fresh('huge')
+        os.mkdir(root)
+        _write_big(root + '/' + name, chunk, 32)
+        _boots_twice(root, damaged)
+
+
+BAD_HEADERS = (
+    {'game': 'bawo', 'id': '../../etc/x'},     # an id that names a path
+    {'game': 'bawo', 'id': ['tb-0001']},
+    {'game': 'bawo', 'id': 'tb-0001', 'opponent': ['board-first']},
+    {'game': 'bawo', 'id': 'tb-0001', 'level': 'x', 'opponent': 'board-first'},
+    {'game': 'bawo', 'id': 'tb-0001', 'position': 7},
+    {'game': ['bawo'], 'id': 'tb-0001'},
+    [1, 2],
+)
+
+
+def test_journal_headers_that_are_not_ours():
+    # The checksum is right (a host or a person wrote it), the content is not the board's.
+    for k, h in enumerate(BAD_HEADERS):
+        root = _fresh('header%d' % k)
+        os.mkdir(root)
+        _write(root + '/cur.jnl', seal('H ' + json.dumps(h)) + seal('M 1 A1+'))
+        a = _boots_twice(root, ['cur.jnl.bad'])
+        assert a.header['id'] == 'tb-0001', a.header
+
+
 def test_good_settings_are_kept():
     root = _fresh('good')
     os.mkdir(root)
