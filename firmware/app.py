@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms
 from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
-from journal import Journal, seal, unseal, CUR
+from journal import Journal, seal, unseal, CUR, SETTINGS
 import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
@@ -128,6 +128,41 @@ def playable(profile):
     return out
 
 
+def _level_ok(v, top):
+    return type(v) is int and 1 <= v <= top
+
+
+def _settings_of(data):
+    """The settings file's choices as a dict, or None if any of it is not ours: every
+    value is checked here, so a damaged file can never reach the LEDs or the menu."""
+    t = unseal(data.rstrip(b'\n'))
+    if t is None:
+        return None
+    try:
+        d = json.loads(t)
+    except ValueError:
+        return None
+    if not isinstance(d, dict):
+        return None
+    for k in DEFAULTS:
+        if k not in d:
+            continue   # a setting this file does not have keeps its default
+        v = d[k]
+        if k == 'game':
+            ok = isinstance(v, str) and v in GAMES
+        elif k == 'opponent':
+            ok = isinstance(v, str) and (v in OPPONENTS or v in BOARD_SIDES)
+        else:
+            ok = _level_ok(v, 5 if k == 'level' else 8)
+        if not ok:
+            return None
+    out = {}
+    for k in DEFAULTS:
+        if k in d:
+            out[k] = d[k]   # keys of a newer firmware are left alone, not applied
+    return out
+
+
 class App:
     def __init__(self, board, journal, board_id, hook=None, settings=None):
         self.board = board
@@ -189,32 +224,39 @@ class App:
         self.redraw = True
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
+        self.behind = False         # a full flash: see full()
+        self.unarchived = False
+        self.freed = 0              # journal.freed when save() was last tried
         self.apply_brightness()
 
     # -- settings ---------------------------------------------------------------------
     def _load_settings(self, given):
         s = dict(DEFAULTS)
         try:
-            with open(self.journal.path('settings'), 'rb') as f:
-                t = unseal(f.read().rstrip(b'\n'))
-            if t is not None:
-                d = json.loads(t)
-                for k in s:
-                    if k in d:
-                        s[k] = d[k]
-        except (OSError, ValueError):
-            pass
+            with open(self.journal.path(SETTINGS), 'rb') as f:
+                data = f.read(512)
+        except OSError:
+            data = None   # none yet (a directory there was set aside by the journal)
+        if data is not None:
+            d = _settings_of(data)
+            if d is None:
+                self.journal.set_aside(SETTINGS, 'unreadable settings, defaults used')
+            else:
+                s.update(d)
         if given:
             s.update(given)
         if s['opponent'] not in OPPONENTS and s['opponent'] not in BOARD_SIDES:
             s['opponent'] = 'people'
-        if not 1 <= s['level'] <= 5:
+        if not _level_ok(s['level'], 5):
             s['level'] = 3
+        for k in ('brightness', 'speed'):
+            if not _level_ok(s[k], 8):
+                s[k] = DEFAULTS[k]
         return s
 
     def save_settings(self):
         try:
-            self.journal._rewrite('settings', seal(json.dumps(self.settings)))
+            self.journal._rewrite(SETTINGS, seal(json.dumps(self.settings)))
         except OSError:
             pass
 
@@ -236,6 +278,13 @@ class App:
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
         self.journal.make_room()
+        if not self._resume() and self.mode != OVER:
+            self.open_menu()
+        # Once: the names set aside at this boot (the journal logged why).
+        for w in self.journal.aside:
+            self.say('warning: damaged file set aside: %s' % w)
+
+    def _resume(self):
         cur = self.journal.read_current()
         if cur is not None:
             header, moves = cur
@@ -248,18 +297,16 @@ class App:
                 self.s = None
             else:
                 self.say('resumed %s %s at ply %d' % (header['game'], header['id'], self.s.ply))
+                if self.journal.torn:
+                    self._unsaved('torn last line not cut')
                 self._position_changed()
                 if self.s.outcome() is not None:
                     self._finish()
                 else:
                     self.mode = PLAY
                     self.changed()
-                    return
-        if self.mode != OVER:
-            self.open_menu()
-        for w in self.journal.names():
-            if w.endswith('.bad'):
-                self.say('warning: damaged file set aside: %s' % w)
+                    return True
+        return False
 
     # -- games --------------------------------------------------------------------------
     def _setup(self, header):
@@ -325,7 +372,8 @@ class App:
                 self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
-        """Start a game (archiving an unfinished one). RulesError for a bad position."""
+        """Start a game (archiving an unfinished one). RulesError for a bad position; False,
+        with the menu open, while the game before is not on flash (flash full: sync first)."""
         if self.anim is not None:
             self.skip()
         if self.s is not None and self.s.outcome() is None and self.header is not None:
@@ -333,6 +381,14 @@ class App:
                 self._finish()
             else:
                 self.journal.discard_current()
+                self.behind = False
+        if self.unarchived and not self.save():
+            # The game before is only in RAM (and partly in cur.jnl): a new game would
+            # replace both. The board waits for a sync to make room (docs/visual-language.md).
+            self.say('flash full: game %s not saved yet; sync the board (bawo sync), '
+                     'then start a new game' % self.header['id'])
+            self.open_menu()
+            return False
         opp = opponent or self.settings['opponent']
         header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
         if opp in BOARD_SIDES:
@@ -343,13 +399,53 @@ class App:
         if start:
             header['start'] = start
         self._setup(header)   # raises on a bad position before anything is written
-        self.journal.start(header)
+        try:
+            self.journal.start(header)
+        except OSError as e:
+            self._unsaved(e)
         self._position_changed()
         self.mode = PLAY
         self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
         self.say('new %s game %s' % (name, header['id']))
         self.event('start', {'id': header['id'], 'game': name})
         self.changed()
+        return True
+
+    # -- a full flash -------------------------------------------------------------------
+    # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
+    # game goes on in RAM, `behind` says cur.jnl lacks some of it, `unarchived` that the
+    # finished game's record is not on flash. Both are written as soon as a file is removed
+    # (a sync's ACK_GAME lets make_room delete synced games); until then the board shows
+    # "flash full, sync me" and starts no new game over an unsaved one.
+    def full(self):
+        return self.behind or self.unarchived
+
+    def _unsaved(self, e):
+        if not self.full():
+            self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
+                     'to save it' % e)
+        self.behind = True
+        self.freed = self.journal.freed
+        self.changed()
+
+    def save(self):
+        """Write what RAM holds and the flash lacks. True when the flash is up to date."""
+        if not self.full():
+            return True
+        j = self.journal
+        try:
+            if self.unarchived:
+                # The record alone holds the whole game (and is smaller than its journal).
+                j.finish(self.header['id'], self._record_text())
+                self.unarchived = False
+            else:
+                j.rewrite_current(self.header, self.s.moves)
+        except OSError:
+            return False
+        self.behind = False
+        self.say('flash has room again: game %s saved' % self.header['id'])
+        self.changed()
+        return True
 
     def start_time(self):
         if self.time_offset is None:
@@ -472,7 +568,8 @@ class App:
         return self.abort_key >= 0 or self.abort_think
 
     def play(self, move, intro=False):
-        """Play a legal move: journal first, then animate. False if flash is full.
+        """Play a legal move: journal first, then animate. On a full flash the move is
+        played all the same and kept in RAM (see full()); True.
         intro: a move the person did not press (board or host): its start blinks first."""
         s = self.s
         mover = s.turn
@@ -482,15 +579,12 @@ class App:
         events = self.evbuf
         events.clear()
         s.push(move, events if animate else False)
-        try:
-            self.journal.append(s.ply, text)
-        except OSError as e:
-            s.pop()
-            self.say('flash full, move not played (%s)' % e)
-            self.journal.low = True
-            self.changed()
-            return False
-        if self.hook:
+        if not self.behind:
+            try:
+                self.journal.append(s.ply, text)
+            except OSError as e:
+                self._unsaved(e)   # the line may be half written: rewritten whole later
+        if self.hook and not self.behind:
             self.hook('journal', (s.ply, text))
         self.event('move', {'id': self.header['id'], 'ply': s.ply, 'move': text,
                             'position': self.g.format(s.position)})
@@ -514,14 +608,10 @@ class App:
             self._anim_done()
         return True
 
-    def _finish(self):
+    def _record_text(self):
         s = self.s
         h = self.header
         names = (self._plays(0), self._plays(1))
-        # The board is done with this game: its AI makes room for the record.
-        self.opponent = None
-        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
-        gc.collect()
         # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
         from shared_rules.record import Record
         text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
@@ -529,11 +619,22 @@ class App:
         Record = None
         shared_rules.unload(keep=self.s.game.name, also=('shared_rules.record',))
         gc.collect()
+        return text
+
+    def _finish(self):
+        s = self.s
+        h = self.header
+        # The board is done with this game: its AI makes room for the record.
+        self.opponent = None
+        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
+        gc.collect()
         try:
-            self.journal.finish(h['id'], text)
+            self.journal.finish(h['id'], self._record_text())
+            self.behind = False
         except OSError as e:
-            self.say('flash full: record of %s kept as journal (%s)' % (h['id'], e))
-            self.journal.low = True
+            # Kept in RAM (and as far as cur.jnl got); written once there is room.
+            self._unsaved(e)
+            self.unarchived = True
         if self.hook:
             self.hook('record', h['id'])
         out = s.outcome()
@@ -658,7 +759,8 @@ class App:
                 self.open_menu()
             return
         if key == k.back:
-            if self.mode == MENU and self.s is not None:
+            if self.mode == MENU and self.s is not None and not (
+                    self.unarchived and self.s.outcome() is None):
                 self.mode = OVER if self.s.outcome() is not None else PLAY
                 self.view.reset(pieces=(self.g.name == 'bagh-chal'))
                 self.changed()
@@ -785,10 +887,11 @@ class App:
         return 0
 
     def _low_warning(self):
-        if self.journal.low and self.blink:
+        full = self.full()
+        if (full or self.journal.low) and self.blink:
             p = self.profile
             for k in (0, p.grid_cols - 1, p.n_keys - p.grid_cols, p.n_keys - 1):
-                self.view.corner_dot(k, V.BG_LOW)
+                self.view.corner_dot(k, V.BG_FULL if full else V.BG_LOW)
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
@@ -824,10 +927,13 @@ class App:
         if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
             self.flash_key = -1
             self.redraw = True
+        if self.full() and self.journal.freed != self.freed:
+            self.freed = self.journal.freed   # a file went (a sync): room may be back
+            self.save()
         if ticks_diff(now, self.blink_at) >= 0:
             self.blink ^= 1
             self.blink_at = ticks_add(now, BLINK_MS)
-            if self.sel >= 0 or self.mode == OVER or self.journal.low:
+            if self.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
                 self.redraw = True
         if self.redraw:
             self.draw()

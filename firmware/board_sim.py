@@ -8,7 +8,9 @@
 #   BAWO_SEED, BAWO_BOARD_ID, BAWO_FLASH (modelled flash bytes), BAWO_MIN_FREE,
 #   BAWO_SPEED, BAWO_OPPONENT (a settings value, e.g. board-both), BAWO_LEVEL (1-5),
 #   BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
-#   BAWO_BOUNCE (ms each switch contact bounces)
+#   BAWO_BOUNCE (ms each switch contact bounces),
+#   BAWO_LFS      '<image file>:<KB>': the flash is littlefs in that image (made if missing),
+#                 mounted at /flash, games in /flash/games: real ENOSPC when it is full
 #
 # Commands (one a line): p K / r K press / release key K; t K tap K (press, 40 ms,
 # release, 40 ms); w MS run MS milliseconds; i run until idle and report; f send a frame;
@@ -114,10 +116,15 @@ class Sim:
         gc.collect()
         import app as _app
         root = env('BAWO_DATA', 'data')
-        bid = env('BAWO_BOARD_ID') or _read_id(root)
-        j = Journal(root, bid, min_free=int(env('BAWO_MIN_FREE', '16384')),
+        if env('BAWO_LFS'):
+            image, kb = env('BAWO_LFS').rsplit(':', 1)
+            hw_sim.mount_flash(image, int(kb), '/flash')
+            root = '/flash/games'
+        # The journal first: it sets aside a damaged board_id before it is read.
+        j = Journal(root, '', min_free=int(env('BAWO_MIN_FREE', '16384')),
                     capacity=int(env('BAWO_FLASH', '0')),
                     log=lambda m: self.hook('msg', 'journal: ' + m))
+        j.board_id = bid = env('BAWO_BOARD_ID') or _read_id(root)
         settings = {}
         if env('BAWO_SPEED'):
             settings['speed'] = int(env('BAWO_SPEED'))
@@ -140,7 +147,7 @@ class Sim:
 
     def status(self):
         a = self.app
-        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low,
+        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low, 'full': a.full(),
              'sel': a.sel, 'flashes': a.flashes, 'anim': a.anim is not None, 'msg': a.message,
              'settings': a.settings, 'games': a.games}
         if a.s is not None:
@@ -337,8 +344,11 @@ def _read_id(root):
         os.mkdir(root)
     except OSError:
         pass
-    with open(p, 'w') as f:
-        f.write(t + '\n')
+    try:
+        with open(p, 'w') as f:
+            f.write(t + '\n')
+    except OSError as e:  # kept for this run only: the board goes on
+        print('bawo: board id not saved (%s)' % e)
     return t
 
 

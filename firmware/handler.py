@@ -71,9 +71,11 @@ class Handler:
             raise self._err(3, 'opponent %s: people, host-first or host-second' % opponent)
         self._not_thinking()
         try:
-            a.new_game(kind, position, opponent)
+            started = a.new_game(kind, position, opponent)
         except RulesError as e:
             raise self._err(3, str(e)[:80])
+        if not started:
+            raise self._err(7, 'flash full: sync the board first')
         return self.position()
 
     def move(self, text):

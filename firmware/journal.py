@@ -12,6 +12,10 @@
 #   <id>.syn         the same once a host acknowledged it (the rename is the synced flag)
 #   <name>.bad       anything that failed its checksum, set aside for a human to look at
 #   counter          last game counter used, so ids stay unique after records are deleted
+#   settings         the menu's choices (firmware/app.py)
+#   board_id         the simulator's board id (firmware/board_sim.py)
+# A directory where one of these files belongs, or a file where `root` should be, is set
+# aside as *.bad too (renamed, never deleted), once, with a warning.
 # A journal/record line is "<payload> <crc32 of payload, 8 hex digits>\n".
 import os
 import json
@@ -26,9 +30,14 @@ CUR = 'cur.jnl'
 REC = '.rec'
 SYN = '.syn'
 BAD = '.bad'
+COUNTER = 'counter'
+SETTINGS = 'settings'
+FILES = (CUR, COUNTER, SETTINGS, 'board_id')  # files the board (or simulator) keeps in root
+EEXIST = 17
+LINE_MAX = 1024  # longest journal line read back (a header with a set-up position is ~200)
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
-_ZEROS_H = array('H', bytes(64))
-_ZEROS_L = array('L', bytes(64))
+CACHE_MAX = 512         # list_games cache slots at most (5 KB); more records are rescanned
+_MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
 
 
 def crc32(data, crc=0):
@@ -69,11 +78,65 @@ def _exists(path):
         return False
 
 
+def _is_dir(path):
+    try:
+        return os.stat(path)[0] & 0x4000 != 0
+    except OSError:
+        return False
+
+
+def _free_name(bad):
+    # 'x.bad', else 'x.2.bad', 'x.3.bad'...: a quarantine name not taken yet
+    base = bad[:-len(BAD)]
+    k = 1
+    while _exists(bad):
+        k += 1
+        bad = '%s.%d%s' % (base, k, BAD)
+    return bad
+
+
+def _header_of(text):
+    # The journal's header line as a dict, or None unless every field the app uses has its
+    # type: its id names files (so only letters, digits and '-'), the rest reach the engine.
+    if not text.startswith('H '):
+        return None
+    try:
+        h = json.loads(text[2:])
+    except ValueError:
+        return None
+    if not isinstance(h, dict):
+        return None
+    gid = h.get('id')
+    if not isinstance(gid, str) or not 0 < len(gid) <= 64 or not isinstance(h.get('game'), str):
+        return None
+    for ch in gid:
+        if not (ch.isalpha() or ch.isdigit() or ch == '-') or ord(ch) > 126:
+            return None
+    for k in ('opponent', 'position', 'start'):
+        if k in h and not isinstance(h[k], str):
+            return None
+    for k in ('seed', 'level'):
+        if k in h and type(h[k]) is not int:
+            return None
+    return h
+
+
+def _drop(path):
+    # A temp file of ours that failed: gone, without counting as room freed.
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
 def _replace(tmp, path):
-    # littlefs and POSIX replace atomically; FAT refuses an existing target.
+    # littlefs and POSIX replace atomically; old FAT ports refuse an existing target
+    # (EEXIST). Any other error (ENOSPC on a full littlefs) must leave the target alone.
     try:
         os.rename(tmp, path)
-    except OSError:
+    except OSError as e:
+        if e.errno != EEXIST:
+            raise
         os.remove(path)
         os.rename(tmp, path)
 
@@ -103,14 +166,30 @@ class Journal:
         self.capacity = capacity
         self.log = log or (lambda msg: print('journal:', msg))
         self.low = False          # flash low and nothing synced left to delete
+        self.torn = False         # cur.jnl ends in a torn line that could not be cut off
+        self.freed = 0            # bumped whenever a file is removed: room may have come back
         self.crash_hook = None
-        self._meta = (array('H'), array('L'))  # list_games cache by counter, see _summary
+        self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
+        self.aside = []           # names set aside since boot, for the app's one warning
+        self._make_root()
+        self.check_records()
+
+    def _make_root(self):
+        # A file (or anything not a directory) where the games directory should be is set
+        # aside under a name of ours, never deleted: it may hold a person's data.
+        if _exists(self.root) and not _is_dir(self.root):
+            bad = _free_name(self.root + BAD)
+            try:
+                os.rename(self.root, bad)
+                self.aside.append(bad)
+                self.log('%s is not a directory: set aside as %s' % (self.root, bad))
+            except OSError as e:
+                self.log('%s is not a directory and cannot be set aside (%s)' % (self.root, e))
         try:
-            os.mkdir(root)
+            os.mkdir(self.root)
         except OSError:
             pass
-        self.check_records()
 
     def path(self, name):
         return self.root + '/' + name
@@ -122,71 +201,83 @@ class Journal:
             return []
 
     def set_aside(self, name, why):
-        """Rename a damaged file to *.bad so boot never trips on it again."""
-        bad = name + BAD
-        k = 1
-        while _exists(self.path(bad)):
-            k += 1
-            bad = '%s.%d%s' % (name, k, BAD)
+        """Rename a damaged file (or a directory where a file belongs) to *.bad so boot
+        never trips on it again. Nothing is deleted: it may be the only copy of a game."""
+        bad = _free_name(self.path(name + BAD))
         try:
-            os.rename(self.path(name), self.path(bad))
-        except OSError:
-            pass
+            os.rename(self.path(name), bad)
+        except OSError as e:
+            self.log('%s is damaged (%s) and cannot be set aside: %s' % (name, why, e))
+            return
         self._forget(name)
+        bad = bad[len(self.root) + 1:]
+        self.aside.append(bad)
         self.log('%s set aside as %s: %s' % (name, bad, why))
 
     # -- the game in progress ---------------------------------------------------------
     def read_current(self):
         """(header dict, [move text]) of cur.jnl, None if there is none or it is damaged.
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
-        sets the journal aside."""
-        p = self.path(CUR)
+        sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
+        memory it takes is the game's, never the file's (a damaged file may be any size)."""
         try:
-            with open(p, 'rb') as f:
-                data = f.read()
+            f = open(self.path(CUR), 'rb')
         except OSError:
             return None
         header = None
         moves = []
         good = 0     # bytes of valid lines so far
-        start = 0
-        n = len(data)
-        while start < n:
-            nl = data.find(b'\n', start)
-            if nl < 0:
-                break  # torn tail: the line was being written when the power went
-            text = unseal(data[start:nl])
-            if text is None:
-                if data.find(b'\n', nl + 1) < 0 and nl + 1 >= n:
-                    break  # damaged last line: same as torn (a cut mid-sector)
-                self.set_aside(CUR, 'damaged line at byte %d' % start)
-                return None
-            if header is None:
-                if not text.startswith('H '):
-                    self.set_aside(CUR, 'no header line')
-                    return None
-                try:
-                    header = json.loads(text[2:])
-                except ValueError:
-                    header = None
-                if not isinstance(header, dict) or 'game' not in header or 'id' not in header:
-                    self.set_aside(CUR, 'bad header')
-                    return None
-            else:
-                parts = text.split(' ')
-                if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
-                    self.set_aside(CUR, 'unexpected line %r' % text)
-                    return None
-                moves.append(parts[2])
-            good = nl + 1
-            start = nl + 1
+        why = None   # set: the journal is set aside for this reason
+        torn = False
+        with f:
+            while True:
+                line = f.readline(LINE_MAX)
+                if not line:
+                    break
+                last = not f.read(1)
+                if not last:
+                    f.seek(good + len(line))
+                if line[-1] != 10 or len(line) < 2:
+                    if last:
+                        torn = True  # the line was being written when the power went
+                    else:
+                        why = 'line too long at byte %d' % good
+                    break
+                text = unseal(line[:-1])
+                if text is None:
+                    if last:
+                        torn = True  # damaged last line: same as torn (a cut mid-sector)
+                    else:
+                        why = 'damaged line at byte %d' % good
+                    break
+                if header is None:
+                    header = _header_of(text)
+                    if header is None:
+                        why = 'bad header'
+                        break
+                else:
+                    parts = text.split(' ')
+                    if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
+                        why = 'unexpected line %r' % text[:40]
+                        break
+                    moves.append(parts[2])
+                good += len(line)
+        if why is not None:
+            self.set_aside(CUR, why)
+            return None
         if header is None:
             # Cut while the header was being written: the game had no move yet.
             self._remove(CUR)
             return None
-        if good < n:
-            self.log('dropped a torn last line (%d bytes)' % (n - good))
-            self._rewrite(CUR, data[:good])
+        if torn:
+            self.log('dropped a torn last line')
+            try:
+                self.rewrite_current(header, moves)
+            except OSError as e:
+                # Flash full: the torn tail stays, so the next move must not be appended
+                # after it; the app rewrites the whole journal once there is room.
+                self.torn = True
+                self.log('torn line not cut (%s)' % e)
         if self._find_record(header['id']) is not None:
             # Cut between writing the record and removing the journal: already finished.
             self._remove(CUR)
@@ -194,7 +285,8 @@ class Journal:
         return header, moves
 
     def start(self, header):
-        """Begin a new game journal; fills header['id']. Returns the id."""
+        """Begin a new game journal; fills header['id'] first, so the game has its id even
+        when the flash is full (OSError, then rewrite_current once there is room)."""
         n = self._next_counter()
         gid = '%s-%04d' % (self.board_id, n)
         header['id'] = gid
@@ -202,6 +294,24 @@ class Journal:
         self._rewrite(CUR, seal('H ' + json.dumps(header)))
         self.make_room()
         return gid
+
+    def rewrite_current(self, header, moves):
+        """Write the whole journal of the game in RAM at once (header, then every move), in
+        place of whatever cur.jnl holds: how the app catches up after a write failed for lack
+        of space (the old file may end in a partial line). Atomic: OSError leaves it as it was."""
+        p = self.path(CUR + '.tmp')
+        try:
+            with open(p, 'wb') as f:
+                f.write(seal('H ' + json.dumps(header)))
+                for i in range(len(moves)):
+                    f.write(seal('M %d %s' % (i + 1, moves[i])))
+                f.flush()
+            _replace(p, self.path(CUR))
+        except OSError:
+            _drop(p)
+            raise
+        _sync()
+        self.torn = False
 
     def append(self, ply, move):
         """Make move number `ply` (1-based) durable. Returns only once it is on flash."""
@@ -267,9 +377,15 @@ class Journal:
             return False
 
     def check_records(self):
-        """Set aside every record that fails its checksum; drop leftover temp files."""
+        """Set aside every record that fails its checksum, and a directory wherever the
+        board keeps a file; drop leftover temp files."""
         for name in self.names():
-            if name.endswith('.tmp'):
+            if name.endswith(BAD):
+                continue
+            if _is_dir(self.path(name)):
+                if name in FILES or name.endswith('.tmp'):
+                    self.set_aside(name, 'a directory where a file belongs')
+            elif name.endswith('.tmp'):
                 self._remove(name)
         for name in self._records():
             if not self._verify(name):
@@ -300,7 +416,14 @@ class Journal:
         if name is None:
             return False
         if name.endswith(REC):
-            os.rename(self.path(name), self.path(gid + SYN))
+            try:
+                os.rename(self.path(name), self.path(gid + SYN))
+            except OSError as e:
+                # A littlefs too full even to rename: the host has the game, so it may go.
+                self.log('%s synced, removed: flash too full to mark it (%s)' % (name, e))
+                os.remove(self.path(name))
+                self._forget(name)
+                self.freed += 1
             _sync()
         self.make_room()
         return True
@@ -310,32 +433,44 @@ class Journal:
 
         The cache must not fragment the heap: one object per record, made at odd times
         between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
-        could no longer get 8 KB with 1.7 MB free). So it is indexed by
-        the record counter: two arrays, plies and 1 + game/result/reason indexes in
-        self._strs (0: not cached), grown 64 records at a time. Foreign names are scanned
-        every time. list_games returns a view, so a LIST page builds only its own dicts."""
+        could no longer get 8 KB with 1.7 MB free). So it is three arrays, sized by the
+        records on flash (see _size_cache), never by the game counter: a board that played
+        100,000 games has the cache of a new one. A record's slot is its counter modulo the
+        size; the first array holds 1 + the counter there (0: empty), the others its plies
+        and 1 + game/result/reason indexes in self._strs. Foreign names are scanned every
+        time. list_games returns a view, so a LIST page builds only its own dicts."""
         gid = name[:-4]
         c = _counter_of(gid)
-        if c < 0 or gid != '%s-%04d' % (self.board_id, c):
+        if c < 0 or c >= _MAX_COUNTER or gid != '%s-%04d' % (self.board_id, c):
             c = -1
-        m = self._meta
-        if 0 <= c < len(m[1]) and m[1][c]:
-            code = m[1][c] - 1
-            plies = m[0][c]
+        tag, ply, codes = self._meta
+        i = c & (len(tag) - 1)
+        if c >= 0 and len(tag) and tag[i] == c + 1:
+            code = codes[i] - 1
+            plies = ply[i]
             st = self._strs
             game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
         else:
             game, plies, result, reason = self._scan(name)
-            if 0 <= c < 1000000 and plies < 65536:
+            if c >= 0 and len(tag) and plies < 65536:
                 code = self._code(game) | self._code(result) << 7 | self._code(reason) << 14
                 if code >= 0:
-                    while len(m[1]) <= c:  # grown 64 records at a time
-                        m[0].extend(_ZEROS_H)
-                        m[1].extend(_ZEROS_L)
-                    m[0][c] = plies
-                    m[1][c] = code + 1
+                    tag[i] = c + 1
+                    ply[i] = plies
+                    codes[i] = code + 1
         return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
                 'synced': name.endswith(SYN)}
+
+    def _size_cache(self, n):
+        # A power of two >= n records (64..CACHE_MAX): consecutive counters never share a
+        # slot. Resized (and emptied) only when the number of records crosses a power of two.
+        size = 64
+        while size < n and size < CACHE_MAX:
+            size <<= 1
+        if len(self._meta[0]) != size:
+            self._meta = None
+            self._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
+                          array('I', bytes(4 * size)))
 
     def _code(self, s):
         # Index of s in the interned strings (a handful: games, results, reasons); a large
@@ -351,8 +486,9 @@ class Journal:
 
     def _forget(self, name):
         c = _counter_of(name)
-        if 0 <= c < len(self._meta[1]):
-            self._meta[1][c] = 0
+        tag = self._meta[0]
+        if 0 <= c < _MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
+            tag[c & (len(tag) - 1)] = 0
 
     def _scan(self, name):
         # Streams the record through a small buffer: no record-sized string, no list of
@@ -401,7 +537,9 @@ class Journal:
         """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
         A view: each item is read (or taken from the cache) when indexed, so one LIST page
         does not hold a dict per record on the board (they would fragment the heap)."""
-        return _Games(self, self._records())
+        names = self._records()
+        self._size_cache(len(names))
+        return _Games(self, names)
 
     # -- space ------------------------------------------------------------------------
     def free_bytes(self):
@@ -414,7 +552,8 @@ class Journal:
                     pass
             return self.capacity - used
         st = os.statvfs(self.root)
-        return st[0] * st[4]
+        # A littlefs that just failed a write can report more free blocks than it has.
+        return st[0] * st[4] if st[4] <= st[2] else 0
 
     def make_room(self):
         """Delete the oldest synced records until min_free bytes are free. Unsynced games
@@ -438,23 +577,29 @@ class Journal:
     def _remove(self, name):
         try:
             os.remove(self.path(name))
+            self.freed += 1
         except OSError:
             pass
         self._forget(name)
 
     def _rewrite(self, name, data):
         tmp = self.path(name + '.tmp')
-        with open(tmp, 'wb') as f:
-            f.write(data)
-            f.flush()
-        _replace(tmp, self.path(name))
+        try:
+            with open(tmp, 'wb') as f:
+                f.write(data)
+                f.flush()
+            _replace(tmp, self.path(name))
+        except OSError:
+            # Flash full: no partial temp file may stay to take the room.
+            _drop(tmp)
+            raise
         _sync()
 
     def _next_counter(self):
         n = 0
         try:
-            with open(self.path('counter'), 'rb') as f:
-                t = unseal(f.read().rstrip(b'\n'))
+            with open(self.path(COUNTER), 'rb') as f:
+                t = unseal(f.read(32).rstrip(b'\n'))
             if t is not None and t.isdigit():
                 n = int(t)
         except OSError:
@@ -472,19 +617,15 @@ class Journal:
     def read_current_id(self):
         try:
             with open(self.path(CUR), 'rb') as f:
-                line = f.readline()
+                line = f.readline(LINE_MAX)
         except OSError:
             return None
         t = unseal(line.rstrip(b'\n'))
-        if t is None or not t.startswith('H '):
-            return None
-        try:
-            return json.loads(t[2:]).get('id')
-        except (ValueError, AttributeError):
-            return None
+        h = None if t is None else _header_of(t)
+        return None if h is None else h['id']
 
     def _write_counter(self, n):
-        self._rewrite('counter', seal(str(n)))
+        self._rewrite(COUNTER, seal(str(n)))
 
 
 class _Games:

@@ -24,6 +24,7 @@ BG_LOSE = const(0x280000)      # game over: the loser's pockets
 BG_DRAW = const(0x202000)      # game over, draw: everyone's pockets
 BG_STORE = const(0x100018)     # Oware stores: dim violet
 BG_LOW = const(0xFF00FF)       # flash low warning dot
+BG_FULL = const(0xFF0000)      # flash full warning dot: a game is not (all) on flash
 
 MARK_DROP = const(0xFFFFFF)    # the seed that just fell
 

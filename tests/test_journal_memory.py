@@ -1,0 +1,136 @@
+"""A board's memory does not grow with the number of games it has ever played (issue 9).
+
+The board's game counter only grows; LIST's cache used to be indexed by it, so a board that had
+played a few hundred games could no longer answer LIST on a 160 KB heap, and sync failed forever.
+Both tests use a data dir whose counter says 100,000 games with five records on flash."""
+import json
+import threading
+
+import pytest
+
+from conftest import run_micropython, FIRMWARE, ROOT
+from _host_helpers import journal_module, random_record
+from bawo import sim
+from bawo.link import BoardLink
+
+BOARD = "testboard"
+LIFETIME = 100000
+
+
+def old_board(root, last=LIFETIME, n=5):
+    """A data dir as left by a board that played `last` games, `n` of them still on flash."""
+    # The same five games whatever the counter: only their ids differ.
+    J = journal_module()
+    j = J.Journal(str(root), BOARD, min_free=0, log=lambda m: None)
+    recs = []
+    for k in range(n):
+        rec = random_record(k, "%s-%04d" % (BOARD, last - n + 1 + k))
+        j.finish(rec.header["Id"], rec.to_text())
+        recs.append(rec)
+    with open(str(root) + "/counter", "wb") as f:
+        f.write(J.seal(str(last)))
+    with open(str(root) + "/board_id", "w") as f:
+        f.write(BOARD + "\n")
+    return recs
+
+
+def test_sync_a_board_that_played_100000_games_in_160k(tmp_path):
+    # The simulated board as deployed (.mpy, 160 KB heap) on a pty, the host's own link.
+    flash = tmp_path / "flash"
+    recs = old_board(flash)
+    relay = sim.PtyRelay()
+    board = sim.BoardProcess("bawo-4x8", str(flash), fake=False, heap="160k",
+                             mpy_dir=sim.build_mpy(tmp_path / "mpy"), link=relay.board_ends())
+    relay.start()
+
+    def drain():
+        try:
+            while board.proc.poll() is None:
+                board.readline(timeout=3600)
+        except Exception:
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    import serial
+    ser = serial.Serial(relay.path, 115200, timeout=0.05)
+    try:
+        link = BoardLink(ser, timeout=5.0)
+        link.hello()
+        for _ in range(3):  # every sync lists again: the second and third LIST use the cache
+            games = link.list_games()
+            assert [g["id"] for g in games] == ["%s-%d" % (BOARD, LIFETIME - 4 + i) for i in range(5)]
+        for g, rec in zip(games, recs):
+            assert link.fetch_record(g["id"]).decode() == rec.to_text()
+            link.ack_game(g["id"])
+        assert all(g["synced"] for g in link.list_games())
+        st = link.new_game("bawo")   # the next game number, past the counter
+        assert st["id"] == "%s-%d" % (BOARD, LIFETIME + 1)
+    finally:
+        ser.close()
+        relay.stop = True
+        board.kill()
+
+
+HEAP_SCRIPT = r"""
+import sys, os, gc
+import protocol as P
+from link import Link
+from journal import Journal
+
+class H:
+    def __init__(self, j):
+        self.j = j
+    def list_games(self):
+        return self.j.list_games()
+
+out = []
+j = Journal(sys.argv[1], %(board)r, min_free=0, log=lambda m: None)
+link = Link(lambda: b'', out.append, H(j))
+frame = P.encode(7, P.LIST, {'start': 0})
+used = []
+for k in range(3):   # first: records scanned; then from the cache
+    gc.collect()
+    before = gc.mem_alloc()
+    gc.disable()     # every byte LIST allocates stays counted
+    link._handle(P.Parser().feed(frame)[0])
+    used.append(gc.mem_alloc() - before)
+    gc.enable()
+    link._last_key = None
+print(out[-1].decode().split(' ')[2], used[0], used[1], used[2])
+"""
+
+
+def test_heap_used_by_list_does_not_depend_on_the_counter(tmp_path):
+    script = tmp_path / "heap.py"
+    script.write_text(HEAP_SCRIPT % {"board": BOARD})
+    used = {}
+    for last in (5, 1000, LIFETIME):
+        root = tmp_path / ("d%d" % last)
+        old_board(root, last)
+        r = run_micropython([str(script), str(root)], heapsize="160k", path=(FIRMWARE,))
+        assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
+        typ, first, cached, again = r.stdout.split()
+        assert typ == "OK", r.stdout
+        used[last] = (int(first), int(cached), int(again))
+    print("bytes allocated by LIST (first, cached, cached) at counter 5 / 1000 / 100000:", used)
+    # Ids are 2 digits longer at 100000 than at 5 ("-0005" vs "-100000"), in 5 games' strings:
+    # that, and nothing proportional to the counter, is the difference.
+    for k in range(3):
+        assert abs(used[LIFETIME][k] - used[5][k]) <= 512, used
+        assert abs(used[1000][k] - used[5][k]) <= 512, used
+
+
+def test_cache_is_sized_by_the_records_on_flash_cpython(tmp_path):
+    # The same journal under CPython: the cache's size follows the records, not the counter,
+    # and a cached summary equals a freshly scanned one.
+    J = journal_module()
+    root = tmp_path / "d"
+    old_board(root, LIFETIME, n=70)
+    j = J.Journal(str(root), BOARD, min_free=0, log=lambda m: None)
+    first = list(j.list_games())
+    assert len(j._meta[0]) == 128   # 70 records: the next power of two, whatever the counter
+    assert list(j.list_games()) == first
+    j.mark_synced(first[3]["id"])
+    again = list(j.list_games())
+    assert again[3]["synced"] and again[:3] == first[:3] and again[4:] == first[4:]
+    fresh = J.Journal(str(root), BOARD, min_free=0, log=lambda m: None)
+    assert list(fresh.list_games()) == again
