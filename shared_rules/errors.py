@@ -28,5 +28,5 @@ class RecordError(RulesError):
     """
 
     def __init__(self, message, ply=None):
-        RulesError.__init__(self, message)
+        super().__init__(message)  # RulesError.__init__ does not exist on MicroPython
         self.ply = ply
