@@ -314,3 +314,25 @@ def test_import_streams_stdin_and_reports_progress(tmp_path):
     p.update(512, 1000)
     assert buf.getvalue().splitlines()[-1].startswith("import: 512 games read (100% of the file)")
     assert len(buf.getvalue().splitlines()) == 2
+
+
+def test_import_replays_in_worker_processes_in_order(tmp_path, capsys):
+    pool = [random_record(i, "x") for i in range(1, 21)]
+    lines = []
+    for k in range(600):
+        d = pool[k % 20].to_dict()
+        d["id"] = "pico-%04d" % k
+        if k in (5, 300, 599):  # failures in the first chunk, a middle one and the tail
+            d["moves"] = d["moves"][:2] + ["Z9"] + d["moves"][3:]
+        lines.append(json.dumps(d) + "\n")
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(lines))
+    outs = {}
+    for jobs in (1, 2):
+        db = tmp_path / ("j%d.sqlite" % jobs)
+        rc, out, err = run(capsys, "import", f, "--db", db, "--jobs", jobs)
+        assert rc == 1 and "597 added, 0 already in the log, 3 failed" in out, out
+        fails = [x.split(":")[0] for x in out.splitlines() if "does not replay" in x or "ply" in x]
+        assert [x.rsplit(" ", 1)[-1] for x in fails] == ["6", "301", "600"], fails
+        outs[jobs] = run(capsys, "export", "--db", db)[1]
+    assert outs[1] == outs[2] and outs[1].count("\n") == 597

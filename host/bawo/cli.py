@@ -179,6 +179,8 @@ def build_parser():
 
              exit status: 0 every record was good, 1 some record failed""")
     s.add_argument("file", help="record file (- for stdin)")
+    s.add_argument("--jobs", type=int, metavar="N",
+                   help="replay records in N processes (default: one per CPU; 1: in this one)")
     _add_db(s)
     s.set_defaults(func=cmd_import)
 
@@ -530,7 +532,7 @@ def cmd_export(args):
 def cmd_import(args):
     import time
     from .db import ADDED, SAME, REPLACED, CONFLICT
-    from .export import read
+    from .export import read, replayed
     from shared_rules.errors import RecordError
     counts = {"added": 0, "duplicate": 0, "failed": 0}
     name = safe(args.file)
@@ -541,11 +543,12 @@ def cmd_import(args):
         log.batch(True)
         committed = time.monotonic()
         try:
-            for where, rec, err in read(src):
+            jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+            for where, rec, err, text in replayed(read(src), max(1, min(jobs, 64))):
                 n += 1
                 if err is None:
                     try:
-                        outcome, rid = log.add(rec, "import", check=rec.replay)
+                        outcome, rid = log.add(rec, "import", check=None if text else rec.replay, text=text)
                     except RecordError as e:
                         err = e
                 if err is not None:

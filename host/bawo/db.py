@@ -114,11 +114,12 @@ class Log:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, rec, source, status="done", check=None):
+    def add(self, rec, source, status="done", check=None, text=None):
         """Store a record that replayed. Returns (outcome, id). check: called (rec.replay, say)
         only when the record is not already stored as it is; a RecordError from it stores
-        nothing: a re-import of a big file replays only what is new."""
-        text = rec.to_text()
+        nothing: a re-import of a big file replays only what is new. text: rec.to_text(), when
+        the caller has it already."""
+        text = rec.to_text() if text is None else text
         rid = record_id(rec, text)
         h = rec.header
         row = self.db.execute("SELECT record, status FROM games WHERE id=?", (rid,)).fetchone()

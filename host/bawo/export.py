@@ -1,4 +1,5 @@
 """Record files: JSON lines, the PGN-like text of RULES.md section 4, and a CSV summary."""
+import collections
 import csv
 import io
 import json
@@ -148,6 +149,65 @@ def _text_record(block, start, err):
             yield where, Record.from_text("\n".join(block)), None
         except RecordError as e:
             yield where, None, e
+
+
+def replayed(items, jobs=1, chunk=256):
+    """(where, rec, err) items of read() -> (where, rec, err, text): err is also a record that
+    does not replay, text the record's text once it did. With jobs > 1 the replays (the rules'
+    work, nearly all of an import's time) run in that many worker processes, chunk records at
+    a time, a bounded number of chunks ahead (memory stays flat), in the order read. With
+    jobs == 1, or a file smaller than a chunk, nothing is replayed here: text is None and the
+    caller replays (Log.add's check, which skips games already stored)."""
+    pool = None
+    pending = collections.deque()
+    buf = []
+    try:
+        for item in items:
+            if jobs <= 1:
+                yield item + (None,)
+                continue
+            buf.append(item)
+            if len(buf) < chunk:
+                continue
+            if pool is None:
+                import multiprocessing
+                pool = multiprocessing.Pool(jobs)
+            todo = [(r.header, r.moves) for _, r, e in buf if e is None]
+            pending.append((buf, pool.apply_async(replay_all, (todo,))))
+            buf = []
+            while len(pending) > 2 * jobs:
+                yield from _merge(*pending.popleft())
+        while pending:
+            yield from _merge(*pending.popleft())
+        for item in buf:
+            yield item + (None,)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def replay_all(recs):
+    """In a worker: [(header, moves)] -> [(text, None, None) or (None, message, ply)]."""
+    out = []
+    for h, moves in recs:
+        rec = Record(h, moves)
+        try:
+            rec.replay()
+            out.append((rec.to_text(), None, None))
+        except RecordError as e:
+            out.append((None, str(e), e.ply))
+    return out
+
+
+def _merge(items, result):
+    done = iter(result.get())
+    for where, rec, err in items:
+        if err is not None:
+            yield where, rec, err, None
+            continue
+        text, msg, ply = next(done)
+        yield where, rec, (None if text is not None else RecordError(msg, ply)), text
 
 
 def dumps(rows, fmt):
