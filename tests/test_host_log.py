@@ -336,3 +336,25 @@ def test_import_replays_in_worker_processes_in_order(tmp_path, capsys):
         assert [x.rsplit(" ", 1)[-1] for x in fails] == ["6", "301", "600"], fails
         outs[jobs] = run(capsys, "export", "--db", db)[1]
     assert outs[1] == outs[2] and outs[1].count("\n") == 597
+
+
+def test_import_progress_is_a_live_line_on_a_terminal():
+    import pty
+    master, slave = pty.openpty()
+    try:
+        stream = os.fdopen(slave, "w", closefd=False)
+        p = cli.Progress(stream, total_bytes=None)
+        p._last -= 1.0
+        p.t0 -= 2.0
+        p.update(1024)
+        p.finish()
+        stream.flush()
+        import select
+        got = ""
+        while not got.endswith("\r\x1b[K") and select.select([master], [], [], 5)[0]:
+            got += os.read(master, 4096).decode()
+        assert got.startswith("\rimport: 1024 games read, ") and " games/s\x1b[K" in got and "\n" not in got
+        assert got.endswith("\r\x1b[K")
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -124,7 +124,8 @@ def build_parser():
     s.set_defaults(func=cmd_sync)
 
     s = _sub(subs, "games", "list the games in the log",
-             """List logged games, oldest first.""",
+             """List logged games in the order they were played (PLAYED, local time); games
+             whose start time is unknown (the board's clock was not set) come last.""",
              """examples:
                bawo games
                bawo games --game oware --since 2025-01-01 --result S
@@ -138,7 +139,7 @@ def build_parser():
     s.set_defaults(func=cmd_games)
 
     s = _sub(subs, "show", "replay a logged game in the terminal",
-             """Replay a game from the log: Enter shows the next move, q quits.
+             """Replay a game from the log: Enter shows the next move, b steps back, q quits.
              ID may be a unique prefix of the game id. Each position is drawn as the board's
              LEDs show it (the firmware's own drawing, as in `bawo sim`), then the position
              string and whose turn it is; when the output is not a terminal or NO_COLOR is set,
@@ -172,7 +173,8 @@ def build_parser():
     s = _sub(subs, "import", "add records from a file to the log",
              """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
              the good ones to the log; a game already there is skipped, a record that does not
-             replay is quarantined and reported.""",
+             replay is quarantined and reported. The file is read as a stream (any size), the
+             replays run in one process per CPU, and progress goes to stderr.""",
              """examples:
                bawo import games.jsonl
                bawo import friend.txt --db club.sqlite
@@ -345,8 +347,8 @@ def cmd_ports(args):
         print("no serial ports found (a simulated board: `bawo sim`)")
         return 0
     for d in c:
-        print("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
-                                    d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else ""))
+        print(safe("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
+                                         d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else "")))
     return 0
 
 
