@@ -358,3 +358,36 @@ def test_import_progress_is_a_live_line_on_a_terminal():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_export_to_a_terminal_is_escaped_and_to_a_file_is_faithful(tmp_path):
+    import pty
+    import select
+    db = tmp_path / "g.sqlite"
+    rec = random_record(1, "pico-0001", "oware")
+    _log(db, [rec])
+    evil = rec.to_text().replace("pico-0001", "pico-\x1b[2J")
+    _store_raw(db, "pico-\x1b[2J", evil)
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen(bawo_cmd() + ["export", "-f", "text", "--db", str(db)], stdout=slave,
+                             stderr=subprocess.PIPE, env=env_with_path())
+        os.close(slave)
+        got = b""
+        while True:
+            r = select.select([master], [], [], 30)[0]
+            try:
+                d = os.read(master, 65536) if r else b""
+            except OSError:  # EIO: the child closed the terminal
+                d = b""
+            if not d:
+                break
+            got += d
+        assert p.wait(timeout=30) == 0
+    finally:
+        os.close(master)
+    assert b"\x1b" not in got and b"pico-\\x1b[2J" in got and got.count(b'[Game "') == 2
+    out = tmp_path / "out.txt"
+    subprocess.run(bawo_cmd() + ["export", "-f", "text", "--db", str(db), "-o", str(out)], check=True,
+                   env=env_with_path(), capture_output=True)
+    assert evil in out.read_text()
