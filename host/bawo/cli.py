@@ -400,21 +400,22 @@ def cmd_games(args):
                 if not items:
                     print("no quarantined records")
             return 0
-        rows = log.games(args.game, args.since, args.until, args.result)
+        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
+        if args.json:
+            _out_json([row_dict(r) for r in rows])
+            return 0
+        for r in rows:
+            if rows.n == 1:
+                print("%-24s %-9s %-16s %-6s %5s  %s" % ("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"))
+            print(safe("%-24s %-9s %-16s %-6s %5s  %s%s" % (
+                r["id"], r["game"], played_text(r["start"]), r["result"], r["plies"],
+                r["reason"] or "", "  (live)" if r["status"] == "live" else "")))
     finally:
         log.close()
-    if args.json:
-        _out_json([row_dict(r) for r in rows])
-        return 0
-    if not rows:
+    if not rows.n:
         print(safe("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else "")))
         return 0
-    print("%-24s %-9s %-16s %-6s %5s  %s" % ("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"))
-    for r in rows:
-        print(safe("%-24s %-9s %-16s %-6s %5s  %s%s" % (
-            r["id"], r["game"], played_text(r["start"]), r["result"], r["plies"],
-            r["reason"] or "", "  (live)" if r["status"] == "live" else "")))
-    print("%d game(s), oldest first; PLAYED is local time" % len(rows))
+    print("%d game(s), oldest first; PLAYED is local time" % rows.n)
     return 0
 
 
@@ -513,22 +514,34 @@ def cmd_export(args):
     from .export import write
     log = _open_log(args, readonly=True)
     try:
-        rows = log.games(args.game, args.since, args.until, args.result)
+        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
+        if args.output:
+            try:
+                with open(args.output, "w", encoding="utf-8", newline="") as f:
+                    bad = write(rows, args.format, f)
+            except OSError as e:
+                raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
+            print(safe("%d game(s) written to %s" % (rows.n, args.output)), file=sys.stderr)
+        else:
+            bad = write(rows, args.format, SafeWriter(sys.stdout) if sys.stdout.isatty() else sys.stdout)
     finally:
         log.close()
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8", newline="") as f:
-                bad = write(rows, args.format, f)
-        except OSError as e:
-            raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
-        print(safe("%d game(s) written to %s" % (len(rows), args.output)), file=sys.stderr)
-    else:
-        bad = write(rows, args.format, SafeWriter(sys.stdout) if sys.stdout.isatty() else sys.stdout)
     if bad:
         print("bawo: warning: %d stored record(s) no longer read as records: written as "
               "{\"stored_record\": ..., \"error\": ...}" % bad, file=sys.stderr)
     return 0
+
+
+class _Counted:
+    """An iterable passed through, counting its items."""
+
+    def __init__(self, it):
+        self.it, self.n = it, 0
+
+    def __iter__(self):
+        for x in self.it:
+            self.n += 1
+            yield x
 
 
 def cmd_import(args):
@@ -571,9 +584,12 @@ def cmd_import(args):
                         log.commit()
                         committed = now
                     progress.update(n, _tell(src))
-            log.batch(False)
         finally:
             progress.finish()
+            try:
+                log.batch(False)  # what was checked is kept, even when interrupted
+            except sqlite3.Error:
+                pass
             log.close()
     print("%s: %d added, %d already in the log, %d failed -> %s"
           % (name, counts["added"], counts["duplicate"], counts["failed"], safe(log.path)))

@@ -92,6 +92,8 @@ class Log:
             os.makedirs(d, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=WRITE_WAIT)
         self.db.row_factory = sqlite3.Row
+        self.db.create_function("bawo_played", 1, _played_utc, deterministic=True)
+        self.db.create_function("bawo_day", 1, _played_day, deterministic=True)
         try:
             if readonly:
                 self.db.execute("SELECT id, game, start, result, record FROM games LIMIT 0")
@@ -190,10 +192,15 @@ class Log:
         return None
 
     def games(self, game=None, since=None, until=None, result=None, status=None):
-        """Rows sorted by when the game was played (played()); games whose start is unknown
-        come last, in the order they were logged. since/until (YYYY-MM-DD, local dates) keep
-        only games known to be played in that range."""
-        q = "SELECT * FROM games WHERE 1=1"
+        """The rows of select(), as a list."""
+        return self.select(game, since, until, result, status).fetchall()
+
+    def select(self, game=None, since=None, until=None, result=None, status=None):
+        """A cursor over the rows sorted by when the game was played (played()); games whose
+        start is unknown come last, in the order they were logged. since/until (YYYY-MM-DD,
+        local dates) keep only games known to be played in that range. SQLite sorts (spilling
+        to a temporary file when big): memory stays flat however long the log."""
+        q = "SELECT *, bawo_played(start) AS played FROM games WHERE 1=1"
         args = []
         if game:
             q += " AND game=?"
@@ -204,19 +211,15 @@ class Log:
         if status:
             q += " AND status=?"
             args.append(status)
-        known, unknown = [], []
-        for r in self.db.execute(q + " ORDER BY added, id", args):
-            t = played(r["start"])
-            if t is None:
-                if not (since or until):
-                    unknown.append(r)
-                continue
-            day = t.astimezone().date().isoformat()
-            if (since and day < since) or (until and day > until):
-                continue
-            known.append((t, r["id"], r))
-        known.sort(key=lambda k: (k[0], k[1]))
-        return [k[2] for k in known] + unknown
+        if since:
+            q += " AND bawo_day(start) >= ?"
+            args.append(since)
+        if until:
+            q += " AND bawo_day(start) <= ?"
+            args.append(until)
+        return self.db.execute(
+            "SELECT * FROM (%s) ORDER BY played IS NULL, played, "
+            "CASE WHEN played IS NULL THEN added END, id" % q, args)
 
     def quarantined(self):
         return self.db.execute("SELECT * FROM quarantine ORDER BY added, id").fetchall()
@@ -283,6 +286,16 @@ def played(start):
     return t
 
 
+def _played_utc(start):
+    t = played(start)
+    return None if t is None else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _played_day(start):
+    t = played(start)
+    return None if t is None else t.astimezone().date().isoformat()
+
+
 def played_text(start):
     """The one way `bawo games` shows when a game was played: local time to the minute."""
     t = played(start)
@@ -294,6 +307,5 @@ def row_dict(row):
     None when unknown."""
     d = {k: row[k] for k in ("id", "game", "device", "start", "result", "reason", "plies",
                              "status", "source", "added")}
-    t = played(row["start"])
-    d["played"] = None if t is None else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    d["played"] = _played_utc(row["start"])
     return d
