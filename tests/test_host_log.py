@@ -391,3 +391,17 @@ def test_export_to_a_terminal_is_escaped_and_to_a_file_is_faithful(tmp_path):
     subprocess.run(bawo_cmd() + ["export", "-f", "text", "--db", str(db), "-o", str(out)], check=True,
                    env=env_with_path(), capture_output=True)
     assert evil in out.read_text()
+
+
+def test_games_json_is_written_row_by_row_as_one_json_array(tmp_path, capsys):
+    from bawo.db import row_dict
+    db = tmp_path / "g.sqlite"
+    _log(db, [random_record(i, "pico-%04d" % i) for i in (1, 2, 3)])
+    rc, out, _ = run(capsys, "games", "--db", db, "--json")
+    log = Log(str(db), readonly=True)
+    want = json.dumps([row_dict(r) for r in log.games()], indent=1, ensure_ascii=False) + "\n"
+    log.close()
+    assert rc == 0 and out == want
+    rc, out, _ = run(capsys, "games", "--db", db, "--json", "--game", "oware",
+                     "--since", "2999-01-01")
+    assert rc == 0 and out == "[]\n"

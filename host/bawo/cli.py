@@ -337,6 +337,16 @@ def _out_json(obj):
     sys.stdout.write(json_safe(json.dumps(obj, indent=1, ensure_ascii=False)) + "\n")
 
 
+def _out_json_list(items):
+    """_out_json(list(items)), written item by item (a long log is never one list in memory)."""
+    sep = "[\n"
+    for d in items:
+        text = json_safe(json.dumps(d, indent=1, ensure_ascii=False))
+        sys.stdout.write(sep + textwrap.indent(text, " "))
+        sep = ",\n"
+    sys.stdout.write("[]\n" if sep == "[\n" else "\n]\n")
+
+
 def cmd_ports(args):
     from .ports import candidates
     c = candidates()
@@ -402,7 +412,7 @@ def cmd_games(args):
             return 0
         rows = _Counted(log.select(args.game, args.since, args.until, args.result))
         if args.json:
-            _out_json([row_dict(r) for r in rows])
+            _out_json_list(row_dict(r) for r in rows)
             return 0
         for r in rows:
             if rows.n == 1:
