@@ -285,7 +285,26 @@ class App:
             self.say('warning: damaged file set aside: %s' % w)
 
     def _resume(self):
+        # Header values (the board id, a journaled header) reach records, the host and its
+        # terminal: the record module's check refuses control characters in them (loaded for
+        # this moment only, as in _finish).
+        from shared_rules.record import check_tag
+        try:
+            check_tag('Device', self.board_id)
+        except ValueError as e:
+            self.say('board id refused, records name the board "board": %s' % e)
+            self.board_id = self.journal.board_id = 'board'
         cur = self.journal.read_current()
+        if cur is not None:
+            try:
+                check_tag('Id', str(cur[0]['id']))
+                check_tag('Start', str(cur[0].get('start', '')))
+            except ValueError as e:
+                self.journal.set_aside(CUR, 'bad header: %s' % e)
+                cur = None
+        check_tag = None
+        shared_rules.unload(also=('shared_rules.record',))
+        gc.collect()
         if cur is not None:
             header, moves = cur
             try:

@@ -20,6 +20,18 @@ from shared_rules.state import State
 TAGS = ("Game", "Rules", "First", "Second", "Device", "Id", "Start", "Result", "Reason", "Position")
 
 
+def check_tag(name, value):
+    """RecordError unless name and value are one line of text (RULES.md section 4): a control
+    character in a header would break the text form, or reach a terminal, on every reader."""
+    for t in (name, value):
+        for c in t:
+            o = ord(c)
+            # C0, DEL, C1 and the two Unicode line breaks str.splitlines() also splits on
+            if o < 32 or 127 <= o < 160 or o == 0x2028 or o == 0x2029:
+                raise RecordError("record: tag %r holds a control character (%r): a header value "
+                                  "is one line of printable text" % (name, c))
+
+
 def _quote(v):
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -113,7 +125,9 @@ class Record:
         for t in TAGS:
             v = d.get(t.lower())
             if v is not None:
-                h[t] = v if isinstance(v, str) else str(v)
+                v = v if isinstance(v, str) else str(v)
+                check_tag(t, v)
+                h[t] = v
         moves = d.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError("record: 'moves' must be a list of move strings")
@@ -123,9 +137,11 @@ class Record:
         lines = []
         for t in TAGS:
             if t in self.header:
+                check_tag(t, str(self.header[t]))
                 lines.append("[%s %s]" % (t, _quote(self.header[t])))
         for t in sorted(self.header):
             if t not in TAGS:
+                check_tag(t, str(self.header[t]))
                 lines.append("[%s %s]" % (t, _quote(self.header[t])))
         lines.append("")
         words = []
@@ -161,7 +177,9 @@ class Record:
                 value = value.strip()
                 if len(value) < 2 or value[0] != '"' or value[-1] != '"':
                     raise RecordError("record line %d: tag %s needs a quoted value" % (n, name))
-                header[name] = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+                check_tag(name, value)
+                header[name] = value
                 continue
             for w in line.split():
                 if w[-1] == "." and w[:-1].isdigit():

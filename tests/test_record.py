@@ -93,3 +93,26 @@ def test_docstrings():
     for mod in (shared_rules.state,):
         failed, tried = doctest.testmod(mod)
         assert tried > 0 and failed == 0
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "a\rb", "\x1b[31mred", "nul\x00", "del\x7f", "c1\x9b2J",
+                                 "ls\u2028ps", "tab\there"])
+def test_header_values_hold_no_control_characters(bad):
+    rec = Record.from_state(finished_bawo(), Id="x-1")
+    good = rec.to_text()
+    # Read from a file (JSON lines or text) ...
+    d = rec.to_dict()
+    d["id"] = bad
+    with pytest.raises(RecordError, match="control character"):
+        Record.from_dict(d)
+    # (a line feed in the text form splits the tag line itself)
+    with pytest.raises(RecordError, match="control character|bad tag"):
+        Record.from_text(good.replace('[Id "x-1"]', '[Id "%s"]' % bad))
+    with pytest.raises(RecordError, match="control character|bad tag"):
+        Record.from_text(good.replace('[Id "x-1"]', '[Id "x-1"]\n[X%s "1"]' % bad))
+    # ... and written by the board or the host: no record text with a broken header exists.
+    with pytest.raises(RecordError, match="control character"):
+        Record.from_state(finished_bawo(), Id="x-1", Device=bad).to_text()
+    # Printable text of any script is fine.
+    d["id"] = "Bawo \u00e9\u4e2d \"quoted\" \\ back"
+    assert Record.from_text(Record.from_dict(d).to_text()).header["Id"] == d["id"]

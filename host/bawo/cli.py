@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from .errors import BawoError
+from .text import safe, json_safe, SafeWriter
 
 PROG = "bawo"
 
@@ -123,7 +124,8 @@ def build_parser():
     s.set_defaults(func=cmd_sync)
 
     s = _sub(subs, "games", "list the games in the log",
-             """List logged games, oldest first.""",
+             """List logged games in the order they were played (PLAYED, local time); games
+             whose start time is unknown (the board's clock was not set) come last.""",
              """examples:
                bawo games
                bawo games --game oware --since 2025-01-01 --result S
@@ -137,7 +139,7 @@ def build_parser():
     s.set_defaults(func=cmd_games)
 
     s = _sub(subs, "show", "replay a logged game in the terminal",
-             """Replay a game from the log: Enter shows the next move, q quits.
+             """Replay a game from the log: Enter shows the next move, b steps back, q quits.
              ID may be a unique prefix of the game id. Each position is drawn as the board's
              LEDs show it (the firmware's own drawing, as in `bawo sim`), then the position
              string and whose turn it is; when the output is not a terminal or NO_COLOR is set,
@@ -171,13 +173,16 @@ def build_parser():
     s = _sub(subs, "import", "add records from a file to the log",
              """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
              the good ones to the log; a game already there is skipped, a record that does not
-             replay is quarantined and reported.""",
+             replay is quarantined and reported. The file is read as a stream (any size), the
+             replays run in one process per CPU, and progress goes to stderr.""",
              """examples:
                bawo import games.jsonl
                bawo import friend.txt --db club.sqlite
 
              exit status: 0 every record was good, 1 some record failed""")
     s.add_argument("file", help="record file (- for stdin)")
+    s.add_argument("--jobs", type=int, metavar="N",
+                   help="replay records in N processes (default: one per CPU; 1: in this one)")
     _add_db(s)
     s.set_defaults(func=cmd_import)
 
@@ -295,9 +300,10 @@ def _db_path(args):
     return getattr(args, "db", None) or os.environ.get("BAWO_DB") or default_path()
 
 
-def _open_log(args):
+def _open_log(args, readonly=False):
+    """readonly: for commands that only read (games, show, export): the log must exist."""
     from .db import Log
-    return Log(_db_path(args))
+    return Log(_db_path(args), readonly=readonly)
 
 
 def _connect(args, timeout=2.0):
@@ -328,7 +334,17 @@ def _sim_default_dir():
 
 
 def _out_json(obj):
-    sys.stdout.write(json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_safe(json.dumps(obj, indent=1, ensure_ascii=False)) + "\n")
+
+
+def _out_json_list(items):
+    """_out_json(list(items)), written item by item (a long log is never one list in memory)."""
+    sep = "[\n"
+    for d in items:
+        text = json_safe(json.dumps(d, indent=1, ensure_ascii=False))
+        sys.stdout.write(sep + textwrap.indent(text, " "))
+        sep = ",\n"
+    sys.stdout.write("[]\n" if sep == "[\n" else "\n]\n")
 
 
 def cmd_ports(args):
@@ -341,8 +357,8 @@ def cmd_ports(args):
         print("no serial ports found (a simulated board: `bawo sim`)")
         return 0
     for d in c:
-        print("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
-                                    d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else ""))
+        print(safe("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
+                                         d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else "")))
     return 0
 
 
@@ -364,22 +380,22 @@ def cmd_sync(args):
         _out_json(report.to_dict())
     else:
         name = info.get("board") or info.get("id") or info.get("device") or "board"
-        print("%s: %d new game(s) stored, %d already in the log, %d quarantined (%.1f kB in %.1f s) -> %s"
-              % (name, len(report.added), len(report.reacked), len(report.quarantined),
-                 report.bytes / 1000, report.seconds, log.path))
+        print(safe("%s: %d new game(s) stored, %d already in the log, %d quarantined (%.1f kB in %.1f s) -> %s"
+                   % (name, len(report.added), len(report.reacked), len(report.quarantined),
+                      report.bytes / 1000, report.seconds, log.path)))
         for gid, err, ply in report.quarantined:
-            print("quarantined %s: %s (left on the board; see `bawo games --quarantine`)" % (gid, err))
+            print(safe("quarantined %s: %s (left on the board; see `bawo games --quarantine`)" % (gid, err)))
         for gid, err in report.conflicts:
-            print("conflict %s: %s" % (gid, err))
+            print(safe("conflict %s: %s" % (gid, err)))
     return 0 if report.ok() else 1
 
 
 def cmd_games(args):
-    from .db import row_dict
+    from .db import row_dict, played_text
     if args.where:
-        print(_db_path(args))
+        print(safe(_db_path(args)))
         return 0
-    log = _open_log(args)
+    log = _open_log(args, readonly=True)
     try:
         if args.quarantine:
             rows = log.quarantined()
@@ -388,144 +404,242 @@ def cmd_games(args):
                 _out_json(items)
             else:
                 for d in items:
-                    print("%-22s ply %-4s %s  (%s, %s)" % (d["id"], d["ply"] if d["ply"] is not None else "-",
-                                                          d["error"], d["source"], d["added"][:10]))
+                    print(safe("%-22s ply %-4s %s  (%s, %s)" % (
+                        d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
+                        d["source"], d["added"][:10])))
                 if not items:
                     print("no quarantined records")
             return 0
-        rows = log.games(args.game, args.since, args.until, args.result)
+        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
+        if args.json:
+            _out_json_list(row_dict(r) for r in rows)
+            return 0
+        for r in rows:
+            if rows.n == 1:
+                print("%-24s %-9s %-16s %-6s %5s  %s" % ("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"))
+            print(safe("%-24s %-9s %-16s %-6s %5s  %s%s" % (
+                r["id"], r["game"], played_text(r["start"]), r["result"], r["plies"],
+                r["reason"] or "", "  (live)" if r["status"] == "live" else "")))
     finally:
         log.close()
-    if args.json:
-        _out_json([row_dict(r) for r in rows])
+    if not rows.n:
+        print(safe("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else "")))
         return 0
-    if not rows:
-        print("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else ""))
-        return 0
-    print("%-24s %-9s %-19s %-6s %5s  %s" % ("ID", "GAME", "START", "RESULT", "PLIES", "REASON"))
-    for r in rows:
-        when = (r["start"] or r["added"] or "")[:19]
-        print("%-24s %-9s %-19s %-6s %5d  %s%s" % (r["id"], r["game"], when, r["result"], r["plies"],
-                                                   r["reason"] or "", "  (live)" if r["status"] == "live" else ""))
-    print("%d game(s)" % len(rows))
+    print("%d game(s), oldest first; PLAYED is local time" % rows.n)
     return 0
 
 
 def cmd_show(args):
     from shared_rules.record import Record
     from .play import show_record
+    from shared_rules.errors import RecordError
     if args.file:
         from .export import read
-        for where, rec, err in read(_read_file(args.file)):
-            if err:
-                raise BawoError("%s %s: %s" % (args.file, where, err))
-            break
-        else:
-            raise BawoError("%s holds no record" % args.file)
+        with _open_input(args.file) as src:
+            for where, rec, err in read(src):
+                if err:
+                    raise BawoError("%s %s: %s" % (args.file, where, err))
+                break
+            else:
+                raise BawoError("%s holds no record" % args.file)
     else:
         if not args.id:
             raise BawoError("which game? give an ID (see `bawo games`) or --file FILE")
-        log = _open_log(args)
+        log = _open_log(args, readonly=True)
         try:
             row = log.get(args.id)
         finally:
             log.close()
         if row is None:
             raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
-        rec = Record.from_text(row["record"])
+        try:
+            rec = Record.from_text(row["record"])
+        except RecordError as e:
+            raise BawoError("game %s in the log does not read (%s): `bawo export -f text` "
+                            "writes it as stored" % (row["id"], e))
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
     return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args))
 
 
-def _read_file(path):
+class _Stdin:
+    def __enter__(self):
+        return sys.stdin.buffer
+
+    def __exit__(self, *exc):
+        pass
+
+
+def _open_input(path):
+    """A record file (or - for stdin) as a binary stream, read as it is used."""
     if path == "-":
-        return sys.stdin.read()
+        return _Stdin()
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeError) as e:
+        if os.path.isdir(path):
+            raise IsADirectoryError(21, "is a directory")
+        return open(path, "rb")
+    except OSError as e:
         raise BawoError("cannot read %s: %s" % (path, getattr(e, "strerror", None) or e))
+
+
+def _input_size(path):
+    try:
+        return os.path.getsize(path) if path != "-" and os.path.isfile(path) else None
+    except OSError:
+        return None
+
+
+class Progress:
+    """Import progress on stderr: a live line on a terminal, else a line every `every` s."""
+
+    def __init__(self, stream, total_bytes=None, every=30.0):
+        import time
+        self.stream, self.total, self.every = stream, total_bytes, every
+        self.live = hasattr(stream, "isatty") and stream.isatty()
+        self.t0 = self._last = time.monotonic()
+        self.shown = False
+
+    def update(self, games, done_bytes=None):
+        import time
+        now = time.monotonic()
+        if now - self._last < (0.2 if self.live else self.every):
+            return
+        self._last = now
+        rate = games / max(now - self.t0, 1e-9)
+        pct = (" (%d%% of the file)" % (100 * done_bytes // self.total)) if self.total and done_bytes is not None else ""
+        line = "import: %d games read%s, %.0f games/s" % (games, pct, rate)
+        if self.live:
+            self.stream.write("\r" + line + "\033[K")
+            self.shown = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def finish(self):
+        if self.live and self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
 
 
 def cmd_export(args):
     from .export import write
-    log = _open_log(args)
+    log = _open_log(args, readonly=True)
     try:
-        rows = log.games(args.game, args.since, args.until, args.result)
+        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
+        if args.output:
+            try:
+                with open(args.output, "w", encoding="utf-8", newline="") as f:
+                    bad = write(rows, args.format, f)
+            except OSError as e:
+                raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
+            print(safe("%d game(s) written to %s" % (rows.n, args.output)), file=sys.stderr)
+        else:
+            bad = write(rows, args.format, SafeWriter(sys.stdout) if sys.stdout.isatty() else sys.stdout)
     finally:
         log.close()
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8", newline="") as f:
-                write(rows, args.format, f)
-        except OSError as e:
-            raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
-        print("%d game(s) written to %s" % (len(rows), args.output), file=sys.stderr)
-    else:
-        write(rows, args.format, sys.stdout)
+    if bad:
+        print("bawo: warning: %d stored record(s) no longer read as records: written as "
+              "{\"stored_record\": ..., \"error\": ...}" % bad, file=sys.stderr)
     return 0
 
 
+class _Counted:
+    """An iterable passed through, counting its items."""
+
+    def __init__(self, it):
+        self.it, self.n = it, 0
+
+    def __iter__(self):
+        for x in self.it:
+            self.n += 1
+            yield x
+
+
 def cmd_import(args):
+    import time
     from .db import ADDED, SAME, REPLACED, CONFLICT
-    from .export import read
+    from .export import read, replayed
     from shared_rules.errors import RecordError
-    text = _read_file(args.file)
-    log = _open_log(args)
     counts = {"added": 0, "duplicate": 0, "failed": 0}
-    try:
-        for where, rec, err in read(text):
-            if err is None:
-                try:
-                    rec.replay()
-                except RecordError as e:
-                    err = e
-            if err is not None:
-                log.quarantine(rec if rec is not None else where, str(err), getattr(err, "ply", None), "import")
-                print("%s %s: %s" % (args.file, where, err))
-                counts["failed"] += 1
-                continue
-            outcome, rid = log.add(rec, "import")
-            if outcome in (ADDED, REPLACED):
-                counts["added"] += 1
-            elif outcome == SAME:
-                counts["duplicate"] += 1
-            elif outcome == CONFLICT:
-                print("%s %s: id %s is already in the log with different moves (quarantined)" % (args.file, where, rid))
-                counts["failed"] += 1
-    finally:
-        log.close()
+    name = safe(args.file)
+    with _open_input(args.file) as src:
+        log = _open_log(args)
+        progress = Progress(sys.stderr, _input_size(args.file))
+        n = 0
+        log.batch(True)
+        committed = time.monotonic()
+        try:
+            jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+            for where, rec, err, text in replayed(read(src), max(1, min(jobs, 64))):
+                n += 1
+                if err is None:
+                    try:
+                        outcome, rid = log.add(rec, "import", check=None if text else rec.replay, text=text)
+                    except RecordError as e:
+                        err = e
+                if err is not None:
+                    log.quarantine(rec if rec is not None else where, str(err), getattr(err, "ply", None), "import")
+                    print(safe("%s %s: %s" % (args.file, where, err)))
+                    counts["failed"] += 1
+                elif outcome in (ADDED, REPLACED):
+                    counts["added"] += 1
+                elif outcome == SAME:
+                    counts["duplicate"] += 1
+                elif outcome == CONFLICT:
+                    print(safe("%s %s: id %s is already in the log with different moves (quarantined)"
+                               % (args.file, where, rid)))
+                    counts["failed"] += 1
+                if n % 256 == 0:
+                    now = time.monotonic()
+                    if now - committed > 0.5:  # other writers (sync, watch) wait at most this
+                        log.commit()
+                        committed = now
+                    progress.update(n, _tell(src))
+        finally:
+            progress.finish()
+            try:
+                log.batch(False)  # what was checked is kept, even when interrupted
+            except sqlite3.Error:
+                pass
+            log.close()
     print("%s: %d added, %d already in the log, %d failed -> %s"
-          % (args.file, counts["added"], counts["duplicate"], counts["failed"], log.path))
+          % (name, counts["added"], counts["duplicate"], counts["failed"], safe(log.path)))
     return 1 if counts["failed"] else 0
+
+
+def _tell(src):
+    try:
+        return src.tell()
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def cmd_verify(args):
     from .export import read
     from shared_rules.errors import RecordError
     bad = n = 0
-    for where, rec, err in read(_read_file(args.file)):
-        n += 1
-        rid = rec.header.get("Id", "-") if rec is not None else "-"
-        if err is None:
-            try:
-                rec.replay()
-            except RecordError as e:
-                err = e
-        if args.json:
-            d = {"where": where, "id": rid, "ok": err is None}
-            if err is not None:
-                d.update(ply=getattr(err, "ply", None), error=str(err))
+    with _open_input(args.file) as src:
+        for where, rec, err in read(src):
+            n += 1
+            rid = rec.header.get("Id", "-") if rec is not None else "-"
+            if err is None:
+                try:
+                    rec.replay()
+                except RecordError as e:
+                    err = e
+            if args.json:
+                d = {"where": where, "id": rid, "ok": err is None}
+                if err is not None:
+                    d.update(ply=getattr(err, "ply", None), error=str(err))
+                else:
+                    d.update(game=rec.header.get("Game"), plies=len(rec.moves), result=rec.header.get("Result", "*"))
+                print(json_safe(json.dumps(d, ensure_ascii=False)))
+            elif err is None:
+                print(safe("OK    %-18s %-22s %-9s %4d plies  %s" % (where, rid, rec.header.get("Game"), len(rec.moves),
+                                                                   rec.header.get("Result", "*"))))
             else:
-                d.update(game=rec.header.get("Game"), plies=len(rec.moves), result=rec.header.get("Result", "*"))
-            print(json.dumps(d, ensure_ascii=False))
-        elif err is None:
-            print("OK    %-18s %-22s %-9s %4d plies  %s" % (where, rid, rec.header.get("Game"), len(rec.moves),
-                                                          rec.header.get("Result", "*")))
-        else:
-            ply = getattr(err, "ply", None)
-            print("FAIL  %-18s %-22s %s%s" % (where, rid, ("ply %d: " % ply) if ply else "", err))
-        bad += err is not None
+                ply = getattr(err, "ply", None)
+                print(safe("FAIL  %-18s %-22s %s%s" % (where, rid, ("ply %d: " % ply) if ply else "", err)))
+            bad += err is not None
     if not args.json:
         print("%d record(s), %d OK, %d failed" % (n, n - bad, bad))
     if n == 0:
@@ -659,12 +773,13 @@ def main(argv=None):
     except serial_errors as e:
         msg = "serial port: %s: check the cable and that no other program uses the port" % _one_line(e)
     except sqlite3.Error as e:
-        msg = "game log %s: %s (is it a bawo log? choose another with --db)" % (_db_path(args), _one_line(e))
+        from .db import LogError
+        msg = _one_line(LogError(_db_path(args), e))
     except ValueError as e:  # shared_rules.RulesError and friends
         msg = _one_line(e)
     except OSError as e:
         msg = "%s%s" % (e.strerror or _one_line(e), (": " + e.filename) if getattr(e, "filename", None) else "")
-    sys.stderr.write("%s: error: %s\n" % (PROG, msg))
+    sys.stderr.write("%s: error: %s\n" % (PROG, safe(msg)))
     return 1
 
 

@@ -10,8 +10,18 @@ import datetime
 import hashlib
 import os
 import sqlite3
+import urllib.parse
 
 from shared_rules.record import Record
+
+from .errors import BawoError
+from .text import safe
+
+# Seconds to wait for another program's lock: a writer's transaction (a game, or one import
+# batch) is short, so a wait this long means the log is held (another program's open
+# transaction, an exclusive lock): say so instead of hanging.
+READ_WAIT = 1.5
+WRITE_WAIT = 5.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -64,18 +74,37 @@ def record_id(rec, text=None):
 
 
 class Log:
-    """The game log. Every write method commits before returning (sync acks only after that)."""
+    """The game log. Every write method commits before returning (sync acks only after that),
+    except inside batch(): the import commits a batch of games at once.
 
-    def __init__(self, path):
+    readonly: for the reading commands (games, show, export): the file must exist already
+    (nothing is created), is opened read-only (a log on a read-only disk or owned by another
+    user still reads), and another program's lock fails within a second or two, not 30 s."""
+
+    def __init__(self, path, readonly=False):
         self.path = path
-        d = os.path.dirname(os.path.abspath(path))
-        os.makedirs(d, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=30)
+        self.readonly = readonly
+        self._batch = False
+        if readonly:
+            self.db = _open_readonly(path)
+        else:
+            d = os.path.dirname(os.path.abspath(path))
+            os.makedirs(d, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=WRITE_WAIT)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
-        self.db.commit()
+        self.db.create_function("bawo_played", 1, _played_utc, deterministic=True)
+        self.db.create_function("bawo_day", 1, _played_day, deterministic=True)
+        try:
+            if readonly:
+                self.db.execute("SELECT id, game, start, result, record FROM games LIMIT 0")
+            else:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.executescript(SCHEMA)
+                self.db.commit()
+        except sqlite3.Error as e:
+            self.db.close()
+            raise LogError(path, e)
 
     def close(self):
         self.db.close()
@@ -87,9 +116,12 @@ class Log:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, rec, source, status="done"):
-        """Store a record that replayed. Returns (outcome, id)."""
-        text = rec.to_text()
+    def add(self, rec, source, status="done", check=None, text=None):
+        """Store a record that replayed. Returns (outcome, id). check: called (rec.replay, say)
+        only when the record is not already stored as it is; a RecordError from it stores
+        nothing: a re-import of a big file replays only what is new. text: rec.to_text(), when
+        the caller has it already."""
+        text = rec.to_text() if text is None else text
         rid = record_id(rec, text)
         h = rec.header
         row = self.db.execute("SELECT record, status FROM games WHERE id=?", (rid,)).fetchone()
@@ -103,13 +135,26 @@ class Log:
                 return CONFLICT, rid
             if same and row["status"] == status:
                 return SAME, rid
-        with self.db:
-            self.db.execute(
-                "INSERT OR REPLACE INTO games (id, game, device, start, result, reason, plies, status,"
-                " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (rid, h.get("Game"), h.get("Device"), h.get("Start"), h.get("Result", "*"),
-                 h.get("Reason"), len(rec.moves), status, source, now_iso(), text))
+        if check is not None:
+            check()
+        self.db.execute(
+            "INSERT OR REPLACE INTO games (id, game, device, start, result, reason, plies, status,"
+            " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (rid, h.get("Game"), h.get("Device"), h.get("Start"), h.get("Result", "*"),
+             h.get("Reason"), len(rec.moves), status, source, now_iso(), text))
+        if not self._batch:
+            self.db.commit()
         return (REPLACED if row is not None else ADDED), rid
+
+    def batch(self, on=True):
+        """batch(True): add() leaves its games in one open transaction; batch(False) commits
+        them. One commit (one fsync) a batch instead of a game: what makes an import fast."""
+        if not on:
+            self.db.commit()
+        self._batch = on
+
+    def commit(self):
+        self.db.commit()
 
     def quarantine(self, rec_or_text, error, ply, source, rid=None, text=None):
         if text is None:
@@ -130,36 +175,51 @@ class Log:
         return row is not None and row["status"] == "done"
 
     def get(self, rid):
+        """The row of game rid, or of the one game whose id starts with rid (as with git
+        hashes); None if there is none; BawoError naming the matches if rid is ambiguous."""
         row = self.db.execute("SELECT * FROM games WHERE id=?", (rid,)).fetchone()
-        if row is None:
-            # A unique prefix is enough, as with git hashes.
-            rows = self.db.execute("SELECT * FROM games WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
-                                   (_like_escape(rid) + "%",)).fetchall()
-            row = rows[0] if len(rows) == 1 else None
-        return row
+        if row is not None:
+            return row
+        rows = self.db.execute("SELECT id FROM games WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 11",
+                               (_like_escape(rid) + "%",)).fetchall()
+        if len(rows) > 1:
+            ids = [safe(r["id"]) for r in rows[:10]]
+            raise BawoError("%r is ambiguous: it starts %s game ids: %s%s; give more of the id"
+                            % (safe(rid), "more than 10" if len(rows) > 10 else len(rows),
+                               ", ".join(ids), ", ..." if len(rows) > 10 else ""))
+        if rows:
+            return self.db.execute("SELECT * FROM games WHERE id=?", (rows[0]["id"],)).fetchone()
+        return None
 
     def games(self, game=None, since=None, until=None, result=None, status=None):
-        q = "SELECT * FROM games WHERE 1=1"
+        """The rows of select(), as a list."""
+        return self.select(game, since, until, result, status).fetchall()
+
+    def select(self, game=None, since=None, until=None, result=None, status=None):
+        """A cursor over the rows sorted by when the game was played (played()); games whose
+        start is unknown come last, in the order they were logged. since/until (YYYY-MM-DD,
+        local dates) keep only games known to be played in that range. SQLite sorts (spilling
+        to a temporary file when big): memory stays flat however long the log."""
+        q = "SELECT *, bawo_played(start) AS played FROM games WHERE 1=1"
         args = []
         if game:
             q += " AND game=?"
             args.append(game)
-        # Start is ISO 8601 when the board knew the time; otherwise the day we logged it.
-        when = "COALESCE(NULLIF(start, ''), added)"
-        if since:
-            q += " AND %s >= ?" % when
-            args.append(since)
-        if until:
-            q += " AND substr(%s, 1, %d) <= ?" % (when, len(until))
-            args.append(until)
         if result:
             q += " AND result=?"
             args.append(result)
         if status:
             q += " AND status=?"
             args.append(status)
-        q += " ORDER BY %s, id" % when
-        return self.db.execute(q, args).fetchall()
+        if since:
+            q += " AND bawo_day(start) >= ?"
+            args.append(since)
+        if until:
+            q += " AND bawo_day(start) <= ?"
+            args.append(until)
+        return self.db.execute(
+            "SELECT * FROM (%s) ORDER BY played IS NULL, played, "
+            "CASE WHEN played IS NULL THEN added END, id" % q, args)
 
     def quarantined(self):
         return self.db.execute("SELECT * FROM quarantine ORDER BY added, id").fetchall()
@@ -168,11 +228,84 @@ class Log:
         return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
 
+class LogError(BawoError):
+    """A game log that cannot be used, with what to do about it."""
+
+    def __init__(self, path, e):
+        msg = str(e)
+        low = msg.lower()
+        if "locked" in low or "busy" in low:
+            why = ("is locked by another program (a running `bawo sync`, `bawo watch` or "
+                   "`bawo import`?): try again when it has finished")
+        elif "readonly" in low or "read-only" in low:
+            why = "is read-only: the reading commands (games, show, export) work on it; choose another --db to write"
+        elif "no such table" in low or "not a database" in low or "no such column" in low:
+            why = "is not a bawo game log (%s): choose another with --db" % msg
+        else:
+            why = "cannot be used: %s" % msg
+        BawoError.__init__(self, "game log %s %s" % (safe(path), why))
+
+
+def _open_readonly(path):
+    if not os.path.exists(path):
+        raise BawoError("no game log at %s: `bawo sync` or `bawo import` creates it; "
+                        "check --db (or BAWO_DB)" % safe(path))
+    if os.path.isdir(path):
+        raise BawoError("game log %s is a directory, not a bawo game log: choose another with --db"
+                        % safe(path))
+    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
+    db = sqlite3.connect(uri, uri=True, timeout=READ_WAIT)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return db
+    except sqlite3.OperationalError as e:
+        db.close()
+        if "unable to open" not in str(e) or os.access(path, os.W_OK):
+            raise LogError(path, e)
+    # A WAL log we may not write: SQLite cannot create its -shm beside it. Nothing with our
+    # rights can be writing it, so read it as the immutable file it is for us.
+    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=READ_WAIT)
+
+
 def _like_escape(s):
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def played(start):
+    """When a game was played, from its record's Start tag: an aware datetime, or None when
+    the tag is missing or not an ISO 8601 time. A time without a zone is UTC: the board
+    writes UTC (its clock is set from the host's Unix time)."""
+    if not isinstance(start, str) or not 16 <= len(start) <= 40:  # a date and a time
+        return None
+    try:
+        t = datetime.datetime.fromisoformat(start.strip())
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return t
+
+
+def _played_utc(start):
+    t = played(start)
+    return None if t is None else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _played_day(start):
+    t = played(start)
+    return None if t is None else t.astimezone().date().isoformat()
+
+
+def played_text(start):
+    """The one way `bawo games` shows when a game was played: local time to the minute."""
+    t = played(start)
+    return "unknown" if t is None else t.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
 def row_dict(row):
-    """A games row as a JSON-able summary (no record text)."""
-    return {k: row[k] for k in ("id", "game", "device", "start", "result", "reason", "plies",
-                                "status", "source", "added")}
+    """A games row as a JSON-able summary (no record text); played: the start in UTC, or
+    None when unknown."""
+    d = {k: row[k] for k in ("id", "game", "device", "start", "result", "reason", "plies",
+                             "status", "source", "added")}
+    d["played"] = _played_utc(row["start"])
+    return d

@@ -1,4 +1,5 @@
 """Record files: JSON lines, the PGN-like text of RULES.md section 4, and a CSV summary."""
+import collections
 import csv
 import io
 import json
@@ -9,61 +10,204 @@ from shared_rules.record import Record
 FORMATS = ("jsonl", "text", "csv")
 CSV_FIELDS = ("id", "game", "device", "start", "result", "reason", "plies", "status")
 
+# The longest record (a JSON line, or a text record) read from a file. A 400-ply game is
+# about 3 kB: this bounds what a hostile or broken file can make the reader hold.
+MAX_RECORD = 1 << 20
+
+
+def _stored_text(r):
+    t = r["record"]
+    if isinstance(t, bytes):  # a log written by something else: export what it holds
+        t = t.decode("utf-8", "replace")
+    return t if t.endswith("\n") else t + "\n"
+
 
 def write(rows, fmt, out):
-    """Write log rows (db.Log.games()) to the text stream out."""
+    """Write log rows (db.Log.games()) to the text stream out. Every stored record is written,
+    whatever it holds: text as stored; as JSON, a record that no longer reads is written as
+    {"stored_record": text, "error": why} (which import reports as a failure, nothing more).
+    Returns the number of such records."""
     if fmt == "csv":
         w = csv.writer(out, lineterminator="\n")
         w.writerow(CSV_FIELDS)
         for r in rows:
             w.writerow([r[k] if r[k] is not None else "" for k in CSV_FIELDS])
-        return
+        return 0
     first = True
+    unreadable = 0
     for r in rows:
-        rec = Record.from_text(r["record"])
+        text = _stored_text(r)
         if fmt == "jsonl":
-            out.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
+            try:
+                d = Record.from_text(text).to_dict()
+            except RecordError as e:
+                d = {"stored_record": text, "error": str(e)}
+                unreadable += 1
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
         else:
             if not first:
                 out.write("\n")
-            out.write(rec.to_text())
+            out.write(text)
         first = False
+    return unreadable
 
 
-def read(text):
-    """Split a file into records. Yields (where, Record or None, RecordError or None).
+def _lines(f):
+    """(line number, str or None, error or None) of a binary stream, each line at most
+    MAX_RECORD bytes (a longer one is skipped, reported once) and decoded as UTF-8 alone."""
+    n = 0
+    while True:
+        b = f.readline(MAX_RECORD + 1)
+        if not b:
+            return
+        n += 1
+        if len(b) > MAX_RECORD and not b.endswith(b"\n"):
+            while b and not b.endswith(b"\n"):  # the rest of the over-long line
+                b = f.readline(MAX_RECORD + 1)
+            yield n, None, RecordError("line longer than %d bytes: not a record" % MAX_RECORD)
+            continue
+        try:
+            yield n, b.decode("utf-8").rstrip("\r\n"), None
+        except UnicodeDecodeError as e:
+            yield n, None, RecordError("not UTF-8 text (byte %d of the line)" % (e.start + 1))
+
+
+def read(src):
+    """Split a file into records, reading it as a stream (memory stays flat whatever its size).
+    src: a binary stream, or a str. Yields (where, Record or None, RecordError or None).
 
     JSON lines if the first non-blank character is '{', else text records, each starting at
     its [Game ...] tag. where names the line, for messages.
     """
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+    if isinstance(src, str):
+        src = io.BytesIO(src.encode("utf-8"))
+    lines = _lines(src)
+    pending = []
+    for item in lines:  # the first non-blank line decides the format
+        pending.append(item)
+        if item[1] is None or item[1].strip():
+            break
+    first = pending[-1][1] if pending else None
+    if first is not None and first.lstrip().startswith("{"):
+        yield from _read_jsonl(pending, lines)
+    else:
+        yield from _read_text(pending, lines)
+
+
+def _chain(pending, lines):
+    yield from pending
+    yield from lines
+
+
+def _read_jsonl(pending, lines):
+    for n, line, err in _chain(pending, lines):
+        where = "line %d" % n
+        if err is not None:
+            yield where, None, err
+            continue
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except RecursionError:
+            yield where, None, RecordError("not a JSON record: nested too deeply")
+            continue
+        except ValueError as e:
+            yield where, None, RecordError("not a JSON record: %s" % e)
+            continue
+        try:
+            yield where, Record.from_dict(d), None
+        except RecordError as e:
+            yield where, None, e
+
+
+def _read_text(pending, lines):
+    block, start, size, err = [], 1, 0, None
+    for n, line, lerr in _chain(pending, lines):
+        if line is not None and line.startswith("[Game "):
+            yield from _text_record(block, start, err)
+            block, start, size, err = [], n, 0, None
+        if lerr is not None:
+            err = err or RecordError("line %d: %s" % (n, lerr))
+            continue
+        size += len(line) + 1
+        if size > MAX_RECORD:
+            err = err or RecordError("longer than %d bytes: not a record" % MAX_RECORD)
+            block = []
+            continue
+        if err is None:
+            block.append(line)
+    yield from _text_record(block, start, err)
+
+
+def _text_record(block, start, err):
+    where = "record at line %d" % start
+    if err is not None:
+        yield where, None, err
+    elif any(b.strip() for b in block):
+        try:
+            yield where, Record.from_text("\n".join(block)), None
+        except RecordError as e:
+            yield where, None, e
+
+
+def replayed(items, jobs=1, chunk=256):
+    """(where, rec, err) items of read() -> (where, rec, err, text): err is also a record that
+    does not replay, text the record's text once it did. With jobs > 1 the replays (the rules'
+    work, nearly all of an import's time) run in that many worker processes, chunk records at
+    a time, a bounded number of chunks ahead (memory stays flat), in the order read. With
+    jobs == 1, or a file smaller than a chunk, nothing is replayed here: text is None and the
+    caller replays (Log.add's check, which skips games already stored)."""
+    pool = None
+    pending = collections.deque()
+    buf = []
+    try:
+        for item in items:
+            if jobs <= 1:
+                yield item + (None,)
                 continue
-            where = "line %d" % n
-            try:
-                d = json.loads(line)
-            except ValueError as e:
-                yield where, None, RecordError("not a JSON record: %s" % e)
+            buf.append(item)
+            if len(buf) < chunk:
                 continue
-            try:
-                yield where, Record.from_dict(d), None
-            except RecordError as e:
-                yield where, None, e
-        return
-    block, start = [], 1
-    lines = text.splitlines()
-    for n, line in enumerate(lines + ["[Game"], 1):
-        if line.startswith("[Game ") or n == len(lines) + 1:
-            if any(b.strip() for b in block):
-                where = "record at line %d" % start
-                try:
-                    yield where, Record.from_text("\n".join(block)), None
-                except RecordError as e:
-                    yield where, None, e
-            block, start = [], n
-        block.append(line)
+            if pool is None:
+                import multiprocessing
+                pool = multiprocessing.Pool(jobs)
+            todo = [(r.header, r.moves) for _, r, e in buf if e is None]
+            pending.append((buf, pool.apply_async(replay_all, (todo,))))
+            buf = []
+            while len(pending) > 2 * jobs:
+                yield from _merge(*pending.popleft())
+        while pending:
+            yield from _merge(*pending.popleft())
+        for item in buf:
+            yield item + (None,)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def replay_all(recs):
+    """In a worker: [(header, moves)] -> [(text, None, None) or (None, message, ply)]."""
+    out = []
+    for h, moves in recs:
+        rec = Record(h, moves)
+        try:
+            rec.replay()
+            out.append((rec.to_text(), None, None))
+        except RecordError as e:
+            out.append((None, str(e), e.ply))
+    return out
+
+
+def _merge(items, result):
+    done = iter(result.get())
+    for where, rec, err in items:
+        if err is not None:
+            yield where, rec, err, None
+            continue
+        text, msg, ply = next(done)
+        yield where, rec, (None if text is not None else RecordError(msg, ply)), text
 
 
 def dumps(rows, fmt):

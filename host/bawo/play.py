@@ -8,6 +8,7 @@ from shared_rules.record import Record
 
 from .draw import draw
 from .errors import BawoError
+from .text import safe
 
 
 def _title(rec):
@@ -29,9 +30,11 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
     if ply is not None and not 0 <= ply <= n:
         raise BawoError("ply %d is out of range: this game has %d plies (0 is the start)" % (ply, n))
     s = State(g, rec.header.get("Position"))
-    out.write(_title(rec) + "\n")
+    out.write(safe(_title(rec)) + "\n")
     if ply is None:
         out.write(draw(g.name, g.format(s.position), "start", style=style) + "\n")
+    if interactive:
+        return _step(rec, g, s, state, ask, out, style)
     for k, m in enumerate(rec.moves, 1):
         mover = g.sides[s.turn] if isinstance(s.turn, int) else s.turn
         s.push(m)
@@ -39,24 +42,50 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
             if k == ply:
                 break
             continue
-        if interactive:
-            try:
-                if ask("-- Enter: ply %d/%d, q: quit -- " % (k, n)).strip().lower() in ("q", "quit"):
-                    return 0
-            except EOFError:
-                return 0
         out.write("\n" + draw(g.name, g.format(s.position), "ply %d: %s plays %s" % (k, mover, m), style=style) + "\n")
     if ply is not None:
         out.write(draw(g.name, g.format(s.position), "after ply %d%s" % (
             ply, (": " + rec.moves[ply - 1]) if ply else ""), style=style) + "\n")
         return 0
+    out.write("\n" + _ending(g, state, n) + "\n")
+    return 0
+
+
+def _step(rec, g, s, final, ask, out, style):
+    """show's interactive replay: Enter (or n) one ply forward, b one back, q quits."""
+    n = len(rec.moves)
+    while True:
+        k = s.ply
+        where = "start" if k == 0 else ("end" if k == n else "ply %d/%d" % (k, n))
+        try:
+            a = ask("-- %s; Enter: next, b: back, q: quit -- " % where).strip().lower()
+        except EOFError:
+            return 0
+        if a in ("q", "quit"):
+            return 0
+        if a in ("b", "back", "p"):
+            if k == 0:
+                out.write("(at the start)\n")
+                continue
+            s.pop()
+            label = "start" if k == 1 else "back to ply %d: %s" % (k - 1, rec.moves[k - 2])
+        else:
+            if k == n:
+                return 0
+            mover = g.sides[s.turn] if isinstance(s.turn, int) else s.turn
+            s.push(rec.moves[k])
+            label = "ply %d: %s plays %s" % (k + 1, mover, rec.moves[k])
+        out.write("\n" + draw(g.name, g.format(s.position), label, style=style) + "\n")
+        if s.ply == n and a not in ("b", "back", "p"):
+            out.write("\n" + _ending(g, final, n) + "\n")
+
+
+def _ending(g, state, n):
     o = state.outcome()
     if o is None:
-        out.write("\nunfinished after %d plies\n" % n)
-    else:
-        w = winner_name(g, o)
-        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
-    return 0
+        return "unfinished after %d plies" % n
+    w = winner_name(g, o)
+    return "%s (%s)" % ("draw" if w is None else "%s wins" % w, o.reason)
 
 
 def _side_index(g, side):

@@ -219,6 +219,22 @@ def test_record_replay_checks_rules_version_and_reason():
         raise AssertionError("replayed with %s %r" % (tag, value))
 
 
+def test_header_control_characters_are_refused():
+    # The board writes records with the same check the host reads them with (RULES.md 4).
+    s = State(game("oware"))
+    s.push("A")
+    for bad in ("a\nb", "\x1b[2J", "c1\x9b", "x\u2028y"):
+        for make in (lambda: Record.from_state(s, Id=bad).to_text(),
+                     lambda: Record.from_dict({"game": "oware", "id": bad, "moves": []})):
+            try:
+                make()
+            except ValueError as e:
+                assert "control character" in str(e), str(e)
+            else:
+                raise AssertionError("accepted %r" % bad)
+    assert Record.from_text(Record.from_state(s, Id="pico-\u00e9 1").to_text()).header["Id"] == "pico-\u00e9 1"
+
+
 def main():
     passed = failed = 0
     names = sorted([n for n in globals() if n.startswith("test_")])
