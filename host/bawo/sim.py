@@ -558,6 +558,9 @@ class PtyRelay:
         self.from_board_r, self.from_board_w = os.pipe()
         self.stop = False
 
+    TO_BOARD_MAX = 1 << 16
+    TO_TOOL_MAX = 1 << 16
+
     def board_ends(self):
         return self.to_board_r, self.from_board_w
 
@@ -566,23 +569,41 @@ class PtyRelay:
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self):
+        # Never blocks on the board: its output is always read (a blocked board stops reading
+        # its input, and a relay blocked writing that input would wait on it for good). Bytes
+        # for the board wait here until its pipe takes them; past TO_BOARD_MAX the relay stops
+        # reading the pty, so a tool that floods the port waits, as on a USB port. Bytes for
+        # the tool wait up to TO_TOOL_MAX: past that no tool is reading, and they are dropped.
+        to_board, to_tool = bytearray(), bytearray()
+        os.set_blocking(self.to_board_w, False)
         while not self.stop:
-            r, _, _ = select.select([self.master, self.from_board_r], [], [], 0.2)
+            rl = [self.from_board_r] + ([self.master] if len(to_board) < self.TO_BOARD_MAX else [])
+            wl = ([self.to_board_w] if to_board else []) + ([self.master] if to_tool else [])
+            r, w, _ = select.select(rl, wl, [], 0.2)
             if self.from_board_r in r:
-                data = os.read(self.from_board_r, 4096)
+                data = os.read(self.from_board_r, 65536)
                 if not data:
                     return
-                try:
-                    os.write(self.master, data)
-                except (BlockingIOError, OSError):
-                    pass  # no tool reading: drop, as a USB port with no host does
+                to_tool += data
+                if len(to_tool) > self.TO_TOOL_MAX:
+                    del to_tool[:len(to_tool) - self.TO_TOOL_MAX]
             if self.master in r:
                 try:
-                    data = os.read(self.master, 4096)
+                    to_board += os.read(self.master, 65536)
                 except (BlockingIOError, OSError):
-                    data = b""
-                if data:
-                    os.write(self.to_board_w, data)
+                    pass
+            if to_board and self.to_board_w in w:
+                try:
+                    del to_board[:os.write(self.to_board_w, to_board)]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    to_board.clear()   # the board's end is gone: a new one comes with the REPL
+            if to_tool and self.master in w:
+                try:
+                    del to_tool[:os.write(self.master, to_tool)]
+                except (BlockingIOError, OSError):
+                    pass
 
 
 def _interactive(args, data):
