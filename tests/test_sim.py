@@ -98,3 +98,32 @@ def test_a_board_that_stops_is_one_line_from_bawo(tmp_path):
     assert out.returncode == 1
     assert out.stderr.startswith("bawo: error: the simulated board stopped: MemoryError")
     assert "Traceback" not in out.stderr
+
+
+def test_relay_never_blocks_the_board_under_20000_back_to_back_requests(tmp_path):
+    # A tool writing requests faster than the board answers them: the relay used to block
+    # writing into the board's full input pipe while the board blocked writing its answers
+    # into the relay's full output pipe, for good (it stalled after about 60 answers).
+    from bawo.sim import BoardProcess, PtyRelay
+    from _link_helpers import P
+    import serial
+    import threading
+    relay = PtyRelay()
+    board = BoardProcess("bawo-4x8", str(tmp_path), fake=False, link=relay.board_ends())
+    relay.start()
+    board.drain()
+    ser = serial.Serial(relay.path, timeout=0.1)
+    try:
+        n = 20000
+        frames = b"".join(P.encode(1 + i, "HELLO") for i in range(n))
+        threading.Thread(target=ser.write, args=(frames,), daemon=True).start()
+        parser, got, last = P.Parser(), 0, time.monotonic()
+        while got < n and time.monotonic() - last < 20:   # 20 s without an answer: stuck
+            k = len([r for r in parser.feed(ser.read(65536)) if isinstance(r, P.Frame)])
+            if k:
+                got, last = got + k, time.monotonic()
+        assert got == n and board.proc.poll() is None
+    finally:
+        ser.close()
+        relay.stop = True
+        board.kill()

@@ -270,6 +270,17 @@ class BoardProcess:
     def menu(self):
         self.tap(self.menu_key)
 
+    def drain(self):
+        """Read (and note) the board's status lines in a thread: a board that runs in real
+        time with nobody reading them blocks on a full pipe."""
+        def run():
+            try:
+                while self.proc.poll() is None:
+                    self.readline(timeout=3600)
+            except (SimError, OSError, ValueError):
+                pass
+        threading.Thread(target=run, daemon=True).start()
+
     def quit(self):
         try:
             self.send("q")
