@@ -51,6 +51,21 @@ _DRAWERS = {"bawo": _bawo, "oware": _oware, "bagh-chal": _baghchal}
 _SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 
+def result_line(game_name, winner, reason, position=None):
+    """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
+    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
+    if winner is None:
+        return "draw (%s)" % reason
+    side = _SIDE.get(winner, winner)
+    if game_name == "oware" and reason == "25 seeds" and position:
+        try:
+            stores = dict(p.split(":") for p in position.split(" ")[1:3])
+            reason = "%s seeds in store, 25 win" % int(stores[winner])
+        except (ValueError, KeyError):
+            pass
+    return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)
+
+
 def numbers(game_name, position, caption=None):
     """The position as a grid of numbers; a position this module cannot read is shown raw."""
     fn = _DRAWERS.get(game_name)

@@ -6,7 +6,7 @@ from shared_rules import game as make_game, State, winner_name
 from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
-from .draw import draw
+from .draw import draw, result_line
 from .errors import BawoError
 
 
@@ -54,8 +54,7 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
     if o is None:
         out.write("\nunfinished after %d plies\n" % n)
     else:
-        w = winner_name(g, o)
-        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
+        out.write("\n%s\n" % result_line(g.name, winner_name(g, o), o.reason, g.format(state.position)))
     return 0
 
 
@@ -125,8 +124,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         out.write(draw(g.name, g.format(s.position), style=style) + "\n")
     o = s.outcome()
     if o is not None:
-        w = winner_name(g, o)
-        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
+        out.write("\n%s\n" % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     if log is not None and s.ply:
         players = {"First": "you" if human == 0 else "computer", "Second": "you" if human == 1 else "computer"}
         if ai is None:
@@ -197,7 +195,6 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
                                                  draw(g.name, g.format(s.position), style=style)))
         out.flush()
     o = s.outcome()
-    w = winner_name(g, o)
-    out.write("\n%s (%s); the board keeps the record: `bawo sync` fetches it\n"
-              % ("draw" if w is None else "%s wins" % w, o.reason))
+    out.write("\n%s; the board keeps the record: `bawo sync` fetches it\n"
+              % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     return 0
