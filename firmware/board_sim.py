@@ -347,8 +347,8 @@ REPL_EXIT = 3  # exit status: Ctrl-C on the serial port; `bawo sim` starts the R
 
 def main():
     s = Sim()
-    s.start()
     try:
+        s.start()   # inside: a firmware that fails at boot says why too
         if s.fake:
             s.serve_fake()
         else:

@@ -651,9 +651,10 @@ def _interactive(args, data):
             print("bawo sim: running the firmware flashed in %s" % data)
         try:
             board.wait_boot()
-        except SimError:
+        except SimError as e:
             if board.proc.poll() is None:
                 raise   # neither booted nor stopped: nothing a REPL would fix
+            board.why = str(e).replace("the simulated board stopped: ", "")
         else:
             for line in board.log:
                 if line.startswith("M firmware "):
@@ -670,13 +671,14 @@ def _interactive(args, data):
 def _stopped(board, relay, data):
     """The line a firmware that ended by itself leaves; its REPL then has the port."""
     why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
-           else board.stderr_text())
+           else getattr(board, "why", None) or board.stderr_text())
     return ("bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
             "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
 
 
 def _headless(board, relay, data):
-    print("bawo sim: running headless; Ctrl-C stops", flush=True)
+    if board.status is not None:   # booted
+        print("bawo sim: running headless; Ctrl-C stops", flush=True)
     repl = None
     try:
         while board.proc.poll() is None:
@@ -1023,6 +1025,29 @@ def _scripted(args, data, moves, rnd):
         raise
 
 
+def count(text):
+    """argparse type: a whole number, 0 or more (--random -3 is refused, not 'no plies')."""
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("%d is negative: give 0 or more" % n)
+    return n
+
+
+def heap_size(text):
+    """argparse type: a MicroPython heap size, bytes with an optional k or m (160k)."""
+    import argparse
+    t = text.strip().lower()
+    mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)
+    digits = t[:-1] if mult > 1 else t
+    if not digits.isdigit() or not 4 << 10 <= int(digits) * mult <= 1 << 30:
+        raise argparse.ArgumentTypeError("%r: give bytes from 4k to 1024m, e.g. 160k" % text)
+    return t
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "sim", help="the board's firmware simulated in this terminal (no board needed)",
@@ -1037,11 +1062,11 @@ def add_parser(subparsers):
                    help="animation speed, 8 = instant")
     p.add_argument("--headless", action="store_true", help="no drawing")
     p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
-    p.add_argument("--heap", metavar="SIZE", help="MicroPython heap, e.g. 160k (the Pico's budget)")
+    p.add_argument("--heap", metavar="SIZE", type=heap_size, help="MicroPython heap, e.g. 160k (the Pico's budget)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
     g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
-    g.add_argument("--random", type=int, metavar="N", help="N seeded random plies")
+    g.add_argument("--random", type=count, metavar="N", help="N seeded random plies")
     g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
     g.add_argument("--ai-vs-ai", action="store_true",
                    help="the board's AI plays both sides, a whole game (level: --level, 5)")
