@@ -207,6 +207,7 @@ def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
         t.wait_for("quit?")
         t.press("n")
         t.press("as")                       # A1 then A2: A1+
+        t.wait_for("South plays A1+, ply 1")  # while it is sown on the LEDs
         t.wait_for("North to move, ply 1")
         assert t.proc.poll() is None
         t.press("\x03")
@@ -315,3 +316,62 @@ def test_firmware_that_fails_at_boot_can_be_flashed_again(tmp_path):
         assert info["device"].startswith("sim-")
     finally:
         stop(p)
+
+
+@pytest.mark.parametrize("option", ["--random", "--heap"])
+def test_negative_counts_are_refused(option, capsys):
+    from bawo import cli
+    with pytest.raises(SystemExit) as e:
+        cli.main(["sim", option + "=-3", "--headless"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "error: argument %s: " % option in err.splitlines()[-1]
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--level", "-3"])
+    assert "argument --level: invalid choice: -3" in capsys.readouterr().err
+
+
+def test_end_of_game_lines():
+    from bawo.draw import result_line
+    from bawo.sim import _caption
+    pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
+    assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
+    assert result_line("bagh-chal", "T", "5 goats captured") == "Tigers win (5 goats captured)"
+    assert result_line("bagh-chal", "G", "tigers cannot move") == "Goats win (tigers cannot move)"
+    assert result_line("bawo", None, "threefold repetition") == "draw (threefold repetition)"
+    st = {"mode": "over", "game": "oware", "result": "N", "reason": "25 seeds", "pos": pos, "ply": 80}
+    assert _caption(st).strip() == "oware: North wins (26 seeds in store, 25 win) after 80 plies"
+
+
+def test_show_and_play_end_with_the_result_line(tmp_path):
+    import io
+    from _host_helpers import random_record
+    from bawo.play import show_record
+    from shared_rules import winner_name
+    from bawo.draw import result_line
+    rec = next(r for r in (random_record(k, "t-%d" % k, "bagh-chal") for k in range(200))
+               if r.header.get("Result") and r.replay().outcome() and r.replay().outcome().winner == 1)
+    out = io.StringIO()
+    show_record(rec, out=out)
+    assert out.getvalue().rstrip().endswith("Tigers win (%s)" % rec.replay().outcome().reason)
+
+
+@pytest.mark.parametrize("game,pos", [
+    ("bawo", "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"),
+    ("oware", "4,4,4,4,4,0/5,5,5,5,4,4 S:0 N:0 N"),
+    ("bagh-chal", "T...T/...../..G../...../T...T H:19 C:0 T")])
+def test_screen_fits_40_columns_without_colour(game, pos):
+    from bawo.draw import frame
+    from bawo.sim import screen
+    line, prof = frame(game, pos)
+    turn = pos.rsplit(" ", 1)[1]
+    st = {"mode": "play", "game": game, "pos": pos, "turn": turn, "ply": 1, "id": "sim-1-0001"}
+    for view in ("leds", "digits"):
+        text = screen(line, prof, st, 40, view, color=False, msg="x" * 90, port="/dev/pts/9")
+        assert "\x1b" not in text and max(map(len, text.split("\n"))) <= 40, text
+    cells = " ".join(text.split())
+    if game == "bagh-chal":
+        assert "T . . . T" in cells and "G" in cells
+    else:
+        assert pos.split(" ")[0].split("/")[-1].replace(",", " ") in cells   # South's row as digits
+    wide = screen(line, prof, st, 100, "leds", color=True)
+    assert "\x1b[38;2" in wide   # the LEDs in colour when they fit and colour is wanted
