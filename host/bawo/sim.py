@@ -703,7 +703,6 @@ def _headless(board, relay, data):
 
 
 def _terminal(board, relay, data):
-    import shutil
     import termios
     import tty
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
@@ -741,7 +740,10 @@ def _terminal(board, relay, data):
                     if board.proc.poll() is None:
                         raise
                     break  # the firmware stopped: its REPL, below
-            width = shutil.get_terminal_size((80, 24)).columns
+            try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
+                width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
+            except OSError:
+                width = 80
             if sys.stdin in r:
                 ch = os.read(fd, 64).decode(errors="ignore")
                 if asking:
