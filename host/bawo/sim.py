@@ -766,6 +766,8 @@ def _terminal(board, relay, data):
                         if c in keymap:
                             board.tap(keymap[c])
             msg = next((x[2:] for x in reversed(board.log) if x.startswith("M ")), "")
+            if msg.startswith("game over:") and (board.status or {}).get("result"):
+                msg = ""   # the status line says it, in words (the board's message is terse)
             if asking:
                 msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
             text = screen(board.frame, board.profile_file, board.status or {}, width, view, color,
