@@ -1,5 +1,6 @@
 """`bawo sim` scripted modes and the simulator's serial port (pty)."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,9 +14,9 @@ def sim(*args, timeout=120):
 
 
 def test_demo_plays_a_whole_game(tmp_path):
-    out = sim("--demo", "--seed", "3", "--data", str(tmp_path), "--quiet")
+    out = sim("--demo", "--seed", "3", "--data", str(tmp_path), "--quiet", "--headless")
     assert out.returncode == 0, out.stderr
-    assert "result: " in out.stdout and "wins" in out.stdout
+    assert re.search(r"^result: (South|North) wins \(.+\) after \d+ plies", out.stdout, re.M), out.stdout
     recs = [p for p in os.listdir(tmp_path) if p.endswith(".rec")]
     assert len(recs) == 1
 

@@ -1011,8 +1011,10 @@ def _scripted(args, data, moves, rnd):
             print(render(frame, board.profile_file, st, color=sys.stdout.isatty()))
         result = st.get("result")
         if result:
-            print("result: %s (%s) after %d plies; record %s in %s"
-                  % (result, st.get("reason"), st["ply"], st.get("id"), data))
+            from .draw import result_line
+            print("result: %s after %d plies; record %s in %s"
+                  % (result_line(args.game, None if result == "draw" else result, st.get("reason"),
+                                 st.get("pos")), st["ply"], st.get("id"), data))
         else:
             print("no result yet after %d plies: %s" % (st["ply"], st["pos"]))
         if st.get("thinks"):
