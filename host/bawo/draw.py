@@ -166,8 +166,8 @@ def leds(game_name, position_text, color=True):
 
 def style_for(stream=None, numbers=False, force_leds=False):
     """'numbers', 'color' or 'mono': LEDs in colour on a terminal, the numeric grid when
-    the output is not a terminal or NO_COLOR is set; force_leds: LEDs anyway (mono
-    without colour)."""
+    the output is not a terminal, NO_COLOR is set or the terminal is narrower than the
+    LEDs; force_leds: LEDs anyway (mono without colour)."""
     import os
     import sys
     if numbers:
@@ -177,7 +177,22 @@ def style_for(stream=None, numbers=False, force_leds=False):
     colour = tty and not os.environ.get("NO_COLOR")
     if force_leds:
         return "color" if colour else "mono"
-    return "color" if colour else "numbers"
+    return "color" if colour and not _narrow(stream) else "numbers"
+
+
+def _narrow(stream):
+    """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
+    import os
+    from .sim import PROFILES, _geometry, profile_path
+    try:
+        cols = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return False
+    need = 0
+    for name in set(PROFILES.values()):
+        rows, grid_cols, bw, _, _ = _geometry(profile_path(name))
+        need = max(need, 2 + grid_cols * (bw + 2))
+    return 0 < cols < need
 
 
 def draw(game_name, position, caption=None, style="numbers"):

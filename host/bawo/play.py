@@ -58,6 +58,13 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
     return 0
 
 
+def _sure(ask, question):
+    try:
+        return ask(question).strip().lower() in ("y", "yes")
+    except EOFError:   # no one left to answer
+        return True
+
+
 def _side_index(g, side):
     if side is None:
         return 0
@@ -101,6 +108,8 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         except EOFError:
             line = "quit"
         if line in ("quit", "q", "exit"):
+            if s.ply and not _sure(ask, "end this game here, unfinished? (y/n) "):
+                continue
             break
         if line in ("?", "help"):
             out.write("legal: %s\n" % " ".join(s.legal_move_strs()))
