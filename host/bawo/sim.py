@@ -811,9 +811,12 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
         board = digits(frame_line, profile_file, status)
     lines = board.split("\n")
     body, caption = lines[:-1], lines[-1].strip()
-    keys = "keys: pocket letters, m=MENU, Backspace=BACK, Tab=%s, Q=quit; port %s" % (
-        "LEDs" if view == "digits" and fits else "digits" if fits else "digits (too narrow for LEDs)",
-        port)
+    if fits:
+        tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
+    else:
+        rows, cols, bw, _, _ = _geometry(profile_file)
+        tab = "(the LEDs need %d columns) " % (2 + cols * (bw + 2))
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
     out = list(body)
     for text in (caption, msg, keys):
         out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]
