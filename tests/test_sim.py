@@ -376,3 +376,17 @@ def test_screen_fits_40_columns_without_colour(game, pos):
         assert pos.split(" ")[0].split("/")[-1].replace(",", " ") in cells   # South's row as digits
     wide = screen(line, prof, st, 100, "leds", color=True)
     assert "\x1b[38;2" in wide   # the LEDs in colour when they fit and colour is wanted
+
+
+def test_scripted_board_honours_no_color_and_a_narrow_terminal(tmp_path):
+    t = Terminal(tmp_path, cols=40, env={"NO_COLOR": "1"}, args=("--moves", "A1+", "--speed", "8"))
+    try:
+        assert t.proc.wait(120) == 0
+        t.read()
+        out = t.raw.decode(errors="replace").replace("\r", "")
+        assert "\x1b[" not in out
+        board = out[:out.index("result") if "result" in out else len(out)]
+        assert "3 1 0 4 4 4 1 5" in " ".join(board.split())   # counts as digits
+        assert max(len(x) for x in board.split("\n") if "ply" not in x) <= 40, board
+    finally:
+        t.close()

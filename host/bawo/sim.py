@@ -441,8 +441,12 @@ def _shut_down(relay, board, data):
     """Stop the serial relay and the board, and withdraw the port file tools look for."""
     relay.stop = True
     board.kill()
+    port = os.path.join(data, "port")
     try:
-        os.remove(os.path.join(data, "port"))
+        with open(port) as f:
+            ours = f.read().strip() == relay.path
+        if ours:   # never another simulator's
+            os.remove(port)
     except OSError:
         pass
 
@@ -1011,7 +1015,11 @@ def _scripted(args, data, moves, rnd):
             st = play_moves(board, args.game, moves, progress)
         frame = board.get_frame()
         if not args.headless:
-            print(render(frame, board.profile_file, st, color=sys.stdout.isatty()))
+            from .draw import _narrow, style_for
+            if sys.stdout.isatty() and _narrow(sys.stdout):
+                print(digits(frame, board.profile_file, st))
+            else:
+                print(render(frame, board.profile_file, st, color=style_for(sys.stdout) == "color"))
         result = st.get("result")
         if result:
             from .draw import result_line
