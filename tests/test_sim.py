@@ -207,7 +207,8 @@ def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
         t.press("Q")
         t.wait_for("quit?")
         t.press("n")
-        t.press("as")                       # A1 then A2: A1+
+        t.mark = len(t.raw)
+        os.write(t.master, b"as")            # A1 then A2 (A1+), typed fast: one read, two presses
         t.wait_for("South plays A1+, ply 1")  # while it is sown on the LEDs
         t.wait_for("North to move, ply 1")
         assert t.proc.poll() is None
@@ -390,3 +391,30 @@ def test_scripted_board_honours_no_color_and_a_narrow_terminal(tmp_path):
         assert max(len(x) for x in board.split("\n") if "ply" not in x) <= 40, board
     finally:
         t.close()
+
+
+def test_taps_sent_together_are_pressed_one_after_another(tmp_path):
+    # Keys typed fast reach the board in one read; pressed a millisecond apart, the contacts'
+    # bounce let the second one come first (A2 then A1: a different move, or none).
+    import json
+    from bawo.sim import BoardProcess
+    b = BoardProcess("bawo-4x8", str(tmp_path), fake=False, speed=8)
+    try:
+        def wait(pred, timeout=20):
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                line = b.readline(timeout=deadline - time.monotonic())
+                if line.startswith("S ") and pred(json.loads(line[2:])):
+                    return
+            raise AssertionError("the board did not get there")
+        menu = "t %d\n" % b.menu_key
+        for k in range(6):
+            if k:
+                b.send(menu.strip())   # the menu; the next MENU starts a new game
+                wait(lambda s: s["mode"] == "menu")
+            b.send(menu.strip())
+            wait(lambda s: s["mode"] == "play" and s["ply"] == 0)
+            b._cmd.write(b"t 16\nt 17\n")   # A1, A2: A1+, in one write
+            wait(lambda s: s["ply"] == 1 and not s["anim"])
+    finally:
+        b.kill()
