@@ -676,6 +676,9 @@ def _stopped(board, relay, data):
     """The line a firmware that ended by itself leaves; its REPL then has the port."""
     why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
            else getattr(board, "why", None) or board.stderr_text())
+    parts = [p.strip() for p in why.split(" | ")]
+    if len(parts) > 1:   # a traceback's last frames: the error, then where
+        why = "%s, %s" % (parts[-1], parts[-2])
     return ("bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
             "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
 
