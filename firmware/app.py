@@ -769,8 +769,7 @@ class App:
     def on_press(self, key):
         k = self.keys
         if self.anim is not None:
-            self.skip()
-            return
+            self.skip()   # and the press counts: the person already saw whose turn it is
         if key == k.menu:
             if self.mode == MENU:
                 self.new_game(self.settings['game'])

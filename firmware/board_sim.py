@@ -25,7 +25,7 @@ import sys
 import gc
 import json
 import select
-from compat import ticks_ms, ticks_add
+from compat import ticks_ms, ticks_add, ticks_diff
 import hw_sim
 from journal import Journal
 _app = None  # imported after the profile and board are built, while the heap is empty
@@ -75,7 +75,10 @@ class Sim:
         self.search_live = 0 if env('BAWO_HEAP') == '2' else -1
         self._wrapped = None
         self.last_version = -1
-        self.pending_release = []
+        self.taps = []        # real clock: keys to tap, one after another
+        self.tap_key = -1     # the key a tap is on now
+        self.tap_down = False
+        self.tap_at = 0       # ticks: its earliest release
         self.crash_after = -1
 
     def emit(self, line):
@@ -251,13 +254,15 @@ class Sim:
             b.release(int(parts[1]))
         elif c == 't':
             k = int(parts[1])
-            b.press(k)
             if self.fake:
+                b.press(k)
                 self.run_for(40)
                 b.release(k)
                 self.run_for(40)
             else:
-                self.pending_release.append((k, ticks_add(ticks_ms(), 60)))
+                # One at a time, as a finger does: presses a few ms apart would bounce
+                # into either order (keys typed fast reach us together).
+                self.taps.append(k)
         elif c == 'w':
             self.run_for(int(parts[1]))
         elif c == 'i':
@@ -300,7 +305,6 @@ class Sim:
 
     def serve_real(self):
         import time
-        from compat import ticks_diff
         buf = b''
         while True:
             while self.poller.poll(0):
@@ -315,13 +319,22 @@ class Sim:
                     buf += ch
             now = ticks_ms()
             self.clock.set(now)
-            keep = []
-            for k, t in self.pending_release:
-                if ticks_diff(now, t) >= 0:
-                    self.board.release(k)
-                else:
-                    keep.append((k, t))
-            self.pending_release = keep
+            # A tap holds its key until the debounced keys have seen it down, and the next
+            # waits until they have seen it up: a slow pass of the loop loses no press.
+            k = self.tap_key
+            if k >= 0:
+                held = self.board.keys.is_pressed(k)
+                if self.tap_down:
+                    if held and ticks_diff(now, self.tap_at) >= 0:
+                        self.board.release(k)
+                        self.tap_down = False
+                elif not held:
+                    self.tap_key = -1
+            elif self.taps:
+                k = self.tap_key = self.taps.pop(0)
+                self.board.press(k)
+                self.tap_down = True
+                self.tap_at = ticks_add(now, 40)
             self.tick()
             if self.app.version != self.last_version:
                 self.last_version = self.app.version
@@ -357,8 +370,8 @@ REPL_EXIT = 3  # exit status: Ctrl-C on the serial port; `bawo sim` starts the R
 
 def main():
     s = Sim()
-    s.start()
     try:
+        s.start()   # inside: a firmware that fails at boot says why too
         if s.fake:
             s.serve_fake()
         else:

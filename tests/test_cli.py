@@ -174,7 +174,7 @@ def test_show_steps_and_ply(tmp_path, capsys):
 
 def test_play_two_players_logs_game(tmp_path, monkeypatch, capsys):
     from bawo import play as playmod
-    moves = iter(["?", "zz", "A", "f", "quit"])
+    moves = iter(["?", "zz", "A", "f", "quit", "y"])   # y: end it here, unfinished
     db = str(tmp_path / "g.sqlite")
     log = Log(db)
     playmod.play("oware", two_players=True, log=log, ask=lambda prompt: next(moves))

@@ -89,6 +89,23 @@ def test_style_follows_the_terminal(monkeypatch):
     assert D.style_for(Tty(), force_leds=True) == "mono"
 
 
+def test_style_is_numbers_in_a_narrow_terminal(monkeypatch):
+    import fcntl
+    import os
+    import struct
+    import termios
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    master, slave = os.openpty()
+    try:
+        tty = os.fdopen(slave, "w")
+        for cols, want in ((40, "numbers"), (100, "color")):
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, cols, 0, 0))
+            assert D.style_for(tty) == want
+    finally:
+        tty.close()
+        os.close(master)
+
+
 @pytest.mark.parametrize("game", ["bawo", "oware", "bagh-chal"])
 def test_show_all_prints_the_led_drawing(game, tmp_path, capsys):
     db = str(tmp_path / "g.sqlite")
@@ -118,3 +135,18 @@ def test_subcommands_take_the_style_flags(capsys):
             cli.main([cmd, "--help"])
         out = capsys.readouterr().out
         assert "--numbers" in out and "--leds" in out and "NO_COLOR" in out
+
+
+def test_terminal_play_asks_before_quitting_a_game():
+    import io
+    from bawo.play import play
+    answers = iter(["A1+", "q", "n", "B7-", "quit", "y"])
+    asked = []
+
+    def ask(prompt):
+        asked.append(prompt)
+        return next(answers)
+    out = io.StringIO()
+    assert play("bawo", two_players=True, ask=ask, out=out) == 0
+    assert asked[2].startswith("end this game here") and asked[5].startswith("end this game here")
+    assert asked[3] == "N to move (? for moves): " and "illegal" not in out.getvalue()

@@ -69,18 +69,22 @@ def test_illegal_press_cancel_and_skip(tmp_path):
         b.tap(cells[5 + 16])
         st = b.idle()
         assert st["sel"] == 0 and st["flashes"] == 2
-        # Play A1+ and press during its animation: it jumps to the end.
+        # Play A1+ and press North's start during its animation: the animation jumps to
+        # its end and the press counts (it used to be eaten by the skip).
         b.tap(cells[1])
         b.send("w 200")
         b.send("s")
         st = json.loads(b.expect("S ")[2:])
         assert st["anim"] and st["ply"] == 1
-        b.tap(cells[9])
+        after = "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
+        g = make_game("bawo")
+        start_key = presses_for("bawo", after, g.move_str(g.legal_moves(g.parse(after))[0],
+                                                          g.parse(after)), cells)[0]
+        b.tap(start_key)
         b.send("s")
         st = json.loads(b.expect("S ")[2:])
-        assert not st["anim"]
-        assert st["pos"] == "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
-        assert st["flashes"] == 2  # the skipping press is not a move or an error
+        assert not st["anim"] and st["pos"] == after
+        assert st["sel"] != -1 and cells[st["sel"]] == start_key and st["flashes"] == 2
     finally:
         b.quit()
 

@@ -1,5 +1,6 @@
 """`bawo sim` scripted modes and the simulator's serial port (pty)."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,9 +14,9 @@ def sim(*args, timeout=120):
 
 
 def test_demo_plays_a_whole_game(tmp_path):
-    out = sim("--demo", "--seed", "3", "--data", str(tmp_path), "--quiet")
+    out = sim("--demo", "--seed", "3", "--data", str(tmp_path), "--quiet", "--headless")
     assert out.returncode == 0, out.stderr
-    assert "result: " in out.stdout and "wins" in out.stdout
+    assert re.search(r"^result: (South|North) wins \(.+\) after \d+ plies", out.stdout, re.M), out.stdout
     recs = [p for p in os.listdir(tmp_path) if p.endswith(".rec")]
     assert len(recs) == 1
 
@@ -98,3 +99,322 @@ def test_a_board_that_stops_is_one_line_from_bawo(tmp_path):
     assert out.returncode == 1
     assert out.stderr.startswith("bawo: error: the simulated board stopped: MemoryError")
     assert "Traceback" not in out.stderr
+
+
+def test_relay_never_blocks_the_board_under_20000_back_to_back_requests(tmp_path):
+    # A tool writing requests faster than the board answers them: the relay used to block
+    # writing into the board's full input pipe while the board blocked writing its answers
+    # into the relay's full output pipe, for good (it stalled after about 60 answers).
+    from bawo.sim import BoardProcess, PtyRelay
+    from _link_helpers import P
+    import serial
+    import threading
+    relay = PtyRelay()
+    board = BoardProcess("bawo-4x8", str(tmp_path), fake=False, link=relay.board_ends())
+    relay.start()
+    board.drain()
+    ser = serial.Serial(relay.path, timeout=0.1)
+    try:
+        n = 20000
+        frames = b"".join(P.encode(1 + i, "HELLO") for i in range(n))
+        threading.Thread(target=ser.write, args=(frames,), daemon=True).start()
+        parser, got, last = P.Parser(), 0, time.monotonic()
+        while got < n and time.monotonic() - last < 20:   # 20 s without an answer: stuck
+            k = len([r for r in parser.feed(ser.read(65536)) if isinstance(r, P.Frame)])
+            if k:
+                got, last = got + k, time.monotonic()
+        assert got == n and board.proc.poll() is None
+    finally:
+        ser.close()
+        relay.stop = True
+        board.kill()
+
+
+class Terminal:
+    """`bawo sim` on a pty of the given size, as a person sees and types it."""
+
+    def __init__(self, data, cols=40, rows=40, env=None, args=()):
+        import fcntl
+        import pty
+        import struct
+        import termios
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.proc = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(data), *args],
+                                     stdin=slave, stdout=slave, stderr=slave,
+                                     env=dict(os.environ, **(env or {})), start_new_session=True)
+        os.close(slave)
+        self.raw = b""
+        self.mark = 0
+
+    def read(self, timeout=0.2):
+        import select
+        while True:
+            r, _, _ = select.select([self.master], [], [], timeout)
+            if not r:
+                return
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.raw += chunk
+
+    def text(self, since=0):
+        """What was drawn since offset `since`, escape sequences out, whitespace as one space."""
+        import re
+        plain = re.sub(r"\x1b\[[0-9;?<]*[A-Za-z]", "", self.raw[since:].decode(errors="replace"))
+        return " ".join(plain.split())
+
+    def wait_for(self, words, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.read()
+            if words in self.text(self.mark):
+                self.mark = len(self.raw)
+                return
+            if self.proc.poll() is not None:
+                break
+        self.read()
+        raise AssertionError("%r not shown; the screen ends: %s" % (words, self.text()[-600:]))
+
+    def press(self, keys):
+        self.mark = len(self.raw)
+        for k in keys:
+            os.write(self.master, k.encode())
+            time.sleep(0.15)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        os.close(self.master)
+
+
+def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
+    # 40 columns, NO_COLOR: the board as digits, no colour, no line wider than the terminal;
+    # q is a pocket (here the menu's "people"), Q and Ctrl-C quit, asking during a game.
+    t = Terminal(tmp_path, cols=40, env={"NO_COLOR": "1"})
+    try:
+        t.wait_for("menu:")
+        t.press("w")
+        t.wait_for("opponent board-second")
+        t.press("q")
+        t.wait_for("opponent people")
+        t.press("m")
+        t.wait_for("South to move, ply 0")
+        t.press("Q")
+        t.wait_for("quit?")
+        t.press("n")
+        t.mark = len(t.raw)
+        os.write(t.master, b"as")            # A1 then A2 (A1+), typed fast: one read, two presses
+        t.wait_for("South plays A1+, ply 1")  # while it is sown on the LEDs
+        t.wait_for("North to move, ply 1")
+        assert t.proc.poll() is None
+        t.press("\x03")
+        t.wait_for("quit?")
+        t.press("y")
+        assert t.proc.wait(15) == 0
+        t.read()
+        out = t.raw.decode(errors="replace")
+        assert "\x1b[38;2" not in out and "\x1b[48;2" not in out    # no colour
+        import re
+        ui = out[out.index("\x1b[2J"):]   # the screens, after the start-up lines
+        drawn = re.sub(r"\x1b\[[0-9;?<]*[A-Za-z]", "", ui).replace("\r", "")
+        assert max(len(x) for x in drawn.split("\n")) <= 40, drawn
+        assert "3 1 0 4 4 4 1 5" in t.text()  # South's front row after A1+, as digits
+    finally:
+        t.close()
+
+
+def headless(data, *args):
+    """`bawo sim --headless` on `data`; returns (process, lines so far) once it runs, or
+    once it has said that the firmware stopped."""
+    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", str(data), *args],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    lines = []
+    for line in p.stdout:
+        lines.append(line)
+        if "running headless" in line or "firmware stopped" in line:
+            break
+    return p, lines
+
+
+def stop(p):
+    import signal
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)
+
+
+def test_second_simulator_on_one_data_dir_is_refused(tmp_path):
+    a, lines = headless(tmp_path)
+    try:
+        assert "running headless" in lines[-1], lines
+        port = (tmp_path / "port").read_text()
+        b = subprocess.run([sys.executable, "-m", "bawo.cli", "sim", "--headless", "--data", str(tmp_path)],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        assert b.returncode == 1
+        assert b.stderr.count("\n") == 1 and "in use by another bawo sim (process %d)" % a.pid in b.stderr
+        b = subprocess.run([sys.executable, "-m", "bawo.cli", "sim", "--moves", "A1+", "--data", str(tmp_path)],
+                           capture_output=True, text=True, timeout=60)
+        assert b.returncode == 1 and "in use" in b.stderr
+        assert (tmp_path / "port").read_text() == port and a.poll() is None   # A's port stays
+    finally:
+        stop(a)
+    assert not (tmp_path / "port").exists()
+    out = sim("--moves", "A1+", "--data", str(tmp_path), "--headless")   # free again
+    assert out.returncode == 0, out.stderr
+
+
+def repl_answers(port_path):
+    """The MicroPython REPL on the simulated board's port evaluates an expression."""
+    import serial
+    ser = serial.Serial(port_path, timeout=0.2)
+    try:
+        got = b""
+        deadline = time.monotonic() + 20
+        while b"42" not in got.replace(b"6*7", b"") and time.monotonic() < deadline:
+            ser.write(b"\r\nprint(6*7)\r\n")
+            got += ser.read(4096)
+        return b"42" in got.replace(b"6*7", b"")
+    finally:
+        ser.close()
+
+
+def test_heap_applies_in_interactive_mode_and_the_repl_stays(tmp_path):
+    # A heap far below the Pico's: the firmware stops at boot (before, --heap was ignored
+    # here and it booted); as on a Pico, its REPL then has the serial port.
+    p, lines = headless(tmp_path, "--heap", "20k")
+    try:
+        assert "firmware stopped (" in lines[-1] and "MemoryError" in lines[-1], lines
+        assert "bawo flash --sim %s" % tmp_path in lines[-1]
+        assert repl_answers((tmp_path / "port").read_text().strip())
+    finally:
+        stop(p)
+
+
+def test_firmware_that_fails_at_boot_can_be_flashed_again(tmp_path):
+    from bawo import cli
+    (tmp_path / "app.py").write_text("raise ImportError('a broken build')\n")   # as flashed
+    p, lines = headless(tmp_path)
+    try:
+        assert "firmware stopped (" in lines[-1] and "a broken build" in lines[-1], lines
+        assert cli.main(["flash", "--sim", str(tmp_path), "--no-compile"]) == 0
+    finally:
+        stop(p)
+    p, lines = headless(tmp_path)
+    try:
+        assert "running headless" in lines[-1], lines
+        from bawo.ports import connect
+        ser, link, info = connect(None, str(tmp_path), timeout=2.0)
+        ser.close()
+        assert info["device"].startswith("sim-")
+    finally:
+        stop(p)
+
+
+@pytest.mark.parametrize("option", ["--random", "--heap"])
+def test_negative_counts_are_refused(option, capsys):
+    from bawo import cli
+    with pytest.raises(SystemExit) as e:
+        cli.main(["sim", option + "=-3", "--headless"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "error: argument %s: " % option in err.splitlines()[-1]
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--level", "-3"])
+    assert "argument --level: invalid choice: -3" in capsys.readouterr().err
+
+
+def test_end_of_game_lines():
+    from bawo.draw import result_line
+    from bawo.sim import _caption
+    pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
+    assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
+    assert result_line("bagh-chal", "T", "5 goats captured") == "Tigers win (5 goats captured)"
+    assert result_line("bagh-chal", "G", "tigers cannot move") == "Goats win (tigers cannot move)"
+    assert result_line("bawo", None, "threefold repetition") == "draw (threefold repetition)"
+    st = {"mode": "over", "game": "oware", "result": "N", "reason": "25 seeds", "pos": pos, "ply": 80}
+    assert _caption(st).strip() == "oware: North wins (26 seeds in store, 25 win) after 80 plies"
+
+
+def test_show_and_play_end_with_the_result_line(tmp_path):
+    import io
+    from _host_helpers import random_record
+    from bawo.play import show_record
+    from shared_rules import winner_name
+    from bawo.draw import result_line
+    rec = next(r for r in (random_record(k, "t-%d" % k, "bagh-chal") for k in range(200))
+               if r.header.get("Result") and r.replay().outcome() and r.replay().outcome().winner == 1)
+    out = io.StringIO()
+    show_record(rec, out=out)
+    assert out.getvalue().rstrip().endswith("Tigers win (%s)" % rec.replay().outcome().reason)
+
+
+@pytest.mark.parametrize("game,pos", [
+    ("bawo", "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"),
+    ("oware", "4,4,4,4,4,0/5,5,5,5,4,4 S:0 N:0 N"),
+    ("bagh-chal", "T...T/...../..G../...../T...T H:19 C:0 T")])
+def test_screen_fits_40_columns_without_colour(game, pos):
+    from bawo.draw import frame
+    from bawo.sim import screen
+    line, prof = frame(game, pos)
+    turn = pos.rsplit(" ", 1)[1]
+    st = {"mode": "play", "game": game, "pos": pos, "turn": turn, "ply": 1, "id": "sim-1-0001"}
+    for view in ("leds", "digits"):
+        text = screen(line, prof, st, 40, view, color=False, msg="x" * 90, port="/dev/pts/9")
+        assert "\x1b" not in text and max(map(len, text.split("\n"))) <= 40, text
+    cells = " ".join(text.split())
+    if game == "bagh-chal":
+        assert "T . . . T" in cells and "G" in cells
+    else:
+        assert pos.split(" ")[0].split("/")[-1].replace(",", " ") in cells   # South's row as digits
+    wide = screen(line, prof, st, 100, "leds", color=True)
+    assert "\x1b[38;2" in wide   # the LEDs in colour when they fit and colour is wanted
+
+
+def test_scripted_board_honours_no_color_and_a_narrow_terminal(tmp_path):
+    t = Terminal(tmp_path, cols=40, env={"NO_COLOR": "1"}, args=("--moves", "A1+", "--speed", "8"))
+    try:
+        assert t.proc.wait(120) == 0
+        t.read()
+        out = t.raw.decode(errors="replace").replace("\r", "")
+        assert "\x1b[" not in out
+        board = out[:out.index("result") if "result" in out else len(out)]
+        assert "3 1 0 4 4 4 1 5" in " ".join(board.split())   # counts as digits
+        assert max(len(x) for x in board.split("\n") if "ply" not in x) <= 40, board
+    finally:
+        t.close()
+
+
+def test_taps_sent_together_are_pressed_one_after_another(tmp_path):
+    # Keys typed fast reach the board in one read; pressed a millisecond apart, the contacts'
+    # bounce let the second one come first (A2 then A1: a different move, or none).
+    import json
+    from bawo.sim import BoardProcess
+    b = BoardProcess("bawo-4x8", str(tmp_path), fake=False, speed=8)
+    try:
+        def wait(pred, timeout=20):
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                line = b.readline(timeout=deadline - time.monotonic())
+                if line.startswith("S ") and pred(json.loads(line[2:])):
+                    return
+            raise AssertionError("the board did not get there")
+        menu = "t %d\n" % b.menu_key
+        for k in range(6):
+            if k:
+                b.send(menu.strip())   # the menu; the next MENU starts a new game
+                wait(lambda s: s["mode"] == "menu")
+            b.send(menu.strip())
+            wait(lambda s: s["mode"] == "play" and s["ply"] == 0)
+            b._cmd.write(b"t 16\nt 17\n")   # A1, A2: A1+, in one write
+            wait(lambda s: s["ply"] == 1 and not s["anim"])
+    finally:
+        b.kill()

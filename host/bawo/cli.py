@@ -252,7 +252,8 @@ def build_parser():
                bawo play --board --sim /tmp/bawo-sim  (a running `bawo sim --data /tmp/bawo-sim`)""")
     from shared_rules import GAMES
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
-    s.add_argument("--level", type=int, default=2, help="AI strength, 1 (weak) and up (default 2)")
+    s.add_argument("--level", type=int, default=2, choices=range(1, 6), metavar="1-5",
+                   help="AI strength, 1 (weak) to 5 (default 2)")
     s.add_argument("--as", dest="side", metavar="SIDE",
                    help="your side: S or N (Bawo, Oware), G or T (Bagh-Chal); default the first")
     s.add_argument("--seed", type=int, help="AI random seed (repeatable games)")

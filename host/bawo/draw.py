@@ -51,6 +51,21 @@ _DRAWERS = {"bawo": _bawo, "oware": _oware, "bagh-chal": _baghchal}
 _SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 
+def result_line(game_name, winner, reason, position=None):
+    """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
+    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
+    if winner is None:
+        return "draw (%s)" % reason
+    side = _SIDE.get(winner, winner)
+    if game_name == "oware" and reason == "25 seeds" and position:
+        try:
+            stores = dict(p.split(":") for p in position.split(" ")[1:3])
+            reason = "%s seeds in store, 25 win" % int(stores[winner])
+        except (ValueError, KeyError):
+            pass
+    return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)
+
+
 def numbers(game_name, position, caption=None):
     """The position as a grid of numbers; a position this module cannot read is shown raw."""
     fn = _DRAWERS.get(game_name)
@@ -151,8 +166,8 @@ def leds(game_name, position_text, color=True):
 
 def style_for(stream=None, numbers=False, force_leds=False):
     """'numbers', 'color' or 'mono': LEDs in colour on a terminal, the numeric grid when
-    the output is not a terminal or NO_COLOR is set; force_leds: LEDs anyway (mono
-    without colour)."""
+    the output is not a terminal, NO_COLOR is set or the terminal is narrower than the
+    LEDs; force_leds: LEDs anyway (mono without colour)."""
     import os
     import sys
     if numbers:
@@ -162,7 +177,22 @@ def style_for(stream=None, numbers=False, force_leds=False):
     colour = tty and not os.environ.get("NO_COLOR")
     if force_leds:
         return "color" if colour else "mono"
-    return "color" if colour else "numbers"
+    return "color" if colour and not _narrow(stream) else "numbers"
+
+
+def _narrow(stream):
+    """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
+    import os
+    from .sim import PROFILES, _geometry, profile_path
+    try:
+        cols = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return False
+    need = 0
+    for name in set(PROFILES.values()):
+        rows, grid_cols, bw, _, _ = _geometry(profile_path(name))
+        need = max(need, 2 + grid_cols * (bw + 2))
+    return 0 < cols < need
 
 
 def draw(game_name, position, caption=None, style="numbers"):

@@ -6,7 +6,7 @@ from shared_rules import game as make_game, State, winner_name
 from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
-from .draw import draw
+from .draw import draw, result_line
 from .errors import BawoError
 from .text import safe
 
@@ -84,8 +84,14 @@ def _ending(g, state, n):
     o = state.outcome()
     if o is None:
         return "unfinished after %d plies" % n
-    w = winner_name(g, o)
-    return "%s (%s)" % ("draw" if w is None else "%s wins" % w, o.reason)
+    return result_line(g.name, winner_name(g, o), o.reason, g.format(state.position))
+
+
+def _sure(ask, question):
+    try:
+        return ask(question).strip().lower() in ("y", "yes")
+    except EOFError:   # no one left to answer
+        return True
 
 
 def _side_index(g, side):
@@ -131,6 +137,8 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         except EOFError:
             line = "quit"
         if line in ("quit", "q", "exit"):
+            if s.ply and not _sure(ask, "end this game here, unfinished? (y/n) "):
+                continue
             break
         if line in ("?", "help"):
             out.write("legal: %s\n" % " ".join(s.legal_move_strs()))
@@ -154,8 +162,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         out.write(draw(g.name, g.format(s.position), style=style) + "\n")
     o = s.outcome()
     if o is not None:
-        w = winner_name(g, o)
-        out.write("\n%s (%s)\n" % ("draw" if w is None else "%s wins" % w, o.reason))
+        out.write("\n%s\n" % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     if log is not None and s.ply:
         players = {"First": "you" if human == 0 else "computer", "Second": "you" if human == 1 else "computer"}
         if ai is None:
@@ -226,7 +233,6 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
                                                  draw(g.name, g.format(s.position), style=style)))
         out.flush()
     o = s.outcome()
-    w = winner_name(g, o)
-    out.write("\n%s (%s); the board keeps the record: `bawo sync` fetches it\n"
-              % ("draw" if w is None else "%s wins" % w, o.reason))
+    out.write("\n%s; the board keeps the record: `bawo sync` fetches it\n"
+              % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     return 0

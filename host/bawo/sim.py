@@ -133,7 +133,8 @@ class BoardProcess:
     """A running simulated board. fake=True: lockstep clock (scripts, tests)."""
 
     def __init__(self, profile="bawo-4x8", data=None, fake=True, frames=False, seed=1,
-                 speed=None, heap=None, link=None, extra_env=None, stderr=None, mpy_dir=None):
+                 speed=None, heap=None, link=None, extra_env=None, stderr=None, mpy_dir=None,
+                 wait_boot=True):
         fw, rules_parent, _ = repo_paths()
         self.profile_file = profile_path(profile)
         self.data = data or default_data_dir()
@@ -192,8 +193,13 @@ class BoardProcess:
         self.journaled = []    # (ply, move) acknowledged on flash
         self.frame = None      # last frame line
         self.status = None
-        boot = self.expect("B ", timeout=60)
-        self.status = json.loads(boot[2:])
+        if wait_boot:
+            self.wait_boot()
+
+    def wait_boot(self, timeout=60):
+        """The boot report; SimError if the firmware stopped before it."""
+        self.status = json.loads(self.expect("B ", timeout=timeout)[2:])
+        return self.status
 
     # -- raw i/o --
     def send(self, line):
@@ -269,6 +275,17 @@ class BoardProcess:
 
     def menu(self):
         self.tap(self.menu_key)
+
+    def drain(self):
+        """Read (and note) the board's status lines in a thread: a board that runs in real
+        time with nobody reading them blocks on a full pipe."""
+        def run():
+            try:
+                while self.proc.poll() is None:
+                    self.readline(timeout=3600)
+            except (SimError, OSError, ValueError):
+                pass
+        threading.Thread(target=run, daemon=True).start()
 
     def quit(self):
         try:
@@ -424,8 +441,12 @@ def _shut_down(relay, board, data):
     """Stop the serial relay and the board, and withdraw the port file tools look for."""
     relay.stop = True
     board.kill()
+    port = os.path.join(data, "port")
     try:
-        os.remove(os.path.join(data, "port"))
+        with open(port) as f:
+            ours = f.read().strip() == relay.path
+        if ours:   # never another simulator's
+            os.remove(port)
     except OSError:
         pass
 
@@ -508,14 +529,23 @@ def _labels(game, rows, cols, status):
 
 
 def _caption(st):
+    from .draw import result_line
     side = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+    other = {"S": "N", "N": "S", "G": "T", "T": "G"}
     if st.get("mode") == "menu":
         text = ("menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
                 " MENU starts, BACK returns" % ", ".join(st.get("games", [])))
+        if st.get("settings"):   # the choices in words: the LEDs show them only in colour
+            text += "; now " + ", ".join("%s %s" % kv for kv in sorted(st["settings"].items()))
     elif st.get("result"):
         r = st["result"]
-        text = "%s: %s (%s) after %d plies" % (st.get("game"), "draw" if r == "draw" else side.get(r, r) + " wins",
-                                              st.get("reason"), st.get("ply", 0))
+        text = "%s: %s after %d plies" % (st.get("game"), result_line(
+            st.get("game"), None if r == "draw" else r, st.get("reason"), st.get("pos")), st.get("ply", 0))
+    elif st.get("anim") and st.get("moves"):
+        # Whose turn it is shows once the move has been sown on the LEDs, not before.
+        text = "%s %s: %s plays %s, ply %d" % (st.get("game"), st.get("id", ""),
+                                               side.get(other.get(st.get("turn")), "?"),
+                                               st["moves"][-1], st.get("ply", 0))
     else:
         text = "%s %s: %s to move%s, ply %d" % (st.get("game"), st.get("id", ""), side.get(st.get("turn"), "?"),
                                                " (takata)" if st.get("takata") else "", st.get("ply", 0))
@@ -558,6 +588,9 @@ class PtyRelay:
         self.from_board_r, self.from_board_w = os.pipe()
         self.stop = False
 
+    TO_BOARD_MAX = 1 << 16
+    TO_TOOL_MAX = 1 << 16
+
     def board_ends(self):
         return self.to_board_r, self.from_board_w
 
@@ -566,33 +599,119 @@ class PtyRelay:
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self):
+        # Never blocks on the board: its output is always read (a blocked board stops reading
+        # its input, and a relay blocked writing that input would wait on it for good). Bytes
+        # for the board wait here until its pipe takes them; past TO_BOARD_MAX the relay stops
+        # reading the pty, so a tool that floods the port waits, as on a USB port. Bytes for
+        # the tool wait up to TO_TOOL_MAX: past that no tool is reading, and they are dropped.
+        to_board, to_tool = bytearray(), bytearray()
+        os.set_blocking(self.to_board_w, False)
         while not self.stop:
-            r, _, _ = select.select([self.master, self.from_board_r], [], [], 0.2)
+            rl = [self.from_board_r] + ([self.master] if len(to_board) < self.TO_BOARD_MAX else [])
+            wl = ([self.to_board_w] if to_board else []) + ([self.master] if to_tool else [])
+            r, w, _ = select.select(rl, wl, [], 0.2)
             if self.from_board_r in r:
-                data = os.read(self.from_board_r, 4096)
+                data = os.read(self.from_board_r, 65536)
                 if not data:
                     return
-                try:
-                    os.write(self.master, data)
-                except (BlockingIOError, OSError):
-                    pass  # no tool reading: drop, as a USB port with no host does
+                to_tool += data
+                if len(to_tool) > self.TO_TOOL_MAX:
+                    del to_tool[:len(to_tool) - self.TO_TOOL_MAX]
             if self.master in r:
                 try:
-                    data = os.read(self.master, 4096)
+                    to_board += os.read(self.master, 65536)
                 except (BlockingIOError, OSError):
-                    data = b""
-                if data:
-                    os.write(self.to_board_w, data)
+                    pass
+            if to_board and self.to_board_w in w:
+                try:
+                    del to_board[:os.write(self.to_board_w, to_board)]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    to_board.clear()   # the board's end is gone: a new one comes with the REPL
+            if to_tool and self.master in w:
+                try:
+                    del to_tool[:os.write(self.master, to_tool)]
+                except (BlockingIOError, OSError):
+                    pass
+
+
+# Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
+QUIT_KEYS = ("Q", "\x03")
+VIEW_KEY = "\t"   # LEDs <-> counts as digits
 
 
 def _interactive(args, data):
     relay = PtyRelay()
-    board = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
-                         speed=args.speed, link=relay.board_ends())
-    relay.start()
+    relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
     with open(os.path.join(data, "port"), "w") as f:
         f.write(relay.path + "\n")
     print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
+    board = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
+                         speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
+                         link=relay.board_ends(), wait_boot=False)
+    try:
+        if board.flashed:
+            print("bawo sim: running the firmware flashed in %s" % data)
+        try:
+            board.wait_boot()
+        except SimError as e:
+            if board.proc.poll() is None:
+                raise   # neither booted nor stopped: nothing a REPL would fix
+            board.why = str(e).replace("the simulated board stopped: ", "")
+        else:
+            for line in board.log:
+                if line.startswith("M firmware "):
+                    print("bawo sim: " + line[2:])  # where app was imported from
+        if args.headless or not sys.stdin.isatty():
+            _headless(board, relay, data)
+        else:
+            _terminal(board, relay, data)
+    finally:
+        _shut_down(relay, board, data)
+    return 0
+
+
+def _stopped(board, relay, data):
+    """The line a firmware that ended by itself leaves; its REPL then has the port."""
+    why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
+           else getattr(board, "why", None) or board.stderr_text())
+    parts = [p.strip() for p in why.split(" | ")]
+    if len(parts) > 1:   # a traceback's last frames: the error, then where
+        why = "%s, %s" % (parts[-1], parts[-2])
+    return ("bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
+            "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
+
+
+def _headless(board, relay, data):
+    if board.status is not None:   # booted
+        print("bawo sim: running headless; Ctrl-C stops", flush=True)
+    repl = None
+    try:
+        while board.proc.poll() is None:
+            line = board.readline(timeout=3600)
+            if line.startswith("M "):
+                print("bawo sim: " + line[2:], flush=True)
+    except SimError:
+        pass
+    except KeyboardInterrupt:
+        return
+    try:
+        board.proc.wait(5)
+        print(_stopped(board, relay, data), flush=True)
+        repl = start_repl(relay, data)
+        repl.wait()
+    except (KeyboardInterrupt, subprocess.TimeoutExpired):
+        pass
+    finally:
+        if repl is not None and repl.poll() is None:
+            repl.kill()
+            repl.wait(5)
+
+
+def _terminal(board, relay, data):
+    import termios
+    import tty
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
     keymap = {}
     for r, chars in enumerate(GRID_KEYS.get(rows, ())):
@@ -600,45 +719,19 @@ def _interactive(args, data):
             keymap[ch] = r * len(chars) + c
     keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
                    "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
-    if board.flashed:
-        print("bawo sim: running the firmware flashed in %s" % data)
-    for line in board.log:
-        if line.startswith("M firmware "):
-            print("bawo sim: " + line[2:])  # where app was imported from
-    if args.headless or not sys.stdin.isatty():
-        print("bawo sim: running headless; Ctrl-C stops", flush=True)
-        repl = None
-        try:
-            while board.proc.poll() is None:
-                line = board.readline(timeout=3600)
-                if line.startswith("M "):
-                    print("bawo sim: " + line[2:], flush=True)
-        except SimError:
-            pass
-        except KeyboardInterrupt:
-            board.kill()
-        try:
-            if board.proc.wait(5) == REPL_EXIT:
-                repl = start_repl(relay, data)
-                print("bawo sim: the firmware stopped (Ctrl-C on its port): MicroPython REPL on %s, "
-                      "in %s" % (relay.path, data), flush=True)
-                repl.wait()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if repl is not None and repl.poll() is None:
-                repl.kill()
-                repl.wait(5)
-            _shut_down(relay, board, data)
-        return 0
-    import termios
-    import tty
+    assert not set(QUIT_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    color = not os.environ.get("NO_COLOR")
+    view = "leds" if color else "digits"
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
+    raw = termios.tcgetattr(fd)
+    raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
+    termios.tcsetattr(fd, termios.TCSANOW, raw)
     sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
     geometry = _geometry(board.profile_file)
     last = None
+    asking = False
     try:
         while board.proc.poll() is None:
             r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
@@ -653,45 +746,157 @@ def _interactive(args, data):
                 except SimError:
                     if board.proc.poll() is None:
                         raise
-                    break  # the firmware stopped (Ctrl-C on its port: the REPL, below)
+                    break  # the firmware stopped: its REPL, below
+            try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
+                width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
+            except OSError:
+                width = 80
             if sys.stdin in r:
                 ch = os.read(fd, 64).decode(errors="ignore")
-                if ch in ("q", "\x03"):
-                    break
-                if ch.startswith("\x1b[<"):
-                    k = _click(ch, geometry)
+                if asking:
+                    asking = False
+                    if ch in ("y", "Y") + QUIT_KEYS:
+                        return
+                elif ch in QUIT_KEYS:
+                    st = board.status or {}
+                    if st.get("mode") != "play" or st.get("result"):
+                        return
+                    asking = True
+                elif ch == VIEW_KEY:
+                    view = "digits" if view == "leds" else "leds"
+                elif ch.startswith("\x1b[<"):
+                    k = _click(ch, geometry) if _fits_leds(geometry, width) and view == "leds" else None
                     if k is not None:
                         board.tap(k)
-                elif ch in keymap:
-                    board.tap(keymap[ch])
-            screen = render(board.frame, board.profile_file, board.status or {})
-            if screen != last:
-                last = screen
-                msg = next((x[2:] for x in reversed(board.log) if x.startswith("M ")), "")
+                else:
+                    for c in ch:   # keys typed fast arrive together: each is a press
+                        if c in keymap:
+                            board.tap(keymap[c])
+            msg = next((x[2:] for x in reversed(board.log) if x.startswith("M ")), "")
+            if msg.startswith("game over:") and (board.status or {}).get("result"):
+                msg = ""   # the status line says it, in words (the board's message is terse)
+            if asking:
+                msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
+            text = screen(board.frame, board.profile_file, board.status or {}, width, view, color,
+                          msg, relay.path)
+            if text != last:
+                last = text
                 # Erase each line's tail and everything below: the menu and the game differ in height.
-                sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n") + "\x1b[K\n  " + msg[:70]
-                                 + "\x1b[K\n  keys: pocket letters, m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n\x1b[J"
-                                 % relay.path)
+                sys.stdout.write("\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[K\n\x1b[J")
                 sys.stdout.flush()
-        if board.proc.poll() == REPL_EXIT:
-            sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
-            print("bawo sim: the firmware stopped (Ctrl-C on its port): MicroPython REPL on %s, "
-                  "in %s; q quits" % (relay.path, data))
-            repl = start_repl(relay, data)
-            try:
-                while repl.poll() is None:
-                    r, _, _ = select.select([sys.stdin], [], [], 0.2)
-                    if r and os.read(fd, 64).decode(errors="ignore") in ("q", "\x03"):
-                        break
-            finally:
-                if repl.poll() is None:
-                    repl.kill()
-                    repl.wait(5)
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
+        print(_stopped(board, relay, data) + "; Q quits")
+        repl = start_repl(relay, data)
+        try:
+            while repl.poll() is None:
+                r, _, _ = select.select([sys.stdin], [], [], 0.2)
+                if r and os.read(fd, 64).decode(errors="ignore") in ("q",) + QUIT_KEYS:
+                    break
+        finally:
+            if repl.poll() is None:
+                repl.kill()
+                repl.wait(5)
     finally:
         sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
-        _shut_down(relay, board, data)
-    return 0
+
+
+def _fits_leds(geometry, width):
+    rows, cols, bw, _, _ = geometry
+    return 2 + cols * (bw + 2) <= width
+
+
+def screen(frame_line, profile_file, status, width, view="leds", color=True, msg="", port=""):
+    """What the interactive simulator shows, no line wider than `width`: the LEDs (in colour,
+    or plain characters) when they fit and view is 'leds', else the counts as digits; then
+    the status, the board's last message and the keys."""
+    import textwrap
+    fits = _fits_leds(_geometry(profile_file), width)
+    if view == "leds" and fits:
+        board = render(frame_line, profile_file, status, color=color)
+    else:
+        board = digits(frame_line, profile_file, status)
+    lines = board.split("\n")
+    body, caption = lines[:-1], lines[-1].strip()
+    if fits:
+        tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
+    else:
+        rows, cols, bw, _, _ = _geometry(profile_file)
+        tab = "(the LEDs need %d columns) " % (2 + cols * (bw + 2))
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
+    out = list(body)
+    for text in (caption, msg, keys):
+        out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]
+    return "\n".join(out)
+
+
+def digits(frame_line, profile_file, status):
+    """The board as text without colour: each pocket's count (Bagh-Chal: G, T or .) over its
+    key letter; in the menu, which pockets are lit (#) and dark (.)."""
+    prof = json.loads(Path(profile_file).read_text())
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    cells = prof.get("pockets") or prof.get("points")
+    game = status.get("game")
+    value = {}   # key -> text
+    if status.get("mode") in ("play", "over") and status.get("pos"):
+        try:
+            value = _values(game, status["pos"], key_of_cell(profile_file, game))
+        except Exception:  # a drawing must never hide the game: the LED summary instead
+            value = {}
+        if status.get("sel", -1) >= 0:
+            k = key_of_cell(profile_file, game).get(status["sel"])
+            if k is not None and k in value:
+                value[k] = "*" + value[k]
+    if not value:
+        value = _brightness(frame_line, prof)
+    at = {tuple(rc): k for k, rc in enumerate(cells)}
+    gk = GRID_KEYS.get(rows, ())
+    labels = _labels(game, rows, cols, status) if status.get("mode") != "menu" else {}
+    used = [r for r in range(rows) if any(at.get((r, c)) in value for c in range(cols))]
+    lines = []
+    for r in used:
+        if r == used[0] and labels:   # pocket names above the top row and below the bottom one
+            lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
+        lines.append("  " + "".join("%4s" % value.get(at.get((r, c)), "") for c in range(cols)))
+        lines.append("  " + "".join("%4s" % (gk[r][c] if r < len(gk) else "") for c in range(cols)))
+        if game in ("bawo", "oware") and r == rows // 2 - 1 and status.get("mode") != "menu":
+            lines.append("  " + "-" * (4 * cols))
+        if r == used[-1] and labels:
+            lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
+    lines.append(_caption(status))
+    return "\n".join(lines)
+
+
+def _values(game, pos_text, cells):
+    from shared_rules import game as make_game
+    g = make_game(game)
+    if game == "bagh-chal":
+        ranks = pos_text.split(" ")[0].split("/")
+        return {k: ranks[4 - cell // 5][cell % 5] for cell, k in cells.items()}
+    pos = g.parse(pos_text)
+    if game == "oware":
+        seeds = list(pos.pits) + [pos.stores[0], pos.stores[1]]
+    else:
+        seeds = pos.board
+    return {k: str(seeds[cell]) for cell, k in cells.items()}
+
+
+def _brightness(frame_line, prof):
+    if not frame_line:
+        return {}
+    w, h, rgb = _parse_frame(frame_line)
+    blk = prof["leds"]["block"]
+    out = {}
+    for k, (r, c) in enumerate(prof.get("pockets") or prof.get("points")):
+        top = 0
+        for dy in range(blk["h"]):
+            for dx in range(blk["w"]):
+                x, y = blk["x0"] + c * blk["pitch_x"] + dx, blk["y0"] + r * blk["pitch_y"] + dy
+                if 0 <= x < w and 0 <= y < h:
+                    o = 3 * (y * w + x)
+                    top = max(top, rgb[o] + rgb[o + 1] + rgb[o + 2])
+        out[k] = "#" if top > 30 else "."
+    return out
 
 
 def _geometry(profile_file):
@@ -746,6 +951,16 @@ def _script_moves(args):
     return None
 
 
+def _mpy_for(args, data):
+    """A dir of compiled firmware when --heap/--mpy asks for one, else None. A Pico runs the
+    deployed .mpy files: compiling the sources would need heap it does not spend. A flashed
+    data dir already holds them."""
+    if not (getattr(args, "mpy", False) or args.heap) or is_flashed(data):
+        return None
+    import tempfile
+    return build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
+
+
 def _scripted(args, data, moves, rnd):
     env = {}
     if args.heap:
@@ -757,11 +972,7 @@ def _scripted(args, data, moves, rnd):
         # Not a menu choice: the settings come in by the environment, the menu keeps them.
         env.update({"BAWO_OPPONENT": "board-both", "BAWO_LEVEL": str(level or 5)})
         opponent = None
-    mpy = None
-    # A Pico runs the deployed .mpy files: compiling the sources would need heap it does not spend.
-    if getattr(args, "mpy", False) or args.heap:
-        import tempfile
-        mpy = build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
+    mpy = _mpy_for(args, data)
     board = BoardProcess(args.profile, data, fake=True, seed=args.seed, speed=args.speed,
                          heap=args.heap, extra_env=env, mpy_dir=mpy)
     try:
@@ -807,11 +1018,17 @@ def _scripted(args, data, moves, rnd):
             st = play_moves(board, args.game, moves, progress)
         frame = board.get_frame()
         if not args.headless:
-            print(render(frame, board.profile_file, st, color=sys.stdout.isatty()))
+            from .draw import _narrow, style_for
+            if sys.stdout.isatty() and _narrow(sys.stdout):
+                print(digits(frame, board.profile_file, st))
+            else:
+                print(render(frame, board.profile_file, st, color=style_for(sys.stdout) == "color"))
         result = st.get("result")
         if result:
-            print("result: %s (%s) after %d plies; record %s in %s"
-                  % (result, st.get("reason"), st["ply"], st.get("id"), data))
+            from .draw import result_line
+            print("result: %s after %d plies; record %s in %s"
+                  % (result_line(args.game, None if result == "draw" else result, st.get("reason"),
+                                 st.get("pos")), st["ply"], st.get("id"), data))
         else:
             print("no result yet after %d plies: %s" % (st["ply"], st["pos"]))
         if st.get("thinks"):
@@ -828,6 +1045,29 @@ def _scripted(args, data, moves, rnd):
         raise
 
 
+def count(text):
+    """argparse type: a whole number, 0 or more (--random -3 is refused, not 'no plies')."""
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("%d is negative: give 0 or more" % n)
+    return n
+
+
+def heap_size(text):
+    """argparse type: a MicroPython heap size, bytes with an optional k or m (160k)."""
+    import argparse
+    t = text.strip().lower()
+    mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)
+    digits = t[:-1] if mult > 1 else t
+    if not digits.isdigit() or not 4 << 10 <= int(digits) * mult <= 1 << 30:
+        raise argparse.ArgumentTypeError("%r: give bytes from 4k to 1024m, e.g. 160k" % text)
+    return t
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "sim", help="the board's firmware simulated in this terminal (no board needed)",
@@ -842,11 +1082,11 @@ def add_parser(subparsers):
                    help="animation speed, 8 = instant")
     p.add_argument("--headless", action="store_true", help="no drawing")
     p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
-    p.add_argument("--heap", metavar="SIZE", help="MicroPython heap, e.g. 160k (the Pico's budget)")
+    p.add_argument("--heap", metavar="SIZE", type=heap_size, help="MicroPython heap, e.g. 160k (the Pico's budget)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
     g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
-    g.add_argument("--random", type=int, metavar="N", help="N seeded random plies")
+    g.add_argument("--random", type=count, metavar="N", help="N seeded random plies")
     g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
     g.add_argument("--ai-vs-ai", action="store_true",
                    help="the board's AI plays both sides, a whole game (level: --level, 5)")
@@ -859,6 +1099,23 @@ def add_parser(subparsers):
                    help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
     p.set_defaults(func=run)
     return p
+
+
+def lock_data_dir(data):
+    """Hold the data dir for this process (released when it ends): two simulators on one
+    flash would share the journal, and quitting one would withdraw the other's port file."""
+    import fcntl
+    fd = os.open(os.path.join(data, "lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise SimError("data dir %s is in use by another bawo sim (process %s): quit that one, "
+                       "or give this one another --data DIR" % (data, holder[:12]))
+    os.ftruncate(fd, 0)
+    os.write(fd, b"%d\n" % os.getpid())
+    return fd
 
 
 def run(args):
@@ -874,9 +1131,13 @@ def run(args):
         rnd = 100000
         if args.speed is None:
             args.speed = 8
-    if moves is None and rnd is None and not args.ai_vs_ai:
-        return _interactive(args, data)
-    return _scripted(args, data, moves or [], rnd)
+    lock = lock_data_dir(data)
+    try:
+        if moves is None and rnd is None and not args.ai_vs_ai:
+            return _interactive(args, data)
+        return _scripted(args, data, moves or [], rnd)
+    finally:
+        os.close(lock)
 
 
 def main(argv=None):
