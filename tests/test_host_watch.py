@@ -65,3 +65,48 @@ def test_watch_logs_moves_live_then_sync_completes(sim_board, tmp_path):
     assert row["status"] == "done" and row["plies"] == len(moves)
     ser.close()
     log.close()
+
+
+def _raw_link(path):
+    """The link without ports.connect: no clock is set on the board behind our back."""
+    from bawo.link import BoardLink
+    from bawo.ports import open_port
+    ser = open_port(path)
+    link = BoardLink(ser, timeout=3.0)
+    link.hello()
+    return ser, link
+
+
+def _play_out(link, kind="bawo", seed=3):
+    st = link.new_game(kind)
+    for m in sim.random_moves(kind, st["position"], seed, 300):
+        link.move(m)
+    return st["id"]
+
+
+@pytest.mark.parametrize("command", ["watch", "sync"])
+def test_opening_the_link_sets_the_boards_clock(sim_board, tmp_path, command):
+    """Whichever host command opens the link sets the board's clock, so a game started on the
+    board afterwards has a start time in its record (the board has no clock of its own)."""
+    import datetime
+    from bawo import cli
+    db = str(tmp_path / "g.sqlite")
+    # A game started before any host spoke to the board: no start time.
+    ser, link = _raw_link(sim_board)
+    before = _play_out(link)
+    ser.close()
+    argv = {"watch": ["watch", "--no-draw", "--timeout", "0.3"], "sync": ["sync"]}[command]
+    assert cli.main(argv + ["--port", sim_board, "--db", db]) in (0, 1)
+    t0 = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    ser, link = _raw_link(sim_board)
+    after = _play_out(link, seed=4)
+    log = Log(db)
+    try:
+        rep = sync(link, log)
+        assert after in rep.added
+        assert log.get(before)["start"] in (None, "")
+        start = datetime.datetime.fromisoformat(log.get(after)["start"])
+        assert abs((start - t0).total_seconds()) < 120, (start, t0)
+    finally:
+        ser.close()
+        log.close()

@@ -352,10 +352,6 @@ def cmd_sync(args):
     log = _open_log(args)
     ser, link, info = _connect(args)
     try:
-        try:
-            link.set_time()
-        except BawoError:
-            pass  # an old board without a clock: the records just lack a start time
         report = sync(link, log, bar=None if args.json else Bar())
     finally:
         ser.close()
