@@ -609,22 +609,28 @@ def _interactive(args, data):
         print("bawo sim: running headless; Ctrl-C stops", flush=True)
         repl = None
         try:
-            while board.proc.poll() is None:
-                line = board.readline(timeout=3600)
-                if line.startswith("M "):
-                    print("bawo sim: " + line[2:], flush=True)
-        except SimError:
-            pass
-        except KeyboardInterrupt:
-            board.kill()
-        try:
-            if board.proc.wait(5) == REPL_EXIT:
+            while True:
+                try:
+                    while board.proc.poll() is None:
+                        line = board.readline(timeout=3600)
+                        if line.startswith("M "):
+                            print("bawo sim: " + line[2:], flush=True)
+                except SimError:
+                    pass
+                if board.proc.wait(5) != REPL_EXIT:
+                    break
                 repl = start_repl(relay, data)
                 print("bawo sim: the firmware stopped (Ctrl-C on its port): MicroPython REPL on %s, "
                       "in %s" % (relay.path, data), flush=True)
-                repl.wait()
+                if repl.wait() != 0:
+                    break
+                # Ctrl-D at the REPL: a Pico soft-reboots and runs main.py, i.e. the firmware.
+                repl = None
+                board = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
+                                     speed=args.speed, link=relay.board_ends())
+                print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
         except KeyboardInterrupt:
-            pass
+            board.kill()
         finally:
             if repl is not None and repl.poll() is None:
                 repl.kill()
