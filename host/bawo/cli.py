@@ -536,7 +536,7 @@ def cmd_watch(args):
     try:
         return watch(link, log, info, draw_board=not args.no_draw,
                      exit_after_game=args.exit_after_game, timeout=args.timeout,
-                     style=_style(args))
+                     style=_style(args), reconnect=lambda: _connect(args))
     finally:
         ser.close()
         log.close()
