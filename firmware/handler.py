@@ -4,6 +4,10 @@ from shared_rules.errors import RulesError
 from link import LinkError
 import app as A
 
+# Bytes of move texts in one POSITION reply: the rest of it (legal moves, position) takes at
+# most ~450 of the frame's 1024.
+MOVES_ROOM = 400
+
 
 class Handler:
     """The host link's requests (firmware/link.py) on top of the app and its journal."""
@@ -38,8 +42,13 @@ class Handler:
             raise self._err(4, 'no game %s' % gid)
         return {'id': gid}
 
-    def position(self):
+    def position(self, first=None):
+        """The game on the board. first: also its moves from ply first + 1 on, as many as
+        fit one frame ('moves'), and its set-up position ('root', None for the usual
+        start): a host that joins mid-game pages through them (host/bawo/watch.py)."""
         a = self.app
+        if first is not None and (not isinstance(first, int) or isinstance(first, bool) or first < 0):
+            raise self._err(3, 'from: a ply number, 0 or more')
         if a.s is None:
             return {'mode': 'menu', 'game': None}
         s = a.s
@@ -48,11 +57,24 @@ class Handler:
         if out is not None:
             w = winner_name(a.g, out)
             res = {'result': 'draw' if w is None else w, 'reason': out.reason}
-        return {'mode': ('menu', 'play', 'over')[a.mode], 'game': a.g.name,
-                'id': a.header['id'], 'position': a.g.format(s.position),
-                'turn': a.g.sides[s.turn], 'ply': s.ply, 'result': res,
-                'opponent': a.header.get('opponent', 'people'),
-                'legal': s.legal_move_strs()}
+        d = {'mode': ('menu', 'play', 'over')[a.mode], 'game': a.g.name,
+             'id': a.header['id'], 'position': a.g.format(s.position),
+             'turn': a.g.sides[s.turn], 'ply': s.ply, 'result': res,
+             'opponent': a.header.get('opponent', 'people'),
+             'legal': s.legal_move_strs()}
+        if first is not None:
+            moves = s.moves
+            page = []
+            room = MOVES_ROOM
+            i = first
+            while i < len(moves) and room > len(moves[i]) + 3:
+                room -= len(moves[i]) + 3
+                page.append(moves[i])
+                i += 1
+            d['moves'] = page
+            d['from'] = first
+            d['root'] = a.header.get('position')
+        return d
 
     def _not_thinking(self):
         # Requests that change the game wait for the search to stop: the search asked the

@@ -217,6 +217,8 @@ class Link:
         if t == P.ACK_GAME:
             return self._call("ack_game", a["id"])
         if t == P.POSITION:
+            if "from" in a:  # only then: handlers without the argument still work
+                return self._call("position", a["from"])
             return self._call("position")
         if t == P.NEW:
             if "opponent" in a:  # only then: handlers without the argument still work

@@ -9,7 +9,7 @@ import pytest
 
 from _host_helpers import micropython, bawo_cmd, env_with_path
 
-from bawo import cli, flash
+from bawo import cli, flash, sim
 
 
 @pytest.fixture
@@ -64,8 +64,8 @@ def test_flash_transfer_damage_leaves_board_untouched(repl_board, capsys, monkey
     port, root = repl_board
     real = flash.board_hashes
 
-    def damaged(remote, paths):
-        got = real(remote, paths)
+    def damaged(remote, paths, *step):
+        got = real(remote, paths, *step)
         for p in got:
             if p.startswith(flash.STAGE) and p.endswith("link.mpy"):
                 got[p] = "0" * 64
@@ -74,7 +74,13 @@ def test_flash_transfer_damage_leaves_board_untouched(repl_board, capsys, monkey
     rc, out, err = _flash(capsys, port)
     assert rc == 1
     assert "arrived damaged" in err and "recover with: bawo flash --port" in err
-    assert len(err.strip().splitlines()) == 3  # two progress lines and the one-line error
+    lines = err.strip().splitlines()
+    # Progress: the copy step, then one line per file copied, then the one-line error.
+    i = next(k for k, line in enumerate(lines) if line.startswith("copying "))
+    n = int(lines[i].split()[1])
+    files = [line.split() for line in lines[i + 1:-1]]
+    assert [f[0] for f in files] == ["%d/%d" % (k, n) for k in range(1, n + 1)], lines
+    assert files[-1][1] == "view.mpy" and lines[-1].startswith("bawo: error: ")
     assert not (root / "link.mpy").exists()  # nothing moved into place
 
 
@@ -175,3 +181,70 @@ def test_flash_the_simulated_board(sim_board, capsys):
     ser, link, info = connect(None, str(data), timeout=1.0)
     ser.close()
     assert info["proto"] == 1 and info["device"].startswith("sim-")
+
+
+@pytest.fixture
+def silent_port():
+    """A serial port with nothing behind it that answers: a pty nobody serves."""
+    import tty
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    yield os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
+
+
+@pytest.mark.parametrize("extra,step", [([], "asking the board's MicroPython version"),
+                                        (["--no-compile"], "hashing the files on the board")])
+def test_flash_gives_up_on_a_port_that_is_not_a_board(silent_port, capsys, monkeypatch, extra, step):
+    """mpremote waits forever on a port that never answers; flash gives up with one line
+    naming the step it was in."""
+    monkeypatch.setattr(flash, "CONTACT_TIMEOUT", 3)
+    t0 = time.monotonic()
+    rc, out, err = _flash(capsys, silent_port, *extra)
+    assert time.monotonic() - t0 < 20
+    assert rc == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bawo: error: no MicroPython board answered"), err
+    assert silent_port in lines[0] and ("while " + step) in lines[0]
+
+
+def test_flash_mpy_refuses_a_format_the_board_cannot_load(repl_board, capsys, monkeypatch):
+    port, root = repl_board
+    # Refused before the board is touched: a port that does not exist is never reached.
+    for ver, why in (("1.22.0", ".mpy v6.2"), ("1.19.1", ".mpy v6.0"), ("2.0.0", "not known"),
+                     ("1.8", "cannot load"), ("banana", "like 1.28.0")):
+        rc, out, err = _flash(capsys, "/dev/nonexistent-bawo", "--mpy", ver, "--dry-run")
+        assert rc == 1 and why in err and len(err.strip().splitlines()) == 1, (ver, err)
+    # A release whose format this mpy-cross writes: the dry run goes ahead, asking nothing.
+    rc, out, err = _flash(capsys, port, "--mpy", "1.28.0", "--dry-run")
+    assert rc == 0 and "would be copied" in out and "board runs" not in err, err
+    # With an mpy-cross that writes v6.2 (MicroPython 1.22's), 1.28 is refused in turn.
+    monkeypatch.setattr(flash, "mpy_cross_version", lambda exe: (6, 2, "mpy-cross emitting mpy v6.2"))
+    rc, out, err = _flash(capsys, "/dev/nonexistent-bawo", "--mpy", "1.28.0", "--dry-run")
+    assert rc == 1 and "writes .mpy v6.2" in err, err
+
+
+def test_flash_dry_run_leaves_the_game_running(sim_board, capsys):
+    """mpremote stops the firmware to reach the REPL; the dry run starts it again, and the
+    game in progress goes on from its journal."""
+    from bawo.ports import connect
+    data, start, stop = sim_board
+    start()
+    ser, link, info = connect(None, str(data), timeout=2.0)
+    st = link.new_game("bawo")
+    for m in sim.random_moves("bawo", st["position"], 2, 3):
+        link.move(m)
+    before = link.position()
+    ser.close()
+    assert before["ply"] == 3 and before["mode"] == "play"
+    rc = cli.main(["flash", "--sim", str(data), "--dry-run"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "would be copied" in out, err
+    ser, link, info = connect(None, str(data), timeout=2.0)
+    try:
+        after = link.position()
+    finally:
+        ser.close()
+    assert (after["id"], after["ply"], after["mode"], after["position"]) == \
+        (before["id"], 3, "play", before["position"])

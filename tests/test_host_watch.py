@@ -1,6 +1,9 @@
 """`bawo watch` against the simulated board (the real firmware under the MicroPython unix port):
 moves played through the link arrive as EVENTs, are logged live, and sync completes the row."""
 import io
+import json
+import os
+import time
 import threading
 
 import pytest
@@ -65,3 +68,168 @@ def test_watch_logs_moves_live_then_sync_completes(sim_board, tmp_path):
     assert row["status"] == "done" and row["plies"] == len(moves)
     ser.close()
     log.close()
+
+
+def _raw_link(path):
+    """The link without ports.connect: no clock is set on the board behind our back."""
+    from bawo.link import BoardLink
+    from bawo.ports import open_port
+    ser = open_port(path)
+    link = BoardLink(ser, timeout=3.0)
+    link.hello()
+    return ser, link
+
+
+def _play_out(link, kind="bawo", seed=3):
+    st = link.new_game(kind)
+    for m in sim.random_moves(kind, st["position"], seed, 300):
+        link.move(m)
+    return st["id"]
+
+
+@pytest.mark.parametrize("command", ["watch", "sync"])
+def test_opening_the_link_sets_the_boards_clock(sim_board, tmp_path, command):
+    """Whichever host command opens the link sets the board's clock, so a game started on the
+    board afterwards has a start time in its record (the board has no clock of its own)."""
+    import datetime
+    from bawo import cli
+    db = str(tmp_path / "g.sqlite")
+    # A game started before any host spoke to the board: no start time.
+    ser, link = _raw_link(sim_board)
+    before = _play_out(link)
+    ser.close()
+    argv = {"watch": ["watch", "--no-draw", "--timeout", "0.3"], "sync": ["sync"]}[command]
+    assert cli.main(argv + ["--port", sim_board, "--db", db]) in (0, 1)
+    t0 = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    ser, link = _raw_link(sim_board)
+    after = _play_out(link, seed=4)
+    log = Log(db)
+    try:
+        rep = sync(link, log)
+        assert after in rep.added
+        assert log.get(before)["start"] in (None, "")
+        start = datetime.datetime.fromisoformat(log.get(after)["start"])
+        assert abs((start - t0).total_seconds()) < 120, (start, t0)
+    finally:
+        ser.close()
+        log.close()
+
+
+class _Board:
+    """The simulated board on a port path that survives it: a symlink, as udev's
+    /dev/serial/by-id/... names a Pico whatever tty it gets after a replug."""
+
+    def __init__(self, tmp_path):
+        self.flash = str(tmp_path / "flash")
+        self.path = str(tmp_path / "ttyBAWO")
+        self.relay = self.board = None
+
+    def plug(self):
+        self.relay = sim.PtyRelay()
+        self.board = sim.BoardProcess("bawo-4x8", self.flash, fake=False, speed=8,
+                                      link=self.relay.board_ends())
+        self.relay.start()
+        tmp = self.path + ".new"
+        os.symlink(self.relay.path, tmp)
+        os.replace(tmp, self.path)
+
+    def unplug(self):
+        """The USB cable pulled: the board stops and its tty goes away under the host."""
+        self.relay.stop = True
+        self.board.kill()
+        time.sleep(0.4)  # the relay thread leaves its select
+        os.close(self.relay.master)
+        os.close(self.relay.slave)
+
+    def status(self):
+        """The board's newest status line (older ones still queued are skipped)."""
+        st = None
+        while True:
+            try:
+                line = self.board.readline(timeout=0.3 if st is not None else 30)
+            except sim.SimError:
+                if st is None:
+                    raise
+                return st
+            if line.startswith("S "):
+                st = json.loads(line[2:])
+
+    def press_to(self, ply, rng):
+        """Press random legal moves on the board's pockets until the game reaches ply."""
+        g = make_game("bawo")
+        cells = sim.key_of_cell(self.board.profile_file, "bawo")
+        pressed_at = -1
+        for _ in range(200):
+            st = self.status()
+            if st["ply"] >= ply and not st.get("anim"):
+                return st
+            if st.get("mode") != "play" or st.get("anim") or st["ply"] == pressed_at:
+                continue
+            pos = g.parse(st["pos"])
+            mv = g.move_str(rng.choice(sorted(g.legal_moves(pos))), pos)
+            for k in sim.presses_for("bawo", st["pos"], mv, cells):
+                self.board.tap(k)
+                time.sleep(0.12)
+            pressed_at = st["ply"]
+        raise AssertionError("the board did not reach ply %d" % ply)
+
+
+def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_away(tmp_path):
+    import random
+    from bawo import watch as W
+    b = _Board(tmp_path)
+    b.plug()
+    log = Log(str(tmp_path / "g.sqlite"))
+    out = io.StringIO()
+    res = {}
+    try:
+        # Five plies played before anyone watches.
+        ser, link = _raw_link(b.path)
+        st = link.new_game("bawo", opponent="people")
+        gid = st["id"]
+        for m in sim.random_moves("bawo", st["position"], 7, 5):
+            link.move(m)
+        ser.close()
+        ser, link, info = connect(b.path, None, timeout=2.0)
+
+        def run():
+            wlog = Log(log.path)  # SQLite connections stay in their thread
+            try:
+                res["rc"] = W.watch(link, wlog, info, draw_board=False, out=out, timeout=8,
+                                    reconnect=lambda: connect(b.path, None, timeout=1.0))
+            except Exception as e:  # reported by the assertions below
+                res["error"] = e
+            finally:
+                wlog.close()
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        rng = random.Random(3)
+        b.press_to(6, rng)
+        _until(lambda: (log.get(gid) or {"plies": 0})["plies"] == 6, out, extra=lambda: (res, t.is_alive(), b.board.log[-8:]))
+        assert "game %s (bawo) in progress, ply 5" % gid in out.getvalue()
+        assert "ply 6:" in out.getvalue() and "ply 1:" not in out.getvalue()
+        # The board goes away, and comes back with its game resumed from its journal.
+        b.unplug()
+        _until(lambda: "lost the board" in out.getvalue(), out)
+        time.sleep(1.5)
+        b.plug()
+        _until(lambda: "board back" in out.getvalue(), out)
+        st = b.press_to(7, rng)
+        _until(lambda: log.get(gid)["plies"] == 7, out)
+        t.join(30)
+        assert "error" not in res and res.get("rc") == 0, (res, out.getvalue())
+        row = log.get(gid)
+        assert row["status"] == "live"
+        from shared_rules.record import Record
+        assert Record.from_text(row["record"]).moves == st["moves"][:7]
+    finally:
+        log.close()
+        b.relay.stop = True
+        b.board.kill()
+
+
+def _until(cond, out, timeout=30, extra=lambda: ""):
+    t0 = time.monotonic()
+    while not cond():
+        assert time.monotonic() - t0 < timeout, (out.getvalue(), extra())
+        time.sleep(0.1)

@@ -369,10 +369,6 @@ def cmd_sync(args):
     log = _open_log(args)
     ser, link, info = _connect(args)
     try:
-        try:
-            link.set_time()
-        except BawoError:
-            pass  # an old board without a clock: the records just lack a start time
         report = sync(link, log, bar=None if args.json else Bar())
     finally:
         ser.close()
@@ -655,7 +651,7 @@ def cmd_watch(args):
     try:
         return watch(link, log, info, draw_board=not args.no_draw,
                      exit_after_game=args.exit_after_game, timeout=args.timeout,
-                     style=_style(args))
+                     style=_style(args), reconnect=lambda: _connect(args))
     finally:
         ser.close()
         log.close()

@@ -11,11 +11,13 @@ printed on every failure.
 import hashlib
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 from .errors import BawoError
 
@@ -28,7 +30,8 @@ SKIP_RULES = ("manifest.py",)
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
          8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
-MPREMOTE_TIMEOUT = 120
+CONTACT_TIMEOUT = 20  # s: first mpremote call, breaking into the REPL (mpremote's own wait is 10 s)
+STEP_TIMEOUT = 60     # s without a line from mpremote in later steps (one file, one hash run)
 
 
 class FlashError(BawoError):
@@ -125,6 +128,30 @@ def check_target(board_mpy, emitted, board_version="?"):
     return ARCHS.get(arch, "armv6m")
 
 
+# The .mpy format each MicroPython release loads (docs.micropython.org reference/mpyfiles,
+# "Versioning and compatibility"): newest first, (first release, (version, sub-version)).
+MPY_FORMATS = (((1, 23), (6, 3)), ((1, 22), (6, 2)), ((1, 20), (6, 1)), ((1, 19), (6, 0)),
+               ((1, 12), (5, 0)), ((1, 11), (4, 0)), ((1, 9, 3), (3, 0)))
+
+
+def mpy_of_version(version):
+    """sys.implementation._mpy of a MicroPython release given as text ("1.28.0"), for an
+    RP2040 (armv6m); FlashError for text that is not a version or a release we cannot place."""
+    m = re.fullmatch(r"v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:[-.+ ]?\w*)?", version.strip())
+    if not m:
+        raise FlashError("--mpy %s: give the board's MicroPython version, like 1.28.0 (the REPL's "
+                         "first line shows it)" % version)
+    v = tuple(int(x) for x in m.groups() if x is not None)
+    if v[0] != 1:
+        raise FlashError("--mpy %s: which .mpy format MicroPython %s loads is not known here: leave "
+                         "out --mpy (flash asks the board) or use --no-compile" % (version, version))
+    for first, (major, sub) in MPY_FORMATS:
+        if v >= first:
+            return major | (sub << 8) | (4 << 10)
+    raise FlashError("--mpy %s: MicroPython %s cannot load .mpy files this tool builds: update the "
+                     "board's MicroPython or use --no-compile" % (version, version))
+
+
 def build(dest, profile, compile_=True, march="armv6m"):
     """Write the bundle into dest; returns {board path: sha256 hex}."""
     exe = mpy_cross_exe() if compile_ else None
@@ -160,31 +187,74 @@ def _check_profile(path):
 # -- the board, through mpremote -----------------------------------------------------------
 class Remote:
     """mpremote as a subprocess. resume=True never soft-resets (a unix-port REPL on a pty
-    cannot, and a soft reset there would end the process)."""
+    cannot, and a soft reset there would end the process).
+
+    Every call names its step. mpremote waits forever on a port that never answers (a pty,
+    a device that is not a board), so each call gets a deadline that any output from
+    mpremote pushes back: CONTACT_TIMEOUT for the first call (breaking into the REPL), then
+    STEP_TIMEOUT. on_line(text) sees mpremote's output lines as they come (`cp` names each
+    file before copying it)."""
 
     def __init__(self, port, resume=False):
         self.port = port
         self.resume = resume
+        self.contacted = False
 
-    def run(self, *cmds, check=True):
+    def run(self, *cmds, step, check=True, on_line=None):
         args = [sys.executable, "-m", "mpremote", "connect", self.port]
         if self.resume:
             args.append("resume")
         args += list(cmds)
-        try:
-            r = subprocess.run(args, capture_output=True, text=True, timeout=MPREMOTE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise FlashError("mpremote timed out talking to %s: unplug and replug the board, then "
-                             "run the same command again" % self.port)
-        if check and r.returncode != 0:
-            err = " ".join((r.stderr or r.stdout).split())[-300:]
-            if "could not enter raw repl" in err.lower():
-                err += " (the board did not stop its program: unplug and replug it, then retry)"
-            raise FlashError("mpremote on %s failed: %s" % (self.port, err or "exit %d" % r.returncode))
-        return r.stdout
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        lines = queue.Queue()
+        out, err = [], []
 
-    def exec(self, code):
-        return self.run("exec", code)
+        def pump(f, keep, tell):
+            for raw in iter(f.readline, b""):
+                text = raw.decode("utf-8", "replace")
+                keep.append(text)
+                if tell:
+                    lines.put(text)
+            if tell:
+                lines.put(None)
+        threads = [threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
+                   threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True)]
+        for t in threads:
+            t.start()
+        limit = STEP_TIMEOUT if self.contacted else CONTACT_TIMEOUT
+        while True:
+            try:
+                text = lines.get(timeout=limit)
+            except queue.Empty:
+                proc.kill()
+                proc.wait()
+                if self.contacted:
+                    raise FlashError("the board on %s stopped answering for %d s while %s: unplug "
+                                     "and replug it, then run the same command again"
+                                     % (self.port, limit, step))
+                raise FlashError("no MicroPython board answered on %s within %d s while %s: check "
+                                 "that it is the board (`bawo ports` lists ports), unplug and replug "
+                                 "it, then run the same command again" % (self.port, limit, step))
+            if text is None:
+                break
+            if on_line:
+                on_line(text.rstrip("\r\n"))
+        proc.wait()
+        for t in threads:
+            t.join(5)
+        self.contacted = True
+        stdout, stderr = "".join(out), "".join(err)
+        if check and proc.returncode != 0:
+            msg = " ".join((stderr or stdout).split())[-300:]
+            if "could not enter raw repl" in msg.lower():
+                msg += " (the board did not stop its program: unplug and replug it, then retry)"
+            raise FlashError("mpremote on %s failed while %s: %s"
+                             % (self.port, step, msg or "exit %d" % proc.returncode))
+        return stdout
+
+    def exec(self, code, step):
+        return self.run("exec", code, step=step)
 
 
 IMPL_SCRIPT = "import sys;i=sys.implementation;print('BWIMPL',repr(i.version),getattr(i,'_mpy',0))"
@@ -252,7 +322,7 @@ rmtree(%r)
 
 
 def board_impl(remote):
-    out = remote.exec(IMPL_SCRIPT)
+    out = remote.exec(IMPL_SCRIPT, "asking the board's MicroPython version")
     m = re.search(r"BWIMPL (\(.*?\)) (\d+)", out)
     if not m:
         raise FlashError("the board did not report its MicroPython version (%r): is it running "
@@ -261,8 +331,8 @@ def board_impl(remote):
     return version, int(m.group(2))
 
 
-def board_hashes(remote, paths):
-    out = remote.exec(HASH_SCRIPT % (list(paths),))
+def board_hashes(remote, paths, step="hashing the files on the board"):
+    out = remote.exec(HASH_SCRIPT % (list(paths),), step)
     got = {}
     for line in out.splitlines():
         parts = line.split()
@@ -283,9 +353,19 @@ def diff(bundle, on_board):
     return out
 
 
+class _Step:
+    """A step name that changes as the step goes on (the file being copied)."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def __str__(self):
+        return self.where["step"]
+
+
 def install(remote, bundle_dir, bundle, todo, say):
     """Steps 1-3 of the module docstring for the files in todo."""
-    remote.exec(RMTREE_SCRIPT % STAGE)
+    remote.exec(RMTREE_SCRIPT % STAGE, "clearing %s/ on the board" % STAGE)
     dirs = sorted({STAGE}.union(STAGE + "/" + p.rsplit("/", 1)[0] for p in todo if "/" in p))
     cmds = []
     for d in dirs:
@@ -293,16 +373,28 @@ def install(remote, bundle_dir, bundle, todo, say):
     for p in todo:
         cmds += ["fs", "cp", os.path.join(bundle_dir, p), ":%s/%s" % (STAGE, p), "+"]
     say("copying %d file(s) to %s/ on the board" % (len(todo), STAGE))
-    remote.run(*cmds[:-1])
-    staged = board_hashes(remote, ["%s/%s" % (STAGE, p) for p in todo])
+    where = {"step": "creating %s/ on the board" % STAGE}
+    prefix = ":%s/" % STAGE
+
+    def progress(line):
+        # mpremote prints "cp SRC :DEST" as it starts each file.
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "cp" and parts[2].startswith(prefix):
+            p = parts[2][len(prefix):]
+            k = todo.index(p) + 1 if p in todo else 0
+            size = os.path.getsize(os.path.join(bundle_dir, p))
+            where["step"] = "copying file %d/%d (%s)" % (k, len(todo), p)
+            say("  %d/%d %s (%d B)" % (k, len(todo), p, size))
+    remote.run(*cmds[:-1], step=_Step(where), on_line=progress)
+    staged = board_hashes(remote, ["%s/%s" % (STAGE, p) for p in todo], "checking the copies on the board")
     bad = [p for p in todo if staged["%s/%s" % (STAGE, p)] != bundle[p]]
     if bad:
         raise FlashError("%s arrived damaged on the board (SHA-256 mismatch); nothing was changed, "
                          "the staged copy is in %s/" % (", ".join(bad), STAGE))
     say("staged files verified; moving them into place")
-    remote.exec(COMMIT_SCRIPT % (STAGE, list(todo)))
-    remote.exec(RMTREE_SCRIPT % STAGE)
-    final = board_hashes(remote, list(bundle))
+    remote.exec(COMMIT_SCRIPT % (STAGE, list(todo)), "moving the files into place")
+    remote.exec(RMTREE_SCRIPT % STAGE, "removing %s/ on the board" % STAGE)
+    final = board_hashes(remote, list(bundle), "checking the installed files")
     bad = [p for p in bundle if final.get(p) != bundle[p]]
     if bad:
         raise FlashError("after installing, %s differ(s) from the bundle" % ", ".join(bad))
@@ -343,28 +435,26 @@ def run(args, say=None):
     port, is_sim = _port_path(args)
     remote = Remote(port, resume=args.no_reset or is_sim)
     march = "armv6m"
-    if compile_:
-        emitted = mpy_cross_version(mpy_cross_exe())
-        if args.mpy:
-            version, mpy = args.mpy, None
-        else:
-            version, mpy = board_impl(remote)
-            say("board runs MicroPython %s (.mpy v%d.%d)" % (version, mpy & 0xFF, (mpy >> 8) & 3))
-        if mpy is not None:
-            march = check_target(mpy, emitted, version)
-        elif tuple(int(x) for x in re.findall(r"\d+", version)[:2]) < (1, 23):
-            raise FlashError("MicroPython %s is older than 1.23: this mpy-cross cannot target it; update "
-                             "the board's MicroPython or use --no-compile" % version)
+    emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
+    if compile_ and args.mpy:
+        # Checked before the board is touched: a refusal leaves it running.
+        march = check_target(mpy_of_version(args.mpy), emitted, args.mpy)
+    if args.dry_run:
+        # A dry run must leave the board as it was: mpremote stops the firmware to reach the
+        # REPL, so restart it afterwards if it was running (and only then).
+        running = firmware_answers(port)
+        try:
+            return _dry_run(args, remote, march, emitted, say)
+        finally:
+            if running:
+                restart_firmware(port, say)
+    if compile_ and not args.mpy:
+        march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
         bundle = build(tmp, args.profile, compile_, march)
         on_board = board_hashes(remote, list(bundle))
         changes = diff(bundle, on_board)
         todo = [p for p in sorted(bundle) if changes[p] != "same"]
-        if args.dry_run:
-            for p in sorted(bundle):
-                print("%-8s %s" % (changes[p], p))
-            print("%d of %d file(s) would be copied" % (len(todo), len(bundle)))
-            return 0
         if not todo:
             say("the board is up to date (%d files checked)" % len(bundle))
         else:
@@ -377,11 +467,61 @@ def run(args, say=None):
     if args.no_reset or is_sim:
         say("not resetting (--no-reset); the new firmware runs after the next reset")
         return 0
-    remote.run("reset", check=False)
+    remote.run("reset", check=False, step="resetting the board")
     return _confirm(port, say)
 
 
-def _confirm(port, say):
+def _board_march(remote, emitted, say):
+    version, mpy = board_impl(remote)
+    say("board runs MicroPython %s (.mpy v%d.%d)" % (version, mpy & 0xFF, (mpy >> 8) & 3))
+    return check_target(mpy, emitted, version)
+
+
+def _dry_run(args, remote, march, emitted, say):
+    if emitted is not None and not args.mpy:
+        march = _board_march(remote, emitted, say)
+    with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
+        bundle = build(tmp, args.profile, emitted is not None, march)
+        changes = diff(bundle, board_hashes(remote, list(bundle)))
+    for p in sorted(bundle):
+        print("%-8s %s" % (changes[p], p))
+    todo = [p for p in bundle if changes[p] != "same"]
+    print("%d of %d file(s) would be copied" % (len(todo), len(bundle)))
+    return 0
+
+
+def firmware_answers(port):
+    """True if the Bawo firmware answers a handshake on port right now (one short try)."""
+    from .link import BoardLink, LinkError
+    from .ports import open_port, PortError
+    try:
+        ser = open_port(port)
+    except PortError:
+        return False
+    try:
+        BoardLink(ser, timeout=0.5, retries=1).hello()
+        return True
+    except LinkError:
+        return False
+    finally:
+        ser.close()
+
+
+def restart_firmware(port, say):
+    """Leave the REPL that mpremote left the board at and run the firmware again: Ctrl-C
+    (drop a half-typed line), Ctrl-B (the friendly REPL), Ctrl-D (soft reboot, which runs
+    main.py), then wait for the handshake. The game in progress resumes from its journal."""
+    from .ports import open_port
+    ser = open_port(port)
+    try:
+        ser.write(b"\r\x03\x03\x02\x04")
+        ser.flush()
+    finally:
+        ser.close()
+    return _confirm(port, say, restarted=True)
+
+
+def _confirm(port, say, restarted=False):
     import time
     from .ports import connect, PortError
     deadline = time.monotonic() + 15
@@ -395,6 +535,9 @@ def _confirm(port, say):
             return 0
         except (PortError, BawoError, OSError) as e:
             last = e
+    if restarted:
+        raise FlashError("the board did not start its firmware again after the dry run (%s): unplug "
+                         "and replug it" % last)
     raise FlashError("the firmware is installed and verified but the board does not answer the "
                      "handshake (%s): check the serial console with `mpremote connect %s repl`"
                      % (last, port))

@@ -22,6 +22,7 @@ except ImportError:  # source checkout without `pip install -e .`: load firmware
 from .errors import BawoError
 
 POLL_S = 0.05  # port read timeout; a read returns as soon as a byte arrives
+MAX_PAGES = 1000  # POSITION pages of one move list: ~50 moves each, games end long before
 
 
 class LinkError(BawoError):
@@ -160,8 +161,34 @@ class BoardLink:
     def ack_game(self, game_id):
         self.request(P.ACK_GAME, {"id": game_id})
 
-    def position(self):
-        return self.request(P.POSITION)
+    def position(self, moves=False):
+        """The board's game (POSITION). moves=True adds its whole move list ('moves') and its
+        set-up position ('root'), paged from the board, so a host that joins mid-game has the
+        game from its first ply. A board too old to page them: the reply without 'moves'."""
+        if not moves:
+            return self.request(P.POSITION)
+        got, gid = [], None
+        for _ in range(MAX_PAGES):
+            r = self.request(P.POSITION, {"from": len(got)})
+            if "moves" not in r or r.get("id") is None:
+                return r
+            page, ply = r["moves"], r.get("ply")
+            if (not isinstance(page, list) or not all(isinstance(m, str) for m in page)
+                    or not isinstance(ply, int) or r.get("from") != len(got)):
+                raise LinkError("the board sent a malformed move list for game %s" % r.get("id"))
+            if gid is not None and r["id"] != gid:
+                got = []  # a new game began while paging: start over
+                gid = r["id"]
+                continue
+            gid = r["id"]
+            got += page
+            if len(got) >= ply:
+                r["moves"] = got[:ply]
+                return r
+            if not page:
+                raise LinkError("the board sent no moves of game %s past ply %d of %d"
+                                % (gid, len(got), ply))
+        raise LinkError("the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES))
 
     def new_game(self, kind, position=None, opponent=None):
         """opponent: 'host-first'/'host-second', the side the host plays (the board then

@@ -186,26 +186,94 @@ def _send_move(link, text, tries=20):
             time.sleep(0.05)
 
 
+def _yes(ask, question, default):
+    """ask() a y/n question; Enter or no terminal to ask on (EOF) gives the default."""
+    try:
+        a = ask(question).strip().lower()
+    except EOFError:
+        return default
+    return default if not a else a.startswith("y")
+
+
+def _game_on_board(link, ask, out):
+    """The board's unfinished game, if the person wants it resumed (a board waiting for this
+    PC's move after a Ctrl-C); None for a new game. Never abandons a game without asking."""
+    from .link import LinkError
+    try:
+        cur = link.position(moves=True)
+    except LinkError as e:
+        if e.code is None:
+            raise
+        return None  # a board without POSITION: nothing to resume
+    if not cur.get("id") or cur.get("mode") != "play" or cur.get("result"):
+        return None
+    what = "game %s (%s, ply %s)" % (cur["id"], cur.get("game"), cur.get("ply"))
+    if cur.get("opponent") in ("host-first", "host-second"):
+        if _yes(ask, "%s on the board is waiting for this PC: resume it? [Y/n] " % what, True):
+            return cur
+        out.write("%s is kept on the board as an unfinished record; starting a new game\n" % what)
+        return None
+    if _yes(ask, "the board is in the middle of %s, played by %s: end it there and start a new "
+                 "game? [y/N] " % (what, cur.get("opponent") or "people"), False):
+        return None
+    raise BawoError("%s left as it is on the board: finish it there, or run this again and "
+                    "answer y to start a new game" % what)
+
+
 def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=None,
-                  style="numbers"):
+                  style="numbers", ask=input):
     """`bawo play --board`: a new game on the board over the link; the person presses their
     moves on the board, the host's AI (PC budgets) sends its own with MOVE and the board
-    animates them. Returns 0 at the game's end; timeout (s) without news from the board
-    stops it (None: wait forever)."""
+    animates them. A game left waiting for this PC (Ctrl-C) is resumed, asking first; a
+    game of people on the board is ended only if the person says so. Returns 0 at the
+    game's end; timeout (s) without news from the board stops it (None: wait forever)."""
     out = out or sys.stdout
-    g = make_game(name)
-    human = _side_index(g, side)
     if not 1 <= level <= 5:
         raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
+    link.poll_events(0)  # news from before (another game's start) is not about this game
+    cur = _game_on_board(link, ask, out)
+    if cur is not None:
+        g = make_game(cur["game"])
+        human = 1 if cur["opponent"] == "host-first" else 0
+        gid = cur["id"]
+        try:
+            s = State(g, cur.get("root"))
+            for m in cur.get("moves") or []:
+                s.push(m)
+        except RulesError as e:
+            raise BawoError("the board's game %s does not replay here (%s): finish it on the board"
+                            % (gid, e))
+        if len(s.moves) != cur.get("ply") or g.format(s.position) != cur.get("position"):
+            raise BawoError("the board did not send the whole of game %s (an old firmware?): "
+                            "update it with `bawo flash`, or finish the game on the board" % gid)
+        head = "resuming game %s (%s) at ply %d" % (gid, g.name, s.ply)
+    else:
+        g = make_game(name)
+        human = _side_index(g, side)
+        st = link.new_game(name, opponent="host-second" if human == 0 else "host-first")
+        gid = st["id"]
+        s = State(g, st.get("position") if st.get("ply") == 0 else None)
+        head = "game %s on the board" % gid
     from shared_rules.ai import Player
     ai = Player(g, level=level, seed=seed if seed is not None else int(time.time()), host=True)
-    st = link.new_game(name, opponent="host-second" if human == 0 else "host-first")
-    gid = st["id"]
-    s = State(g, st.get("position") if st.get("ply") == 0 else None)
-    out.write("game %s on the board: you play %s by pressing pockets, the computer (level %d) "
-              "plays %s\n%s\n" % (gid, g.sides[human], level, g.sides[1 - human],
-                                  draw(g.name, g.format(s.position), style=style)))
+    out.write("%s: you play %s by pressing pockets, the computer (level %d) plays %s\n%s\n"
+              % (head, g.sides[human], level, g.sides[1 - human],
+                 draw(g.name, g.format(s.position), style=style)))
     out.flush()
+    try:
+        _play_loop(link, g, s, gid, human, ai, out, timeout, style)
+    except KeyboardInterrupt:
+        out.write("\nstopped: game %s waits on the board at ply %d; `bawo play --board` resumes it\n"
+                  % (gid, s.ply))
+        out.flush()
+        raise
+    o = s.outcome()
+    out.write("\n%s; the board keeps the record: `bawo sync` fetches it\n"
+              % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
+    return 0
+
+
+def _play_loop(link, g, s, gid, human, ai, out, timeout, style):
     while s.outcome() is None:
         if s.turn != human:
             t0 = time.monotonic()
@@ -232,7 +300,3 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
         out.write("\nyou (%s) played %s\n%s\n" % (g.sides[human], got["move"],
                                                  draw(g.name, g.format(s.position), style=style)))
         out.flush()
-    o = s.outcome()
-    out.write("\n%s; the board keeps the record: `bawo sync` fetches it\n"
-              % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
-    return 0

@@ -109,8 +109,23 @@ def resolve(port=None, sim=None):
     return picos
 
 
+def set_clock(link):
+    """Tell the board the time (TIME, unix seconds UTC). A board that refuses it (no clock:
+    ERROR 2; a PC clock outside the range it accepts: ERROR 3) still works: its records just
+    lack a start time, which is no reason to refuse the link. No reply at all is an error."""
+    from .link import LinkError
+    try:
+        link.set_time()
+    except LinkError as e:
+        if e.code is None:
+            raise
+
+
 def connect(port=None, sim=None, timeout=2.0):
-    """Open the board and shake hands. Returns (serial, BoardLink, hello info)."""
+    """Open the board, shake hands and set its clock. Returns (serial, BoardLink, hello info).
+
+    Every host command that opens the link comes through here, so the board always knows the
+    time once a PC has talked to it: the games it starts get a start time in their records."""
     from .link import BoardLink, LinkError
     from .link import P
     paths = resolve(port, sim)
@@ -142,6 +157,7 @@ def connect(port=None, sim=None, timeout=2.0):
             raise PortError("the board's firmware speaks protocol %s, these tools %d: %s"
                             % (proto, P.VERSION, "run `bawo flash` to update the board"
                                if (proto or 0) < P.VERSION else "update the host tools (pip install -U bawo-board)"))
+        set_clock(link)
         return ser, link, info
     if len(errors) == 1:
         msg = errors[0]

@@ -590,6 +590,7 @@ class PtyRelay:
 
     TO_BOARD_MAX = 1 << 16
     TO_TOOL_MAX = 1 << 16
+    STALL_S = 1.0
 
     def board_ends(self):
         return self.to_board_r, self.from_board_w
@@ -599,15 +600,22 @@ class PtyRelay:
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self):
-        # Never blocks on the board: its output is always read (a blocked board stops reading
-        # its input, and a relay blocked writing that input would wait on it for good). Bytes
-        # for the board wait here until its pipe takes them; past TO_BOARD_MAX the relay stops
-        # reading the pty, so a tool that floods the port waits, as on a USB port. Bytes for
-        # the tool wait up to TO_TOOL_MAX: past that no tool is reading, and they are dropped.
+        # Never blocks on the board's input: its output is read whenever a tool takes it (a
+        # blocked board stops reading its input, and a relay blocked writing that input would
+        # wait on it for good). Bytes for the board wait here until its pipe takes them; past
+        # TO_BOARD_MAX the relay stops reading the pty, so a tool that floods the port waits,
+        # as on a USB port. Bytes for the tool wait up to TO_TOOL_MAX: while a tool is taking
+        # them the board waits for it (a slow reader loses nothing, as over USB); once nothing
+        # has been taken for STALL_S, no tool is reading, and the oldest bytes are dropped so
+        # the board goes on (a Pico's CDC drops output with no host attached).
         to_board, to_tool = bytearray(), bytearray()
         os.set_blocking(self.to_board_w, False)
+        taken = time.monotonic()
         while not self.stop:
-            rl = [self.from_board_r] + ([self.master] if len(to_board) < self.TO_BOARD_MAX else [])
+            stalled = time.monotonic() - taken > self.STALL_S
+            rl = [self.master] if len(to_board) < self.TO_BOARD_MAX else []
+            if len(to_tool) < self.TO_TOOL_MAX or stalled:
+                rl.append(self.from_board_r)
             wl = ([self.to_board_w] if to_board else []) + ([self.master] if to_tool else [])
             r, w, _ = select.select(rl, wl, [], 0.2)
             if self.from_board_r in r:
@@ -629,11 +637,16 @@ class PtyRelay:
                     pass
                 except OSError:
                     to_board.clear()   # the board's end is gone: a new one comes with the REPL
-            if to_tool and self.master in w:
+            if not to_tool:
+                taken = time.monotonic()
+            elif self.master in w:
                 try:
-                    del to_tool[:os.write(self.master, to_tool)]
+                    k = os.write(self.master, to_tool)
                 except (BlockingIOError, OSError):
-                    pass
+                    k = 0
+                if k:
+                    del to_tool[:k]
+                    taken = time.monotonic()
 
 
 # Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
@@ -644,27 +657,35 @@ VIEW_KEY = "\t"   # LEDs <-> counts as digits
 def _interactive(args, data):
     relay = PtyRelay()
     relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
-    with open(os.path.join(data, "port"), "w") as f:
+    # Written whole, then renamed: a tool that finds the file reads the whole path.
+    with open(os.path.join(data, "port.tmp"), "w") as f:
         f.write(relay.path + "\n")
+    os.replace(os.path.join(data, "port.tmp"), os.path.join(data, "port"))
     print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
-    board = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
+
+    def boot():
+        b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
                          speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
                          link=relay.board_ends(), wait_boot=False)
-    try:
-        if board.flashed:
-            print("bawo sim: running the firmware flashed in %s" % data)
         try:
-            board.wait_boot()
+            b.wait_boot()
         except SimError as e:
-            if board.proc.poll() is None:
+            if b.proc.poll() is None:
+                b.kill()
                 raise   # neither booted nor stopped: nothing a REPL would fix
-            board.why = str(e).replace("the simulated board stopped: ", "")
+            b.why = str(e).replace("the simulated board stopped: ", "")
         else:
-            for line in board.log:
+            for line in b.log:
                 if line.startswith("M firmware "):
                     print("bawo sim: " + line[2:])  # where app was imported from
+        return b
+
+    if is_flashed(data):
+        print("bawo sim: running the firmware flashed in %s" % data)
+    board = boot()
+    try:
         if args.headless or not sys.stdin.isatty():
-            _headless(board, relay, data)
+            board = _headless(board, relay, data, boot)
         else:
             _terminal(board, relay, data)
     finally:
@@ -683,30 +704,37 @@ def _stopped(board, relay, data):
             "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
 
 
-def _headless(board, relay, data):
-    if board.status is not None:   # booted
-        print("bawo sim: running headless; Ctrl-C stops", flush=True)
-    repl = None
-    try:
-        while board.proc.poll() is None:
-            line = board.readline(timeout=3600)
-            if line.startswith("M "):
-                print("bawo sim: " + line[2:], flush=True)
-    except SimError:
-        pass
-    except KeyboardInterrupt:
-        return
-    try:
-        board.proc.wait(5)
-        print(_stopped(board, relay, data), flush=True)
-        repl = start_repl(relay, data)
-        repl.wait()
-    except (KeyboardInterrupt, subprocess.TimeoutExpired):
-        pass
-    finally:
-        if repl is not None and repl.poll() is None:
-            repl.kill()
-            repl.wait(5)
+def _headless(board, relay, data, boot):
+    """Prints the board's messages; when its firmware stops, its REPL has the port, and Ctrl-D
+    there restarts the firmware (a Pico soft-reboots into main.py). Returns the board running
+    last, for the caller to shut down."""
+    while True:
+        if board.status is not None:   # booted
+            print("bawo sim: running headless; Ctrl-C stops", flush=True)
+        try:
+            while board.proc.poll() is None:
+                line = board.readline(timeout=3600)
+                if line.startswith("M "):
+                    print("bawo sim: " + line[2:], flush=True)
+        except SimError:
+            pass
+        except KeyboardInterrupt:
+            return board
+        repl = None
+        try:
+            board.proc.wait(5)
+            print(_stopped(board, relay, data), flush=True)
+            repl = start_repl(relay, data)
+            if repl.wait() != 0:
+                return board
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            return board
+        finally:
+            if repl is not None and repl.poll() is None:
+                repl.kill()
+                repl.wait(5)
+        board = boot()
+        print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
 
 
 def _terminal(board, relay, data):

@@ -14,6 +14,8 @@ from shared_rules.record import Record
 from .draw import draw
 from .link import LinkError
 
+RETRY_S = 1.0  # between tries to reach a board that went away
+
 KINDS = {"baghchal": "bagh-chal", "bagh_chal": "bagh-chal"}
 
 
@@ -49,8 +51,14 @@ class Watcher:
             self.state = State(make_game(kind), pos if isinstance(pos, str) and pos != "start" else None)
         except RulesError:
             self.state = State(make_game(kind))
-        for m in d.get("moves") or []:
-            self.state.push(m)
+        try:
+            for m in d.get("moves") or []:
+                self.state.push(m)
+        except RulesError as e:
+            self.say("the board's moves of game %s do not replay at ply %d (%s): not logged; "
+                     "`bawo sync` fetches the board's record" % (self.gid, self.state.ply + 1, e))
+            self.state = None
+            return
         if not d.get("moves") and isinstance(d.get("position"), str) and self.state.ply == 0:
             # Joined mid-game without the move list: log from the position the board shows.
             try:
@@ -64,10 +72,39 @@ class Watcher:
         self._show()
         self._store()
 
+    def join(self, link):
+        """Take up the board's game from its first ply (POSITION with its move list): on
+        start, after a gap in the events, and when the board comes back."""
+        try:
+            cur = link.position(moves=True)
+        except LinkError as e:
+            if e.code is None:
+                raise  # no answer: the board is gone
+            return  # it refused (an old board without POSITION): wait for the next game
+        gid = cur.get("id")
+        if self.state is not None and str(gid) != self.gid:
+            self.say("game %s left at ply %d on this screen; `bawo sync` fetches the board's record"
+                     % (self.gid, self.state.ply))
+            self.state = None
+        if not gid or (cur.get("mode") == "over" and str(gid) != self.gid):
+            return  # no game, or one that ended before we saw it: sync fetches it
+        if not isinstance(cur.get("moves"), list) and self.state is not None:
+            return  # a board that cannot send its moves: keep following the events
+        self.start(cur)
+        if self.state is not None and self.state.outcome() is not None:
+            self.end({})  # it ended while we were away
+
     def move(self, d):
-        if self.state is None:
-            self.say("move %s (no game known: not logged)" % d.get("move"))
-            return
+        if self.state is None or (d.get("id") and str(d["id"]) != self.gid):
+            self.say("move %s of a game not followed from its start: catching up" % d.get("move"))
+            return "gap"
+        ply = d.get("ply")
+        if isinstance(ply, int) and not isinstance(ply, bool):
+            if ply <= self.state.ply:
+                return "move"  # already known: it came with the move list when we joined
+            if ply > self.state.ply + 1:
+                self.say("missed plies %d to %d: catching up" % (self.state.ply + 1, ply - 1))
+                return "gap"
         text = d.get("move")
         try:
             mover = self.state.game.sides[self.state.turn]
@@ -107,32 +144,61 @@ class Watcher:
         if kind == "start":
             self.start(ev)
         elif kind == "move":
-            if self.state is None and ev.get("id"):
-                self.start({"id": ev["id"], "kind": ev.get("kind"), "moves": ev.get("moves")})
-                if ev.get("moves"):
-                    return
-            self.move(ev)
+            return self.move(ev) or kind
         elif kind == "end":
             self.end(ev)
         return kind
 
 
 def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None,
-          style="numbers"):
-    device = str(info.get("board") or info.get("id") or "board")
+          style="numbers", reconnect=None):
+    """Follow the board. reconnect: () -> (serial, link, info), called when the board goes
+    away (unplugged, reset) until it is back; None: a lost board ends watch with the error.
+    timeout: seconds without news (or without the board) before stopping; None: never."""
+    device = str(info.get("board") or info.get("device") or info.get("id") or "board")
     w = Watcher(log, device, out, draw_board, style)
     w.say("watching %s (Ctrl-C to stop)" % device)
+    opened = []
     try:
-        try:
-            cur = link.position()
-            if cur and cur.get("id") and cur.get("mode") != "over" and not cur.get("result"):
-                w.start(cur)
-        except LinkError:
-            pass  # no game in progress
-        for ev in link.events(timeout=timeout):
-            if w.handle(ev) == "end" and exit_after_game:
-                break
+        while True:
+            try:
+                w.join(link)
+                for ev in link.events(timeout=timeout):
+                    kind = w.handle(ev)
+                    if kind == "gap":
+                        w.join(link)
+                    elif kind == "end" and exit_after_game:
+                        return 0
+                return 0
+            except (LinkError, OSError) as e:  # serial.SerialException is an OSError
+                if reconnect is None:
+                    raise
+                w.say("lost the board (%s): waiting for it to come back" % " ".join(str(e).split()))
+                try:
+                    link.port.close()
+                except (AttributeError, OSError):
+                    pass
+                link = _wait_for(reconnect, opened, timeout)
+                w.say("board back")
     except KeyboardInterrupt:
         w.say("stopped watching%s" % ((" (game %s logged up to ply %d)" % (w.gid, w.state.ply))
                                       if w.state is not None else ""))
+    finally:
+        for ser in opened:
+            ser.close()
     return 0
+
+
+def _wait_for(reconnect, opened, timeout):
+    from .errors import BawoError
+    t0 = time.monotonic()
+    while True:
+        try:
+            ser, link, info = reconnect()
+        except (BawoError, OSError):
+            if timeout is not None and time.monotonic() - t0 > timeout:
+                raise
+            time.sleep(RETRY_S)
+            continue
+        opened.append(ser)
+        return link
