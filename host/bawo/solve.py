@@ -95,6 +95,10 @@ class Solver:
             return False
         root = Node(pos, key, None, None, pos.turn == attacker)
         self._init_leaf(root, attacker, ())
+        if root.pn == 0 or root.dn == 0:
+            return root.pn == 0
+        if mn <= 0 or (ms is not None and ms <= 0):
+            return None
         try:
             self._search(root, attacker)
         except OutOfBudget:
@@ -279,37 +283,46 @@ def solve(pos, solver=None, all_moves=True, **budgets):
     def left():
         nodes = max_nodes - (s.nodes - n0)
         secs = None if max_seconds is None else max_seconds - (time.monotonic() - t0)
-        if nodes <= 0 or (secs is not None and secs <= 0):
-            return None
         return nodes, secs
 
     me = pos.turn
     value, strategy, best = UNKNOWN, None, None
     winning, unknown = [], []
     b = left()
-    r = s.prove(pos, me, *b) if b else None
+    r = s.prove(pos, me, *b)
     if r:
         value = WIN
         strategy = s.strategy(pos, me)
         best = strategy.get(pos.key())
     elif r is False:
         b = left()
-        r2 = s.prove(pos, 1 - me, *b) if b else None
+        r2 = s.prove(pos, 1 - me, *b)
         if r2:
             value = LOSS
             strategy = s.strategy(pos, 1 - me)
         elif r2 is False:
             value = DRAW
     if value == WIN and all_moves:
+        # Every move, in rounds of growing budgets, so one hard move does not take it all.
         g = s.game
-        for m in g.legal_moves(pos):
-            child = g.play(pos, m)
-            b = left()
-            r = s.prove(child, me, *b) if b else None
-            if r:
-                winning.append(m)
-            elif r is None:
-                unknown.append(m)
+        todo = [m for m in g.legal_moves(pos)]
+        slice_ = 1000
+        while todo:
+            more = []
+            for m in todo:
+                nodes, secs = left()
+                r = s.prove(g.play(pos, m), me, min(nodes, slice_), secs)
+                if r:
+                    winning.append(m)
+                elif r is None:
+                    more.append(m)
+            nodes, secs = left()
+            if nodes <= 0 or (secs is not None and secs <= 0):
+                unknown = more
+                break
+            todo = more
+            slice_ *= 4
+        winning.sort()
     elif value == WIN:
         winning = [best]
     return Result(pos, value, winning, unknown, best, strategy, s.nodes - n0,

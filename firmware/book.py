@@ -1,0 +1,88 @@
+"""The opening book: the move of a proved strategy for each of its positions, looked up in a
+file on flash without loading it (a few bytes of heap per lookup).
+
+File: b"BWB1", the entry count (2 bytes, big-endian), then the entries sorted by hash, each
+the position's 32-bit FNV-1a hash (big-endian) and the move (an action, 0..31). The builder
+refuses two positions with one hash, so a position of the strategy finds its own move; a
+position outside it may match another's hash, so follow the book only while every position
+since the opening came from it, and check the move is legal.
+"""
+MAGIC = b"BWB1"
+HEAD = 6
+ENTRY = 5
+MAX_ENTRIES = 8000  # 40 KB: far above any book we build, below what a Pico's flash holds
+
+
+class BookError(ValueError):
+    pass
+
+
+def key_hash(key):
+    """FNV-1a, 32 bits, of a position's key (its 32 counts and the side to move)."""
+    h = 0x811C9DC5
+    for c in key:
+        h = ((h ^ c) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def pack(entries):
+    """The file's bytes for {key: move}; BookError if two keys share a hash."""
+    rows = sorted((key_hash(k), m) for k, m in entries.items())
+    for i in range(1, len(rows)):
+        if rows[i][0] == rows[i - 1][0]:
+            raise BookError("two positions share the hash %08x: the book cannot hold both" % rows[i][0])
+    if len(rows) > MAX_ENTRIES:
+        raise BookError("%d positions: a book holds at most %d" % (len(rows), MAX_ENTRIES))
+    out = bytearray(MAGIC)
+    out += bytes((len(rows) >> 8, len(rows) & 255))
+    for h, m in rows:
+        if not 0 <= m < 32:
+            raise BookError("bad move %r in the book" % (m,))
+        out += bytes((h >> 24, (h >> 16) & 255, (h >> 8) & 255, h & 255, m))
+    return bytes(out)
+
+
+class Book:
+    """An open book file. lookup(key) -> move or None."""
+
+    def __init__(self, path):
+        f = open(path, "rb")
+        try:
+            head = f.read(HEAD)
+            if len(head) != HEAD or head[:4] != MAGIC:
+                raise BookError("%s is not a book file: it does not start with %r" % (path, MAGIC))
+            n = (head[4] << 8) | head[5]
+            size = f.seek(0, 2)
+            if n > MAX_ENTRIES or size != HEAD + n * ENTRY:
+                raise BookError("%s is damaged: %d bytes for %d entries" % (path, size, n))
+        except Exception:
+            f.close()
+            raise
+        self._f = f
+        self.count = n
+        self._buf = bytearray(ENTRY)
+
+    def _hash_at(self, i):
+        self._f.seek(HEAD + i * ENTRY)
+        b = self._buf
+        if self._f.readinto(b) != ENTRY:
+            raise BookError("the book file changed while open")
+        return (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
+
+    def lookup(self, key):
+        h = key_hash(key)
+        lo, hi = 0, self.count
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            v = self._hash_at(mid)
+            if v == h:
+                m = self._buf[4]
+                return m if m < 32 else None
+            if v < h:
+                lo = mid + 1
+            else:
+                hi = mid
+        return None
+
+    def close(self):
+        self._f.close()
