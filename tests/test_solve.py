@@ -147,7 +147,10 @@ def test_a_strategy_that_loops_fails():
 
 
 @pytest.mark.slow
-def test_opening_proved_from_scratch():
+def test_opening_proved_from_scratch(request):
+    # About 10^5 expansions, 15 s: bench/solve.py does it too, with figures.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
     s = Solver(max_nodes=400000)
     assert s.prove(G.start(), 0) is True
     st = s.strategy(G.start(), 0)

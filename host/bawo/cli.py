@@ -278,6 +278,8 @@ def build_parser():
         sim = None
     if sim is not None and hasattr(sim, "add_parser"):
         sim.add_parser(subs)
+    from . import analyse
+    analyse.add_parsers(subs, _sub, _add_db)
     return p
 
 

@@ -71,3 +71,23 @@ def check(game, pos, choose, side=None):
         if stack and f[4] + 1 > stack[-1][4]:
             stack[-1][4] = f[4] + 1
     return decisions, len(done), done.get(pos.key(), 0)
+
+
+def read_strategy(game, lines):
+    """{key: move} from a strategy file (`bawo solve --tree`): `position move` per line,
+    # comments and blank lines skipped. ProofError names a bad line."""
+    out = {}
+    n = 0
+    for line in lines:
+        n += 1
+        line = line.strip()
+        if not line or line[0] == "#":
+            continue
+        i = line.rfind(" ")
+        try:
+            pos = game.parse(line[:i])
+            m = game.parse_move(line[i + 1:], pos)
+        except ValueError as e:
+            raise ProofError("strategy line %d: %s" % (n, e))
+        out[pos.key()] = m
+    return out

@@ -327,3 +327,40 @@ def solve(pos, solver=None, all_moves=True, **budgets):
         winning = [best]
     return Result(pos, value, winning, unknown, best, strategy, s.nodes - n0,
                   time.monotonic() - t0)
+
+
+# -- the opening book -------------------------------------------------------------------------
+
+def book_path():
+    import os
+    from .flash import firmware_dir
+    return os.path.join(firmware_dir(), "bawo_book.bin")
+
+
+def open_book(path=None):
+    """The firmware's book of South's proved strategy from the opening, or None if absent."""
+    try:
+        from bawo_firmware import book
+    except ImportError:  # a source tree without the install: the firmware dir by path
+        import sys
+        from .flash import firmware_dir
+        sys.path.append(firmware_dir())
+        import book
+    try:
+        return book.Book(path or book_path())
+    except OSError:
+        return None
+
+
+def book_value(game, pos, bk):
+    """WIN or LOSS for the side to move if the book's South strategy, replayed from pos against
+    every reply by bawo.proofcheck, wins for South; else None. Exact: a position the book
+    does not cover (or covers by a hash collision) fails the check and gives None."""
+    from .proofcheck import check, ProofError
+    if bk is None:
+        return None
+    try:
+        check(game, pos, lambda p: bk.lookup(p.key()), 0)
+    except ProofError:
+        return None
+    return WIN if pos.turn == 0 else LOSS

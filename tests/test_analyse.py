@@ -1,0 +1,134 @@
+"""`bawo solve` and `bawo analyse`: values, winning moves, the mistake of games whose values
+plain minimax settles independently."""
+import functools
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared_rules import game, State
+from shared_rules.record import Record
+from bawo import cli
+from bawo.analyse import analyse
+from bawo.proofcheck import check, read_strategy
+from bawo.solve import solve, WIN
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_solve import brute, endgames  # noqa: E402
+
+G = game('bawo')
+
+
+def run(capsys, *argv):
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@functools.lru_cache(maxsize=None)
+def lost_games(n):
+    """Games from set-up positions that minimax settles as won for the side to move, whose
+    first ply is a move minimax settles as losing; then the opponent plays the solver's
+    proved strategy and the loser its first legal move to the end. Returns (record, the
+    moves minimax settles as winning and as losing in the start position)."""
+    out = []
+    for before in range(2, 9):
+        for pos in endgames(20, before, seed=100 + before):
+            if brute(pos, 4) is not True:
+                continue
+            child_values = {m: brute(G.play(pos, m), 3) for m in G.legal_moves(pos)}
+            losing = [m for m, v in child_values.items() if v is True]
+            if not losing:
+                continue
+            winning = (set(G.move_str(m) for m, v in child_values.items() if v is False),
+                       set(G.move_str(m) for m in losing))
+            s = State(G, G.format(pos))
+            s.push(G.move_str(losing[0]))
+            r = solve(s.position, max_nodes=20000, all_moves=False)
+            assert r.value == WIN
+            while s.outcome() is None:
+                p = s.position
+                m = r.strategy[p.key()] if p.turn != pos.turn else G.legal_moves(p)[0]
+                s.push(G.move_str(m))
+            rec = Record.from_state(s)
+            assert rec.header['Result'] == G.sides[1 - pos.turn]
+            out.append((rec, winning))
+            if len(out) == n:
+                return out
+    return out
+
+
+def test_analyse_marks_the_losing_ply_of_games_with_known_values():
+    games = lost_games(3)
+    assert len(games) == 3
+    for rec, winning in games:
+        marks = analyse(rec, max_nodes=20000, max_seconds=5)
+        first = marks[0]
+        assert first['before'] == 'win' and first['after'] == 'loss' and first['mistake'], first
+        wins, losses = winning
+        assert first['missed'] and wins <= set(first['winning']), (first, winning)
+        assert not losses & set(first['winning']), (first, winning)
+        # After the mistake the winner never lets the win go, so it is the only one.
+        assert [x['ply'] for x in marks if x['mistake']] == [1]
+        loser = first['side']
+        for x in marks[1:]:
+            assert x['before'] == ('loss' if x['side'] == loser else 'win'), x
+
+
+def test_analyse_cli_on_a_file(tmp_path, capsys):
+    rec, _ = lost_games(3)[0]
+    f = tmp_path / 'g.txt'
+    f.write_text(rec.to_text())
+    rc, out, err = run(capsys, 'analyse', '--file', str(f), '--max-seconds', '5')
+    assert rc == 0, err
+    assert 'the game was lost at ply 1 (' in out
+    rc, out, err = run(capsys, 'analyse', '--file', str(f), '--json')
+    assert rc == 0 and json.loads(out)[0]['mistake'] is True
+
+
+def test_analyse_follows_the_book_from_the_opening():
+    # South follows the book for 10 plies: every South position is won, every North lost,
+    # with no search (the book's proof is checked from each position).
+    s = State(G)
+    from bawo.solve import open_book
+    bk = open_book()
+    while s.ply < 10:
+        p = s.position
+        m = bk.lookup(p.key()) if p.turn == 0 else G.legal_moves(p)[-1]
+        s.push(G.move_str(m))
+    marks = analyse(Record.from_state(s), max_nodes=1, max_seconds=1)
+    assert [x['before'] for x in marks] == ['win', 'loss'] * 5
+    assert not any(x['mistake'] for x in marks)
+
+
+def test_solve_cli_writes_a_strategy_that_checks(tmp_path, capsys):
+    pos = endgames(1, 9, seed=11)[0]
+    tree = tmp_path / 'tree.txt'
+    rc, out, err = run(capsys, 'solve', G.format(pos), '--tree', str(tree), '--json')
+    assert rc == 0, err
+    d = json.loads(out)
+    r = solve(pos)
+    assert d['value'] == r.value and d['winning'] == [G.move_str(m) for m in r.winning]
+    side = G.sides.index(d['proof']['winner'])
+    strategy = read_strategy(G, tree.read_text().splitlines())
+    assert check(G, pos, lambda p: strategy.get(p.key()), side)[0] == d['proof']['decisions']
+
+
+@pytest.mark.parametrize('argv, words', [
+    (['solve'], 'give a POSITION or --opening'),
+    (['solve', '--opening', '2,2 S'], 'give a POSITION or --opening'),
+    (['solve', '1,2,3 S'], 'bad position'),
+    (['solve', '0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'], 'already over'),
+    (['analyse'], 'which game?'),
+])
+def test_solve_and_analyse_errors_are_one_line(argv, words, capsys):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 1 and words in err and err.count('\n') == 1, err
+
+
+@pytest.mark.parametrize('cmd', ['solve', 'analyse'])
+def test_help_has_examples(cmd, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main([cmd, '--help'])
+    assert e.value.code == 0 and 'examples:' in capsys.readouterr().out
