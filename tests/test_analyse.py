@@ -132,3 +132,42 @@ def test_help_has_examples(cmd, capsys):
     with pytest.raises(SystemExit) as e:
         cli.main([cmd, '--help'])
     assert e.value.code == 0 and 'examples:' in capsys.readouterr().out
+
+
+def _logged(tmp_path):
+    from bawo.db import Log
+    rec, _ = lost_games(3)[0]
+    rec.header['Id'] = 'test-0001'
+    db = str(tmp_path / 'g.sqlite')
+    log = Log(db)
+    log.add(rec, 'import')
+    log.close()
+    return rec, db
+
+
+def test_export_analyse_writes_a_mark_per_ply_and_imports_back(tmp_path, capsys):
+    from bawo.export import read
+    rec, db = _logged(tmp_path)
+    rc, out, err = run(capsys, 'export', '--analyse', '--format', 'text', '--db', db)
+    assert rc == 0, err
+    assert out.count('{') == len(rec.moves) and '; the mistake' in out.split('{', 2)[1]
+    [(where, back, error)] = list(read(out))
+    assert error is None and back.moves == rec.moves  # the comments do not change the record
+    rc, out, err = run(capsys, 'export', '--analyse', '--db', db)
+    d = json.loads(out)
+    assert len(d['marks']) == len(rec.moves) and d['marks'][0]['mistake'] is True
+    rc, out, err = run(capsys, 'export', '--analyse', '--format', 'csv', '--db', db)
+    assert rc == 1 and 'jsonl or text' in err
+
+
+def test_show_analyse_notes_the_mistake(tmp_path, capsys):
+    rec, db = _logged(tmp_path)
+    rc, out, err = run(capsys, 'show', 'test-0001', '--all', '--numbers', '--analyse', '--db', db)
+    assert rc == 0, err
+    assert out.count('  [') == len(rec.moves) and '  [win -> loss; the mistake' in out
+
+
+def test_a_comment_left_open_is_refused():
+    from shared_rules.errors import RecordError
+    with pytest.raises(RecordError, match='not closed'):
+        Record.from_text('[Game "bawo"]\n\n1. A3- {won\n')

@@ -312,3 +312,43 @@ def cmd_analyse(args):
         else:
             print("no ply turned a won position into a lost one (within the budget)")
     return 0
+
+
+# -- marks in show and export ----------------------------------------------------------------
+
+def _comment(x):
+    # A comment never holds the braces that delimit it.
+    return mark_text(x).replace("{", "(").replace("}", ")")
+
+
+def to_text_marked(rec, marks):
+    """The record's text (RULES.md 4) with each ply's mark as a {comment} after its move;
+    Record.from_text skips the comments, so the file imports as the plain record."""
+    head = rec.to_text().split("\n\n", 1)[0]
+    lines = [head, ""]
+    for k, m in enumerate(rec.moves):
+        num = ("%d. " % (k // 2 + 1)) if k % 2 == 0 else ""
+        lines.append("%s%s {%s}" % (num, m, _comment(marks[k])))
+    lines.append(rec.header.get("Result", "*"))
+    return "\n".join(lines) + "\n"
+
+
+def write_marked(rows, fmt, out, max_nodes=200000, max_seconds=2.0):
+    """`bawo export --analyse`: JSON lines with a "marks" field (one object per ply), or text
+    with a comment per ply."""
+    from shared_rules.record import Record
+    if fmt == "csv":
+        raise BawoError("--analyse writes jsonl or text: the CSV summary has no plies")
+    first = True
+    for r in rows:
+        rec = Record.from_text(r["record"])
+        marks = analyse(rec, max_nodes, max_seconds)
+        if fmt == "jsonl":
+            d = rec.to_dict()
+            d["marks"] = marks
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        else:
+            if not first:
+                out.write("\n")
+            out.write(to_text_marked(rec, marks))
+        first = False
