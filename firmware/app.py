@@ -63,6 +63,18 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
         return RandomOpponent(seed)
 
 
+def with_book(opponent, name, header, board_side):
+    """Level 5 in Bawo as South from the opening plays the proved book (docs/ai.md): it
+    never loses there. Elsewhere, and if the book is missing, the opponent as it is."""
+    if name != 'bawo' or board_side != 0 or header.get('position') or header.get('level', 3) < 5:
+        return opponent
+    try:
+        import book
+        return book.BookOpponent(opponent)
+    except ImportError:
+        return opponent
+
+
 class EventBuf:
     """The engine's events for one move, 3 bytes each instead of a tuple each.
     Past its capacity the rest is dropped: the animation then jumps to the end."""
@@ -285,6 +297,7 @@ class App:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = make_opponent(self.g, header.get('level', 3), header.get('seed', 1),
                                           self._think_poll, self.say)
+            self.opponent = with_book(self.opponent, name, header, self.board_side)
         self._layout(name)
         self.view.reset(pieces=(name == 'bagh-chal'))
 

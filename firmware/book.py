@@ -86,3 +86,54 @@ class Book:
 
     def close(self):
         self._f.close()
+
+
+def path():
+    """Where the bundle puts the book: beside this module (the board's root), else the root."""
+    f = globals().get('__file__') or ''
+    return (f.rsplit('/', 1)[0] + '/' if '/' in f else '') + 'bawo_book.bin'
+
+
+class BookOpponent:
+    """The board as South in Bawo from the opening: the book's move while every position since
+    the opening came from it (so each is one of the book's own), the AI's otherwise. Opens the
+    file for each lookup: nothing of the book stays on the heap between moves."""
+
+    def __init__(self, ai, book_path=None):
+        self.ai = ai
+        self.path = book_path or path()
+        self.in_book = True
+        self.book_moves = 0
+        self.ai_moves = 0
+
+    def book_move(self, pos):
+        """The book's move in pos, if legal, else None (and the book is left for good)."""
+        if not self.in_book or pos.turn != 0:
+            return None
+        m = None
+        try:
+            b = Book(self.path)
+            try:
+                m = b.lookup(pos.key())
+            finally:
+                b.close()
+        except (OSError, ValueError):
+            m = None
+        g = getattr(self.ai, 'game', None)
+        if m is None or g is None or m not in g.legal_moves(pos):
+            self.in_book = False
+            return None
+        return m
+
+    def choose(self, pos_or_state):
+        pos = getattr(pos_or_state, 'position', pos_or_state)
+        m = self.book_move(pos)
+        if m is not None:
+            self.book_moves += 1
+            return m
+        self.ai_moves += 1
+        return self.ai.choose(pos_or_state)
+
+    @property
+    def last_info(self):
+        return getattr(self.ai, 'last_info', {})

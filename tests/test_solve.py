@@ -156,3 +156,20 @@ def test_opening_proved_from_scratch(request):
     st = s.strategy(G.start(), 0)
     decisions, _, longest = check(G, G.start(), lambda p: st.get(p.key()))
     assert decisions == len(st) and longest <= 60
+
+
+BOARD = harness.load('check_board_book')
+
+
+@pytest.mark.parametrize('name', harness.check_names(BOARD))
+def test_board_book_cpython(name):
+    getattr(BOARD, name)()
+
+
+def test_board_book_micropython():
+    # The board's own opponent code (app.with_book, book.BookOpponent, the level-5 AI) under
+    # the unix port: as South from the opening it wins against every North reply.
+    r = run_micropython(['tests/mp/check_board_book.py'], heapsize='8M', path=(ROOT,))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and '4 passed, 0 failed' in out, out
+    assert 'board as South: 1375 decisions' in out and 'AI moves 0' in out, out

@@ -1,0 +1,77 @@
+# The board as South in Bawo from the opening, at level 5, never loses: its own move choice
+# (firmware/app.py's opponent with firmware/book.py) is replayed by bawo.proofcheck against
+# every North reply at every North turn, to the end of every line. Runs under python3 and
+# micropython (the unix port needs -X heapsize=8M for the check's table).
+import sys
+try:
+    import mpcheck
+except ImportError:
+    sys.path.insert(0, __file__.rsplit('/', 1)[0])
+    import mpcheck
+sys.path.insert(0, mpcheck.ROOT + '/host')
+import os
+import time
+from shared_rules import game
+from bawo.proofcheck import check
+import app
+import book
+
+BOOK = mpcheck.FIRMWARE + '/bawo_book.bin'
+
+
+def board_south(level=5, header=None):
+    g = game('bawo')
+    h = {'game': 'bawo', 'level': level}
+    if header:
+        h.update(header)
+    return g, app.with_book(app.make_opponent(g, level, 1), 'bawo', h, 0)
+
+
+def test_the_board_as_south_wins_against_every_north_reply():
+    g, opp = board_south()
+    assert isinstance(opp, book.BookOpponent)
+    assert opp.path == BOOK or opp.path.endswith('/firmware/bawo_book.bin'), opp.path
+    decisions, positions, longest = check(g, g.start(), opp.choose)
+    print('board as South: %d decisions, %d positions, longest line %d plies, AI moves %d'
+          % (decisions, positions, longest, opp.ai_moves))
+    assert opp.ai_moves == 0 and opp.book_moves == decisions
+
+
+def test_the_book_is_only_for_level_5_south_from_the_opening():
+    for level, header, side in ((4, None, 0), (5, {'position': '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/'
+                                                  '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'}, 0),
+                                (5, None, 1)):
+        g = game('bawo')
+        h = {'game': 'bawo', 'level': level}
+        if header:
+            h.update(header)
+        opp = app.with_book(app.make_opponent(g, level, 1), 'bawo', h, side)
+        assert not isinstance(opp, book.BookOpponent), (level, header, side)
+
+
+def test_without_the_book_file_the_ai_plays():
+    g = game('bawo')
+    ai = app.make_opponent(g, 1, 1)
+    opp = book.BookOpponent(ai, '/nonexistent/bawo_book.bin')
+    m = opp.choose(g.start())
+    assert m in g.legal_moves(g.start()) and opp.ai_moves == 1 and not opp.in_book
+
+
+def test_a_damaged_book_is_refused_not_read():
+    tmp = '/tmp/bawo-book-%d.bin' % (time.time_ns() % 1000000007)
+    with open(BOOK, 'rb') as f:
+        data = f.read()
+    for bad in (data[:-1], b'XXXX' + data[4:], data[:4] + b'\xff\xff' + data[6:]):
+        with open(tmp, 'wb') as f:
+            f.write(bad)
+        try:
+            book.Book(tmp)
+        except book.BookError:
+            pass
+        else:
+            raise AssertionError('a damaged book was opened')
+    os.remove(tmp)
+
+
+if __name__ == '__main__':
+    mpcheck.run(globals())
