@@ -73,5 +73,30 @@ def test_a_damaged_book_is_refused_not_read():
     os.remove(tmp)
 
 
+def test_the_running_app_plays_the_books_first_move():
+    import hw_sim
+    from journal import Journal
+    tmp = '/tmp/bawo-book-app-%d' % (time.time_ns() % 1000000007)
+    for d in ('/tmp', tmp):
+        try:
+            os.mkdir(d)
+        except OSError:
+            pass
+    board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
+    a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
+                settings={'game': 'bawo', 'opponent': 'board-first', 'level': 5})
+    a.new_game('bawo', opponent='board-first')
+    assert isinstance(a.opponent, book.BookOpponent)
+    g = game('bawo')
+    b = book.Book(BOOK)
+    want = b.lookup(g.start().key())
+    b.close()
+    a._think()
+    assert a.s.ply == 1 and a.opponent.book_moves == 1 and a.opponent.ai_moves == 0
+    assert a.s.position == g.play(g.start(), want)
+    for n in os.listdir(tmp):
+        os.remove(tmp + '/' + n)
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
