@@ -183,6 +183,8 @@ class App:
         self.starts = {}
         self.direct = {}
         self.sel = -1
+        self.hint_move = -1         # the move a hint lights (its start is self.sel), else -1
+        self.hints = 0              # hints asked for in this game (the record says so)
         self.takata = False
         self.flash_key = -1
         self.flash_until = 0
@@ -293,6 +295,8 @@ class App:
                 pass   # make_opponent says so
         self.g = make_game(name)
         self.s = State(self.g, header.get('position'), history=1)
+        self.hints = 0
+        self.hint_move = -1
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = make_opponent(self.g, header.get('level', 3), header.get('seed', 1),
@@ -511,6 +515,7 @@ class App:
         if over:
             self._finish()
         self.sel = -1
+        self.hint_move = -1
         self.starts = {}
         self.direct = {}
         if start >= 0:
@@ -530,7 +535,11 @@ class App:
     def _finish(self):
         s = self.s
         h = self.header
-        names = (self._plays(0), self._plays(1))
+        names = [self._plays(0), self._plays(1)]
+        if self.hints:  # the people's side(s) had help: the record says how much
+            for side in (0, 1):
+                if names[side] == 'person':
+                    names[side] = 'person (%d hints)' % self.hints
         # The board is done with this game: its AI makes room for the record.
         self.opponent = None
         shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
@@ -664,6 +673,9 @@ class App:
         if self.anim is not None:
             self.skip()
             return
+        if key == k.menu and k.back >= 0 and k.is_pressed(k.back) and self.mode == PLAY:
+            self.show_hint()   # BACK held, MENU pressed: a hint, not the menu
+            return
         if key == k.menu:
             if self.mode == MENU:
                 self.new_game(self.settings['game'])
@@ -681,6 +693,7 @@ class App:
             return
         if key >= self.profile.n_keys:
             return
+        self.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode == MENU:
             r, c = self.profile.positions[key]
             if self.menu.press(r, c):
@@ -713,6 +726,43 @@ class App:
             self.changed()
         else:
             self.flash(key)
+
+    def hint_for(self):
+        """The move a hint shows: the proved book's (Bawo, South, from the opening, while
+        every South move so far was the book's), else the level-5 AI's best."""
+        s = self.s
+        g = self.g
+        if g.name == 'bawo' and s.turn == 0 and not self.header.get('position'):
+            try:
+                import book
+                m = book.line_move(g, s.moves, book.path())
+            except ImportError:
+                m = None
+            if m is not None:
+                return m
+        ai = self.opponent
+        ai = getattr(ai, 'ai', ai)
+        if ai is None or not hasattr(ai, 'last_info'):
+            ai = make_opponent(g, 5, self.header.get('seed', 1), self._think_poll)
+        return ai.choose(s)
+
+    def show_hint(self):
+        if self._board_to_move() or self._host_to_move() or self.s.outcome() is not None:
+            return
+        m = self.hint_for()
+        if m is None:
+            return
+        self.hints += 1
+        self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
+        cell = self._start_cell(m, self.s.turn)
+        if cell in self.direct and self.direct[cell] == m:
+            self.sel = -1
+            self.flash_key = self.key_of_cell[cell]  # a one-press move: its pocket blinks
+            self.flash_until = ticks_add(self.now, FLASH_MS)
+        else:
+            self.sel = cell
+            self.hint_move = m
+        self.changed()
 
     def open_menu(self):
         self.mode = MENU
@@ -788,8 +838,8 @@ class App:
         if cell == self.sel:
             return V.BG_SELECT
         if self.sel >= 0:
-            for tgt, m in self.starts[self.sel]:
-                if tgt == cell:
+            for tgt, m in self.starts.get(self.sel, ()):
+                if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
         if self._owner(cell, oware) == self.s.turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN

@@ -137,3 +137,25 @@ class BookOpponent:
     @property
     def last_info(self):
         return getattr(self.ai, 'last_info', {})
+
+
+def line_move(game, moves, book_path):
+    """The book's move after `moves` (text, from the opening) if South followed the book at
+    every South turn of them (so the position is one of the book's own), else None."""
+    try:
+        b = Book(book_path)
+    except (OSError, ValueError):
+        return None
+    try:
+        pos = game.start()
+        for t in moves:
+            m = game.parse_move(t, pos)
+            if pos.turn == 0 and b.lookup(pos.key()) != m:
+                return None
+            pos = game.play(pos, m)
+        if pos.turn != 0:
+            return None
+        m = b.lookup(pos.key())
+        return m if m is not None and m in game.legal_moves(pos) else None
+    finally:
+        b.close()

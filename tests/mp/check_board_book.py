@@ -98,5 +98,47 @@ def test_the_running_app_plays_the_books_first_move():
         os.remove(tmp + '/' + n)
 
 
+def _app(opponent, level):
+    import hw_sim
+    from journal import Journal
+    tmp = '/tmp/bawo-book-app-%d' % (time.time_ns() % 1000000007)
+    for d in ('/tmp', tmp):
+        try:
+            os.mkdir(d)
+        except OSError:
+            pass
+    board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
+    a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
+                settings={'game': 'bawo', 'opponent': opponent, 'level': level})
+    a.new_game('bawo', opponent=opponent)
+    return a, tmp
+
+
+def test_a_hint_lights_the_books_move_and_the_record_says_so():
+    a, tmp = _app('board-second', 1)   # the person plays South, the board North
+    g = game('bawo')
+    k = a.keys
+    k.is_pressed = lambda key: key == k.back   # BACK held down ...
+    a.on_press(k.menu)                         # ... and MENU pressed: a hint
+    b = book.Book(BOOK)
+    want = b.lookup(g.start().key())
+    b.close()
+    assert a.mode == app.PLAY and a.hints == 1 and a.hint_move == want
+    assert a.sel == a._start_cell(want, 0)
+    # Of the start's targets only the hinted move's is lit (blinking: look while it is on).
+    a.blink = 1
+    lit = [t for t, m in a.starts[a.sel] if a._bg(t, False) == app.V.BG_TARGET]
+    assert lit == [t for t, m in a.starts[a.sel] if m == want] and len(lit) == 1, lit
+    a.on_press(a.key_of_cell[lit[0]])          # the person plays it
+    a.skip()
+    assert a.s.ply == 1 and a.s.position == g.play(g.start(), want)
+    a._finish()
+    text = a.journal.read_record(a.header['id'])
+    text = text.decode() if isinstance(text, bytes) else text
+    assert 'person (1 hints)' in text, text
+    for n in os.listdir(tmp):
+        os.remove(tmp + '/' + n)
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
