@@ -128,30 +128,32 @@ class Solver:
         game = self.game
         proved = self.proved[attacker]
         disproved = self.disproved[attacker]
+        # The line from the root to the node being worked on, and its keys. After a back-up
+        # the next descent starts at the deepest node whose numbers did not change: the
+        # most-proving node is still below it (Allis).
+        line = [root]
+        path = {root.key}
         while root.pn and root.dn:
-            # Descend to the most-proving node, keeping the path's keys.
-            n = root
-            path = {n.key}
+            n = line[-1]
             while n.kids is not None:
                 best = None
+                v = INF + 1
                 if n.or_node:
-                    v = INF + 1
                     for c in n.kids:
                         if c.pn < v:
                             v, best = c.pn, c
                 else:
-                    v = INF + 1
                     for c in n.kids:
                         if c.dn < v:
                             v, best = c.dn, c
                 n = best
+                line.append(n)
                 path.add(n.key)
             self._expand(n, attacker, path)
-            # Back up towards the root, as far as the numbers change.
-            while n is not None:
-                if not self._update(n, proved, disproved):
-                    break
-                n = n.parent
+            while self._update(n, proved, disproved) and n is not root:
+                line.pop()
+                path.discard(n.key)
+                n = line[-1]
 
     def _expand(self, n, attacker, path):
         self.nodes += 1
