@@ -693,6 +693,7 @@ class App:
             return
         if key >= self.profile.n_keys:
             return
+        hint = self.hint_move
         self.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode == MENU:
             r, c = self.profile.positions[key]
@@ -712,6 +713,9 @@ class App:
             return
         if self.sel >= 0:
             if cell == self.sel:
+                if hint >= 0 and self.direct.get(cell) == hint:
+                    self.play(hint)   # a hinted one-press move: pressing it plays it
+                    return
                 self.sel = -1
                 self.changed()
                 return
@@ -754,14 +758,8 @@ class App:
             return
         self.hints += 1
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
-        cell = self._start_cell(m, self.s.turn)
-        if cell in self.direct and self.direct[cell] == m:
-            self.sel = -1
-            self.flash_key = self.key_of_cell[cell]  # a one-press move: its pocket blinks
-            self.flash_until = ticks_add(self.now, FLASH_MS)
-        else:
-            self.sel = cell
-            self.hint_move = m
+        self.sel = self._start_cell(m, self.s.turn)
+        self.hint_move = m
         self.changed()
 
     def open_menu(self):

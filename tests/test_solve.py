@@ -171,5 +171,5 @@ def test_board_book_micropython():
     # the unix port: as South from the opening it wins against every North reply.
     r = run_micropython(['tests/mp/check_board_book.py'], heapsize='8M', path=(ROOT,))
     out = r.stdout + r.stderr
-    assert r.returncode == 0 and '6 passed, 0 failed' in out, out
+    assert r.returncode == 0 and '7 passed, 0 failed' in out, out
     assert 'board as South: 1375 decisions' in out and 'AI moves 0' in out, out

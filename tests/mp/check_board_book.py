@@ -140,5 +140,21 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
         os.remove(tmp + '/' + n)
 
 
+def test_a_hint_in_oware_is_played_by_pressing_its_pit():
+    a, tmp = _app('board-second', 1)
+    a.new_game('oware', opponent='board-second')
+    k = a.keys
+    k.is_pressed = lambda key: key == k.back
+    a.on_press(k.menu)
+    m = a.hint_move
+    assert a.hints == 1 and m >= 0 and a.sel == a._start_cell(m, 0)
+    before = a.s.position
+    a.on_press(a.key_of_cell[a.sel])   # the hinted pit: one press plays it
+    a.skip()
+    assert a.s.ply == 1 and a.s.position == a.g.play(before, m)
+    for n in os.listdir(tmp):
+        os.remove(tmp + '/' + n)
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
