@@ -64,13 +64,15 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
 
 
 def with_book(opponent, name, header, board_side):
-    """Level 5 in Bawo as South from the opening plays the proved book (docs/ai.md): it
-    never loses there. Elsewhere, and if the book is missing, the opponent as it is."""
-    if name != 'bawo' or board_side != 0 or header.get('position') or header.get('level', 3) < 5:
+    """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
+    strategy, which never loses; as North the hardest reply while South stays on the book's
+    line. Elsewhere, and if the book is missing, the opponent as it is."""
+    if (name != 'bawo' or board_side not in (0, 1) or header.get('position')
+            or header.get('level', 3) < 5):
         return opponent
     try:
         import book
-        return book.BookOpponent(opponent)
+        return book.BookOpponent(opponent, side=board_side)
     except ImportError:
         return opponent
 

@@ -1,5 +1,7 @@
-"""The opening book: the move of a proved strategy for each of its positions, looked up in a
-file on flash without loading it (a few bytes of heap per lookup).
+"""The opening book: South's move in each position of its proved winning strategy from the
+opening, and North's reply in each North position that strategy reaches (the reply that leaves
+South the largest proof), looked up in a file on flash without loading it (a few bytes of heap
+per lookup). Built by `bawo solve --opening --book FILE`.
 
 File: b"BWB1", the entry count (2 bytes, big-endian), then the entries sorted by hash, each
 the position's 32-bit FNV-1a hash (big-endian) and the move (an action, 0..31). The builder
@@ -95,31 +97,36 @@ def path():
 
 
 class BookOpponent:
-    """The board as South in Bawo from the opening: the book's move while every position since
-    the opening came from it (so each is one of the book's own), the AI's otherwise. Opens the
-    file for each lookup: nothing of the book stays on the heap between moves."""
+    """The board in Bawo from the opening, as South (side 0) or North (1): the book's move
+    while every position since the opening came from it (so each is one of the book's own),
+    the AI's otherwise. Opens the file for each lookup: nothing of the book stays on the heap
+    between moves. As North the book's line lasts while the person plays South's book moves;
+    a South move off it leaves the book for good, and the level-5 search takes over."""
 
-    def __init__(self, ai, book_path=None):
+    def __init__(self, ai, book_path=None, side=0):
         self.ai = ai
+        self.side = side
         self.path = book_path or path()
         self.in_book = True
         self.book_moves = 0
         self.ai_moves = 0
 
-    def book_move(self, pos):
-        """The book's move in pos, if legal, else None (and the book is left for good)."""
-        if not self.in_book or pos.turn != 0:
+    def book_move(self, pos, moves=None):
+        """The book's move in pos, if legal, else None (and the book is left for good).
+        moves: the game's moves so far (text), to check South kept to the book's line."""
+        if not self.in_book or pos.turn != self.side:
             return None
         m = None
+        g = getattr(self.ai, 'game', None)
         try:
             b = Book(self.path)
             try:
-                m = b.lookup(pos.key())
+                if moves is None or g is None or _south_on_line(g, moves, b):
+                    m = b.lookup(pos.key())
             finally:
                 b.close()
         except (OSError, ValueError):
             m = None
-        g = getattr(self.ai, 'game', None)
         if m is None or g is None or m not in g.legal_moves(pos):
             self.in_book = False
             return None
@@ -127,7 +134,9 @@ class BookOpponent:
 
     def choose(self, pos_or_state):
         pos = getattr(pos_or_state, 'position', pos_or_state)
-        m = self.book_move(pos)
+        # As South the board made every South move itself; as North the person did.
+        moves = getattr(pos_or_state, 'moves', None) if self.side == 1 else None
+        m = self.book_move(pos, moves)
         if m is not None:
             self.book_moves += 1
             return m
@@ -139,6 +148,18 @@ class BookOpponent:
         return getattr(self.ai, 'last_info', {})
 
 
+def _south_on_line(game, moves, b):
+    """The position after `moves` (text, from the opening) if every South move among them was
+    the book's, else None."""
+    pos = game.start()
+    for t in moves:
+        m = game.parse_move(t, pos)
+        if pos.turn == 0 and b.lookup(pos.key()) != m:
+            return None
+        pos = game.play(pos, m)
+    return pos
+
+
 def line_move(game, moves, book_path):
     """The book's move after `moves` (text, from the opening) if South followed the book at
     every South turn of them (so the position is one of the book's own), else None."""
@@ -147,13 +168,8 @@ def line_move(game, moves, book_path):
     except (OSError, ValueError):
         return None
     try:
-        pos = game.start()
-        for t in moves:
-            m = game.parse_move(t, pos)
-            if pos.turn == 0 and b.lookup(pos.key()) != m:
-                return None
-            pos = game.play(pos, m)
-        if pos.turn != 0:
+        pos = _south_on_line(game, moves, b)
+        if pos is None or pos.turn != 0:
             return None
         m = b.lookup(pos.key())
         return m if m is not None and m in game.legal_moves(pos) else None

@@ -171,3 +171,13 @@ def test_a_comment_left_open_is_refused():
     from shared_rules.errors import RecordError
     with pytest.raises(RecordError, match='not closed'):
         Record.from_text('[Game "bawo"]\n\n1. A3- {won\n')
+
+
+def test_solve_book_rebuilds_the_committed_book(tmp_path, capsys):
+    # The committed firmware/bawo_book.bin is what `bawo solve --opening --book` builds.
+    out_file = tmp_path / 'book.bin'
+    rc, out, err = run(capsys, 'solve', '--opening', '--book', str(out_file))
+    assert rc == 0, err
+    assert 'book: 1375 South moves, 743 North replies' in out
+    committed = Path(__file__).resolve().parent.parent / 'firmware' / 'bawo_book.bin'
+    assert out_file.read_bytes() == committed.read_bytes()

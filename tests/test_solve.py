@@ -171,5 +171,23 @@ def test_board_book_micropython():
     # the unix port: as South from the opening it wins against every North reply.
     r = run_micropython(['tests/mp/check_board_book.py'], heapsize='8M', path=(ROOT,))
     out = r.stdout + r.stderr
-    assert r.returncode == 0 and '7 passed, 0 failed' in out, out
+    assert r.returncode == 0 and '8 passed, 0 failed' in out, out
     assert 'board as South: 1375 decisions' in out and 'AI moves 0' in out, out
+
+
+def test_the_books_north_replies_leave_south_the_largest_proof():
+    # bawo.solve.hardest_replies over the book's own South strategy picks, in every North
+    # position, the reply the book holds for North.
+    from bawo.solve import hardest_replies
+    sys.path.insert(0, str(ROOT / 'firmware'))
+    import book
+    b = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
+
+    class Lookup:
+        def __getitem__(self, k):
+            return b.lookup(k)
+
+    north = hardest_replies(G, G.start(), Lookup(), 0)
+    assert len(north) + 1375 == b.count
+    assert all(b.lookup(k) == m for k, m in north.items())
+    b.close()

@@ -44,6 +44,7 @@ def add_parsers(subs, sub, add_db):
             """examples:
               bawo solve --opening
               bawo solve --opening --tree south.txt
+              bawo solve --opening --book firmware/bawo_book.bin
               bawo solve "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
               bawo solve POSITION --max-nodes 100000 --max-seconds 10 --json""")
     s.add_argument("position", nargs="?", help="a Bawo position string (RULES.md 1), side to move last")
@@ -51,6 +52,8 @@ def add_parsers(subs, sub, add_db):
     _add_budgets(s, 2000000, None, "")
     s.add_argument("--tree", metavar="FILE",
                    help="write the winner's strategy: one line per position, the position and its move")
+    s.add_argument("--book", metavar="FILE",
+                   help="with --opening: write the board's book (firmware/bawo_book.bin's format)")
     s.add_argument("--first-move-only", action="store_true",
                    help="stop at the first winning move instead of trying every move")
     s.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -114,6 +117,19 @@ def cmd_solve(args):
     g = game("bawo")
     if args.opening == (args.position is not None):
         raise BawoError("give a POSITION or --opening (one of them)")
+    if args.book:
+        if not args.opening:
+            raise BawoError("--book needs --opening: the book holds the strategy from the opening")
+        from .solve import build_book
+        data, south, north = build_book(g, args.max_nodes)
+        try:
+            with open(args.book, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            raise BawoError("cannot write %s: %s" % (args.book, e.strerror or e))
+        print("book: %d South moves, %d North replies, %d bytes written to %s"
+              % (south, north, len(data), args.book))
+        return 0
     pos = g.start() if args.opening else g.parse(args.position)
     o = g.outcome(pos)
     if o is not None:

@@ -366,3 +366,56 @@ def book_value(game, pos, bk):
     except ProofError:
         return None
     return WIN if pos.turn == 0 else LOSS
+
+
+def hardest_replies(game, pos, strategy, side):
+    """{key: move} for the loser of a proved strategy: in each of its positions the strategy
+    reaches, the reply that leaves the winner the largest proof (the most decisions of the
+    winner, counted along every line: the hardest win to find)."""
+    size = {}
+    out = {}
+
+    def walk(p):
+        k = p.key()
+        if k in size:
+            return size[k]
+        if game.outcome(p) is not None:
+            size[k] = 0
+            return 0
+        if p.turn == side:
+            n = 1 + walk(game.play(p, strategy[k]))
+        else:
+            best, n = None, 0
+            for m in game.legal_moves(p):
+                s = walk(game.play(p, m))
+                n += s
+                if best is None or s > best[0]:
+                    best = (s, m)
+            out[k] = best[1]
+        size[k] = n
+        return n
+
+    walk(pos)
+    return out
+
+
+def build_book(game=None, max_nodes=400000):
+    """The board's book file (firmware/book.py's format): South's proved strategy from the
+    opening, and North's hardest reply in each North position it reaches. Returns
+    (bytes, South entries, North entries)."""
+    from .flash import firmware_dir
+    import sys
+    g = game or _game("bawo")
+    s = Solver(max_nodes=max_nodes)
+    if not s.prove(g.start(), 0):
+        raise ValueError("the opening was not proved within %d nodes" % max_nodes)
+    south = s.strategy(g.start(), 0)
+    north = hardest_replies(g, g.start(), south, 0)
+    try:
+        from bawo_firmware import book
+    except ImportError:
+        sys.path.append(firmware_dir())
+        import book
+    entries = dict(south)
+    entries.update(north)
+    return book.pack(entries), len(south), len(north)

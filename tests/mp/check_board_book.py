@@ -37,10 +37,10 @@ def test_the_board_as_south_wins_against_every_north_reply():
     assert opp.ai_moves == 0 and opp.book_moves == decisions
 
 
-def test_the_book_is_only_for_level_5_south_from_the_opening():
+def test_the_book_is_only_for_level_5_from_the_opening():
     for level, header, side in ((4, None, 0), (5, {'position': '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/'
                                                   '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'}, 0),
-                                (5, None, 1)):
+                                (4, None, 1), (5, None, 2)):
         g = game('bawo')
         h = {'game': 'bawo', 'level': level}
         if header:
@@ -154,6 +154,31 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     assert a.s.ply == 1 and a.s.position == a.g.play(before, m)
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
+
+
+def test_the_board_as_north_follows_the_book_while_south_does():
+    from shared_rules import State
+    g = game('bawo')
+    south = book.Book(BOOK)
+    north = app.with_book(app.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    assert isinstance(north, book.BookOpponent) and north.side == 1
+    s = State(g)
+    while s.outcome() is None:
+        if s.turn == 0:
+            s.push(g.move_str(south.lookup(s.position.key())))
+        else:
+            s.push(g.move_str(north.choose(s)))
+    south.close()
+    assert s.outcome().winner == 0 and north.ai_moves == 0 and north.book_moves == s.ply // 2
+    # South leaves the book's line: the board leaves the book for good and searches.
+    north = app.with_book(app.make_opponent(g, 1, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    s = State(g)
+    b = book.Book(BOOK)
+    off = [m for m in g.legal_moves(s.position) if m != b.lookup(s.position.key())][0]
+    b.close()
+    s.push(g.move_str(off))
+    m = north.choose(s)
+    assert m in g.legal_moves(s.position) and north.ai_moves == 1 and not north.in_book
 
 
 if __name__ == '__main__':
