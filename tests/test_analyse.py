@@ -181,3 +181,21 @@ def test_solve_book_rebuilds_the_committed_book(tmp_path, capsys):
     assert 'book: 1375 South moves, 743 North replies' in out
     committed = Path(__file__).resolve().parent.parent / 'firmware' / 'bawo_book.bin'
     assert out_file.read_bytes() == committed.read_bytes()
+
+
+@pytest.mark.parametrize('name', ['oware', 'bagh-chal'])
+def test_analyse_estimates_oware_and_bagh_chal_and_says_so(name, tmp_path, capsys):
+    from _host_helpers import random_record
+    rec = random_record(3, 'test-0003', name, max_plies=40)
+    marks = analyse(rec)
+    assert len(marks) == len(rec.moves) and all(x['estimate'] for x in marks)
+    worst = [x for x in marks if x['worst']]
+    assert 1 <= len(worst) <= 3
+    # The worst plies lose at least as much as any other, by the search's own scores.
+    assert min(x['drop'] for x in worst) >= max(x['drop'] for x in marks if not x['worst'])
+    for x in marks:
+        assert x['drop'] == max(0, x['score'] - x['after'])
+    f = tmp_path / 'g.txt'
+    f.write_text(rec.to_text())
+    rc, out, err = run(capsys, 'analyse', '--file', str(f))
+    assert rc == 0 and out.startswith('ESTIMATE: ') and 'loses the most' in out
