@@ -755,8 +755,13 @@ class App:
     def show_hint(self):
         if self._board_to_move() or self._host_to_move() or self.s.outcome() is not None:
             return
+        self.abort_key = -1   # MENU or BACK pressed during the hint's search stops it
         m = self.hint_for()
+        key = self.abort_key
+        self.abort_key = -1
         if m is None:
+            if key >= 0:
+                self.on_press(key)
             return
         self.hints += 1
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
