@@ -199,3 +199,12 @@ def test_analyse_estimates_oware_and_bagh_chal_and_says_so(name, tmp_path, capsy
     f.write_text(rec.to_text())
     rc, out, err = run(capsys, 'analyse', '--file', str(f))
     assert rc == 0 and out.startswith('ESTIMATE: ') and 'loses the most' in out
+
+
+def test_a_missed_win_names_the_books_move_even_when_the_search_runs_out():
+    s = State(G)
+    s.push('A6-')   # also a win, but off the book's line: 1 node cannot prove it
+    s.push(G.move_str(G.legal_moves(s.position)[0]))
+    first = analyse(Record.from_state(s), max_nodes=1, max_seconds=1)[0]
+    assert first['before'] == 'win' and first['after'] == 'unknown' and first['missed']
+    assert 'A3-' in first['winning'] and 'A6-' not in first['winning']

@@ -224,8 +224,12 @@ def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None):
         missed = before == WIN and after != WIN
         winning = []
         if missed:  # only then are the winning moves worth their search
-            winning = [g.move_str(x) for x in solve(positions[k], solver=solver, max_nodes=max_nodes,
-                                                     max_seconds=max_seconds).winning]
+            found = set(solve(positions[k], solver=solver, max_nodes=max_nodes,
+                              max_seconds=max_seconds).winning)
+            for x in g.legal_moves(positions[k]):  # and the book's, checked from each child
+                if x not in found and book_value(g, g.play(positions[k], x), bk) == LOSS:
+                    found.add(x)
+            winning = [g.move_str(x) for x in sorted(found)]
         marks.append({"ply": k + 1, "side": g.sides[positions[k].turn], "move": mv,
                       "before": before, "after": after,
                       "mistake": before == WIN and after == LOSS,
