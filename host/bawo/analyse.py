@@ -189,7 +189,7 @@ def cmd_solve(args):
 
 # -- analyse --------------------------------------------------------------------------------
 
-def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None):
+def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
     """One dict per ply: ply (1-based), side, move, before (value for the mover of the
     position it moved in), after (the value that move left it), mistake (won -> lost),
     winning (the winning moves when it was won) and missed (True if its move was not one)."""
@@ -204,7 +204,11 @@ def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None):
     solver = solver or Solver(max_nodes=max_nodes, max_seconds=max_seconds)
     bk = open_book()
     values = []  # for the side to move in each position
-    for pos in positions:
+    t0 = time.monotonic()
+    for i, pos in enumerate(positions):
+        if progress and time.monotonic() - t0 > 2:
+            sys.stderr.write("analysing: position %d of %d\r" % (i + 1, len(positions)))
+            sys.stderr.flush()
         o = g.outcome(pos)
         if o is not None:
             values.append(WIN if o.winner == pos.turn else LOSS)
@@ -272,10 +276,10 @@ def analyse_estimate(rec, level=5):
     return marks
 
 
-def analyse(rec, max_nodes=200000, max_seconds=2.0):
+def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
     rec.replay()  # a record that does not replay is refused with the failing ply
     if rec.header.get("Game") == "bawo":
-        return analyse_bawo(rec, max_nodes, max_seconds)
+        return analyse_bawo(rec, max_nodes, max_seconds, progress=progress)
     return analyse_estimate(rec)
 
 
@@ -314,7 +318,7 @@ def cmd_analyse(args):
         if row is None:
             raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
         rec = Record.from_text(row["record"])
-    marks = analyse(rec, args.max_nodes, args.max_seconds or 2.0)
+    marks = analyse(rec, args.max_nodes, args.max_seconds or 2.0, progress=sys.stderr.isatty())
     if args.json:
         sys.stdout.write(json.dumps(marks, indent=1) + "\n")
         return 0
