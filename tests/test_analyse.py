@@ -208,3 +208,37 @@ def test_a_missed_win_names_the_books_move_even_when_the_search_runs_out():
     first = analyse(Record.from_state(s), max_nodes=1, max_seconds=1)[0]
     assert first['before'] == 'win' and first['after'] == 'unknown' and first['missed']
     assert 'A3-' in first['winning']
+
+
+@pytest.mark.parametrize('prefix, blunder', [
+    ([], 'A1+'),
+    (['A3-', 'A3+'], 'A3-'),
+    (['A3-', 'A3+', 'A1+', 'B7-', 'B8-', 'B6-', 'B1+', 'A6-'], 'A4+'),
+])
+def test_analyse_finds_the_blunder_of_games_from_the_opening(prefix, blunder):
+    # South keeps to the book (won, by the book's proof), then plays a move after which
+    # North's win is proved here and checked against every South reply; North then plays
+    # that proof to the end. The blunder is the one mistake analyse must mark.
+    from bawo.solve import open_book
+    bk = open_book()
+    s = State(G)
+    for t in prefix:
+        if s.turn == 0:
+            assert bk.lookup(s.position.key()) == G.parse_move(t)
+        s.push(t)
+    bk.close()
+    s.push(blunder)
+    r = solve(s.position, max_nodes=20000, all_moves=False)
+    assert r.value == WIN  # for North, to move
+    check(G, s.position, lambda p: r.strategy.get(p.key()), 1)
+    while s.outcome() is None:
+        p = s.position
+        s.push(G.move_str(r.strategy[p.key()] if p.turn == 1 else G.legal_moves(p)[0]))
+    assert s.outcome().winner == 1
+    marks = analyse(Record.from_state(s), max_nodes=20000, max_seconds=10)
+    ply = len(prefix) + 1
+    assert [x['ply'] for x in marks if x['mistake']] == [ply]
+    x = marks[ply - 1]
+    assert x['move'] == blunder and x['before'] == 'win' and x['after'] == 'loss'
+    assert x['winning'] and blunder not in x['winning']
+    assert all(m['before'] == 'win' for m in marks[:ply] if m['side'] == 'S')
