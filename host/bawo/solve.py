@@ -125,7 +125,6 @@ class Solver:
                 self.disproved[attacker].add(n.key)
 
     def _search(self, root, attacker):
-        game = self.game
         proved = self.proved[attacker]
         disproved = self.disproved[attacker]
         # The line from the root to the node being worked on, and its keys. After a back-up
