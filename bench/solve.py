@@ -99,19 +99,23 @@ def classify(g, plays, skip_10s):
     p, m = rows[-1][0], rows[-1][1]
     o = g.outcome(g.play(p, m))
     nxt[len(rows) - 1] = (WIN if o and o.winner != p.turn else LOSS) if o else None
-    total = len(rows)
-    in1 = sum(1 for r in rows if r[2] != UNKNOWN)
-    in10 = sum(1 for r in rows if r[3] != UNKNOWN)
-    won = [k for k in range(total) if rows[k][3] == WIN]
-    thrown = [k for k in won if nxt[k] == WIN]
     print("\n## Positions of level-5 against level-5 games (board budgets)\n")
-    print("| positions | classified within 1 s | within 10 s | proved won for the mover |"
+    print("| side to move | positions | classified within 1 s | within 10 s | proved won for the mover |"
           " level 5 threw the win away |")
-    print("|---|---|---|---|---|")
-    print("| %d | %d (%.1f%%) | %s | %d | %d (%.1f%% of won positions) |" % (
-        total, in1, 100.0 * in1 / total,
-        "not run (--skip-10s)" if skip_10s else "%d (%.1f%%)" % (in10, 100.0 * in10 / total),
-        len(won), len(thrown), 100.0 * len(thrown) / max(1, len(won))))
+    print("|---|---|---|---|---|---|")
+    for side, label in ((None, "both"), (0, "South"), (1, "North")):
+        ks = [k for k in range(len(rows)) if side is None or rows[k][0].turn == side]
+        total = len(ks)
+        if not total:
+            continue
+        in1 = sum(1 for k in ks if rows[k][2] != UNKNOWN)
+        in10 = sum(1 for k in ks if rows[k][3] != UNKNOWN)
+        won = [k for k in ks if rows[k][3] == WIN]
+        thrown = [k for k in won if nxt[k] == WIN]
+        print("| %s | %d | %d (%.1f%%) | %s | %d | %d (%.1f%% of won positions) |" % (
+            label, total, in1, 100.0 * in1 / total,
+            "not run (--skip-10s)" if skip_10s else "%d (%.1f%%)" % (in10, 100.0 * in10 / total),
+            len(won), len(thrown), 100.0 * len(thrown) / max(1, len(won))))
 
 
 def main():
