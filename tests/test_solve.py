@@ -191,3 +191,37 @@ def test_the_books_north_replies_leave_south_the_largest_proof():
     assert len(north) + 1375 == b.count
     assert all(b.lookup(k) == m for k, m in north.items())
     b.close()
+
+
+def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
+    # The firmware as on a Pico (.mpy files and the book from build_mpy, 160 KB heap) under
+    # the unix port: as South at level 5 it plays the book's moves, North pressing replies.
+    import time
+    from bawo.sim import BoardProcess, build_mpy, choose_settings, presses_for, key_of_cell
+    sys.path.insert(0, str(ROOT / 'firmware'))
+    import book
+    bk = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
+    mpy = build_mpy(tmp_path / 'mpy')
+    assert (mpy / 'bawo_book.bin').exists()
+    b = BoardProcess('bawo-4x8', str(tmp_path / 'flash'), heap='160k', speed=None, mpy_dir=mpy)
+    try:
+        choose_settings(b, 'bawo', 'board-first', None, 5)
+        b.menu()
+        cells = key_of_cell(b.profile_file, 'bawo')
+        st = b.idle()
+        deadline = time.monotonic() + 120
+        while st['ply'] < 8 and not st.get('result') and time.monotonic() < deadline:
+            if st['ply'] % 2 == 1:  # North, the person: the first legal move
+                mv = G.move_str(G.legal_moves(G.parse(st['pos']))[0])
+                for k in presses_for('bawo', st['pos'], mv, cells):
+                    b.tap(k)
+            st = b.idle()
+        assert st['ply'] >= 8 or st.get('result') == 'S', st
+        s = G.start()
+        for k, m in enumerate(st['moves']):
+            if k % 2 == 0:
+                assert bk.lookup(s.key()) == G.parse_move(m), (k, m)
+            s = G.play(s, m)
+    finally:
+        b.quit()
+        bk.close()
