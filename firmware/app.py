@@ -63,6 +63,20 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
         return RandomOpponent(seed)
 
 
+def with_book(opponent, name, header, board_side):
+    """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
+    strategy, which never loses; as North the hardest reply while South stays on the book's
+    line. Elsewhere, and if the book is missing, the opponent as it is."""
+    if (name != 'bawo' or board_side not in (0, 1) or header.get('position')
+            or header.get('level', 3) < 5):
+        return opponent
+    try:
+        import book
+        return book.BookOpponent(opponent, side=board_side)
+    except ImportError:
+        return opponent
+
+
 class EventBuf:
     """The engine's events for one move, 3 bytes each instead of a tuple each.
     Past its capacity the rest is dropped: the animation then jumps to the end."""
@@ -206,6 +220,8 @@ class App:
         self.starts = {}
         self.direct = {}
         self.sel = -1
+        self.hint_move = -1         # the move a hint lights (its start is self.sel), else -1
+        self.hints = 0              # hints asked for in this game (the record says so)
         self.takata = False
         self.flash_key = -1
         self.flash_until = 0
@@ -347,10 +363,13 @@ class App:
                 pass   # make_opponent says so
         self.g = make_game(name)
         self.s = State(self.g, header.get('position'), history=1)
+        self.hints = 0
+        self.hint_move = -1
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = make_opponent(self.g, header.get('level', 3), header.get('seed', 1),
                                           self._think_poll, self.say)
+            self.opponent = with_book(self.opponent, name, header, self.board_side)
         self._layout(name)
         self.view.reset(pieces=(name == 'bagh-chal'))
 
@@ -611,6 +630,7 @@ class App:
         if over:
             self._finish()
         self.sel = -1
+        self.hint_move = -1
         self.starts = {}
         self.direct = {}
         if start >= 0:
@@ -630,7 +650,11 @@ class App:
     def _record_text(self):
         s = self.s
         h = self.header
-        names = (self._plays(0), self._plays(1))
+        names = [self._plays(0), self._plays(1)]
+        if self.hints:  # the people's side(s) had help: the record says how much
+            for side in (0, 1):
+                if names[side] == 'person':
+                    names[side] = 'person (%d hints)' % self.hints
         # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
         from shared_rules.record import Record
         text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
@@ -770,6 +794,9 @@ class App:
         k = self.keys
         if self.anim is not None:
             self.skip()   # and the press counts: the person already saw whose turn it is
+        if key == k.menu and k.back >= 0 and k.is_pressed(k.back) and self.mode == PLAY:
+            self.show_hint()   # BACK held, MENU pressed: a hint, not the menu
+            return
         if key == k.menu:
             if self.mode == MENU:
                 self.new_game(self.settings['game'])
@@ -788,6 +815,8 @@ class App:
             return
         if key >= self.profile.n_keys:
             return
+        hint = self.hint_move
+        self.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode == MENU:
             r, c = self.profile.positions[key]
             if self.menu.press(r, c):
@@ -806,6 +835,9 @@ class App:
             return
         if self.sel >= 0:
             if cell == self.sel:
+                if hint >= 0 and self.direct.get(cell) == hint:
+                    self.play(hint)   # a hinted one-press move: pressing it plays it
+                    return
                 self.sel = -1
                 self.changed()
                 return
@@ -820,6 +852,42 @@ class App:
             self.changed()
         else:
             self.flash(key)
+
+    def hint_for(self):
+        """The move a hint shows: the proved book's (Bawo, South, from the opening, while
+        every South move so far was the book's), else the level-5 AI's best."""
+        s = self.s
+        g = self.g
+        if g.name == 'bawo' and s.turn == 0 and not self.header.get('position'):
+            try:
+                import book
+                m = book.line_move(g, s.moves, book.path())
+            except ImportError:
+                m = None
+            if m is not None:
+                return m
+        ai = self.opponent
+        ai = getattr(ai, 'ai', ai)
+        if ai is None or not hasattr(ai, 'last_info'):
+            ai = make_opponent(g, 5, self.header.get('seed', 1), self._think_poll)
+        return ai.choose(s)
+
+    def show_hint(self):
+        if self._board_to_move() or self._host_to_move() or self.s.outcome() is not None:
+            return
+        self.abort_key = -1   # MENU or BACK pressed during the hint's search stops it
+        m = self.hint_for()
+        key = self.abort_key
+        self.abort_key = -1
+        if m is None:
+            if key >= 0:
+                self.on_press(key)
+            return
+        self.hints += 1
+        self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
+        self.sel = self._start_cell(m, self.s.turn)
+        self.hint_move = m
+        self.changed()
 
     def open_menu(self):
         self.mode = MENU
@@ -895,8 +963,8 @@ class App:
         if cell == self.sel:
             return V.BG_SELECT
         if self.sel >= 0:
-            for tgt, m in self.starts[self.sel]:
-                if tgt == cell:
+            for tgt, m in self.starts.get(self.sel, ()):
+                if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
         if self._owner(cell, oware) == self.s.turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN

@@ -181,6 +181,12 @@ class Record:
                 check_tag(name, value)
                 header[name] = value
                 continue
+            while "{" in line:  # a {comment}, as `bawo export --analyse` writes after a move
+                i = line.find("{")
+                j = line.find("}", i)
+                if j < 0:
+                    raise RecordError("record line %d: a comment opened with { is not closed on its line" % n)
+                line = line[:i] + " " + line[j + 1:]
             for w in line.split():
                 if w[-1] == "." and w[:-1].isdigit():
                     continue

@@ -153,6 +153,7 @@ def build_parser():
     s.add_argument("--file", metavar="FILE", help="show the first record of FILE instead")
     s.add_argument("--all", action="store_true", help="print every position without waiting")
     s.add_argument("--ply", type=int, metavar="N", help="only the position after ply N")
+    s.add_argument("--analyse", action="store_true", help="note `bawo analyse`'s mark under each ply")
     _add_style(s)
     _add_db(s)
     s.set_defaults(func=cmd_show)
@@ -166,6 +167,8 @@ def build_parser():
                bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv""")
     s.add_argument("-f", "--format", choices=("jsonl", "text", "csv"), default="jsonl")
     s.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    s.add_argument("--analyse", action="store_true",
+                   help="add `bawo analyse`'s marks: a comment per ply (text), a marks field (jsonl)")
     _add_filters(s)
     _add_db(s)
     s.set_defaults(func=cmd_export)
@@ -284,6 +287,8 @@ def build_parser():
         sim = None
     if sim is not None and hasattr(sim, "add_parser"):
         sim.add_parser(subs)
+    from . import analyse
+    analyse.add_parsers(subs, _sub, _add_db)
     return p
 
 
@@ -455,7 +460,11 @@ def cmd_show(args):
             raise BawoError("game %s in the log does not read (%s): `bawo export -f text` "
                             "writes it as stored" % (row["id"], e))
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
-    return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args))
+    marks = None
+    if getattr(args, "analyse", False):
+        from .analyse import analyse, mark_text
+        marks = [mark_text(x) for x in analyse(rec)]
+    return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args), marks=marks)
 
 
 class _Stdin:
@@ -519,6 +528,8 @@ class Progress:
 
 def cmd_export(args):
     from .export import write
+    if getattr(args, "analyse", False):
+        from .analyse import write_marked as write
     log = _open_log(args, readonly=True)
     try:
         rows = _Counted(log.select(args.game, args.since, args.until, args.result))

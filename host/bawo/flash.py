@@ -91,6 +91,7 @@ def sources(profile):
         if f.endswith(".py") and f not in SKIP_RULES:
             out.append(("shared_rules/" + f, os.path.join(rd, f)))
     out.append(("profile.json", profile_path(profile)))
+    out.append(("bawo_book.bin", os.path.join(fw, "bawo_book.bin")))  # read by firmware/book.py
     return out
 
 

@@ -20,7 +20,7 @@ def _title(rec):
     return "  ".join(bits)
 
 
-def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="numbers"):
+def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="numbers", marks=None):
     """Print a record's positions; interactive waits for Enter between moves. style: how
     positions are drawn (draw.draw: 'numbers', or the board's LEDs 'color'/'mono')."""
     out = out or sys.stdout
@@ -43,6 +43,8 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
                 break
             continue
         out.write("\n" + draw(g.name, g.format(s.position), "ply %d: %s plays %s" % (k, mover, m), style=style) + "\n")
+        if marks is not None:
+            out.write("  [%s]\n" % marks[k - 1])  # bawo analyse's mark of this ply
     if ply is not None:
         out.write(draw(g.name, g.format(s.position), "after ply %d%s" % (
             ply, (": " + rec.moves[ply - 1]) if ply else ""), style=style) + "\n")

@@ -326,6 +326,8 @@ def build_mpy(dest, march="x64"):
     for src, out in jobs:
         subprocess.run([exe, "-march=" + march, "-o", str(out), str(src)], check=True,
                        capture_output=True)
+    for p in fw.glob("*.bin"):  # data the firmware reads beside its modules: the opening book
+        (dest / p.name).write_bytes(p.read_bytes())
     return dest
 
 

@@ -12,6 +12,7 @@ import hw_sim
 import app
 from journal import Journal
 
+SETUP = '2,2,2,2,2,2,2,2/2,0,8,2,2,2,0,4/0,1,0,4,4,0,1,0/3,3,3,3,3,0,0,3 S'
 TMP = '/tmp/bawo-think-abort-%d' % (time.time_ns() % 1000000007)
 
 
@@ -33,7 +34,8 @@ def _app(level=5):
     board.ticks_ms = ticks
     a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': 'board-first', 'level': level})
-    a.new_game('bawo', opponent='board-first')
+    # A set-up position: from the opening, level 5 as South plays the book without a search.
+    a.new_game('bawo', opponent='board-first', position=SETUP)
     return a, board
 
 

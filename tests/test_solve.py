@@ -1,0 +1,227 @@
+"""The Bawo solver (bawo.solve) and the independent proof check (bawo.proofcheck)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared_rules import game
+from shared_rules.rng import Rng
+from bawo.solve import Solver, solve, WIN, LOSS, UNKNOWN
+from bawo.proofcheck import check, ProofError
+from conftest import run_micropython, ROOT
+
+sys.path.insert(0, str(Path(__file__).parent / 'mp'))
+import harness  # noqa: E402
+
+CHECKS = harness.load('check_proof')
+
+
+@pytest.mark.parametrize('name', harness.check_names(CHECKS))
+def test_book_proof_cpython(name):
+    getattr(CHECKS, name)()
+
+
+def test_book_proof_micropython():
+    # The unix port's default heap is too small for the check's table of 2,752 positions.
+    r = run_micropython(['tests/mp/check_proof.py'], heapsize='8M', path=(ROOT,))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and '3 passed, 0 failed' in out, out
+    assert 'book: 1375 South decisions' in out, out
+
+
+G = game('bawo')
+
+
+def brute(pos, depth, path=()):
+    """Win (True) / loss (False) for the side to move, or None if not settled within depth
+    plies; a repetition on the line settles nothing. Plain minimax, no tables."""
+    o = G.outcome(pos)
+    if o is not None:
+        return o.winner == pos.turn
+    if depth == 0 or pos.key() in path:
+        return None
+    path = path + (pos.key(),)
+    unknown = False
+    for m in G.legal_moves(pos):
+        r = brute(G.play(pos, m), depth - 1, path)
+        if r is False:
+            return True
+        if r is None:
+            unknown = True
+    return None if unknown else False
+
+
+def endgames(n, before, seed):
+    """n positions `before` plies from the end of seeded random games."""
+    rng = Rng(seed)
+    out = []
+    while len(out) < n:
+        line = [G.start()]
+        while G.outcome(line[-1]) is None:
+            moves = G.legal_moves(line[-1])
+            line.append(G.play(line[-1], moves[rng.below(len(moves))]))
+        if len(line) > before:
+            out.append(line[-1 - before])
+    return out
+
+
+def test_solver_agrees_with_plain_minimax():
+    # Positions a few plies from the end of random games whose value plain minimax settles
+    # within 4 plies; the solver must give the same value, winning moves and a strategy
+    # that passes the check.
+    settled = []
+    before = 1
+    for before in range(1, 7):
+        for pos in endgames(6, before, seed=before):
+            b = brute(pos, 4)
+            if b is not None:
+                settled.append((pos, b))
+    assert len(settled) >= 12, len(settled)
+    wins = losses = 0
+    for pos, b in settled:
+        r = solve(pos, max_nodes=20000)
+        assert r.value == (WIN if b else LOSS), (G.format(pos), r.value, b)
+        if r.value == WIN:
+            wins += 1
+            assert r.best in r.winning
+            for m in G.legal_moves(pos):
+                if m in r.unknown:
+                    continue
+                child = brute(G.play(pos, m), 3)
+                if child is not None:  # a settled child: the move wins iff the child is lost
+                    assert (m in r.winning) == (child is False), (G.format(pos), G.move_str(m))
+        else:
+            losses += 1
+        side = pos.turn if r.value == WIN else 1 - pos.turn
+        check(G, pos, lambda p: r.strategy.get(p.key()), side)
+    assert wins and losses
+
+
+def test_budget_gives_unknown_not_a_guess():
+    r = solve(G.start(), max_nodes=500)
+    assert r.value == UNKNOWN and r.strategy is None and r.winning == []
+
+
+def test_the_solvers_strategy_passes_the_check_and_a_spoiled_one_fails():
+    pos = endgames(1, 9, seed=11)[0]
+    r = solve(pos, max_nodes=50000)
+    assert r.value in (WIN, LOSS)
+    side = pos.turn if r.value == WIN else 1 - pos.turn
+    assert check(G, pos, lambda p: r.strategy.get(p.key()), side)[0] == len(r.strategy)
+    # Drop the strategy's deepest decisions one at a time: each drop is noticed.
+    for k in list(r.strategy)[:5]:
+        spoiled = dict(r.strategy)
+        del spoiled[k]
+        with pytest.raises(ProofError, match='no move'):
+            check(G, pos, lambda p: spoiled.get(p.key()), side)
+
+
+class Loop:
+    """A two-position game in which the side to move can only go round: a strategy for it
+    never ends a line, and the check must say so instead of running for ever."""
+
+    class P:
+        def __init__(self, k, turn):
+            self.k, self.turn = k, turn
+
+        def key(self):
+            return bytes((self.k, self.turn))
+
+    def outcome(self, p):
+        return None
+
+    def legal_moves(self, p):
+        return [0]
+
+    def play(self, p, m):
+        return Loop.P(1 - p.k, 1 - p.turn)
+
+    def format(self, p):
+        return 'loop%d' % p.k
+
+
+def test_a_strategy_that_loops_fails():
+    g = Loop()
+    with pytest.raises(ProofError, match='loops'):
+        check(g, Loop.P(0, 0), lambda p: 0)
+
+
+@pytest.mark.slow
+def test_opening_proved_from_scratch(request):
+    # About 10^5 expansions, 15 s: bench/solve.py does it too, with figures.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
+    s = Solver(max_nodes=400000)
+    assert s.prove(G.start(), 0) is True
+    st = s.strategy(G.start(), 0)
+    decisions, _, longest = check(G, G.start(), lambda p: st.get(p.key()))
+    assert decisions == len(st) and longest <= 60
+
+
+BOARD = harness.load('check_board_book')
+
+
+@pytest.mark.parametrize('name', harness.check_names(BOARD))
+def test_board_book_cpython(name):
+    getattr(BOARD, name)()
+
+
+def test_board_book_micropython():
+    # The board's own opponent code (app.with_book, book.BookOpponent, the level-5 AI) under
+    # the unix port: as South from the opening it wins against every North reply.
+    r = run_micropython(['tests/mp/check_board_book.py'], heapsize='8M', path=(ROOT,))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and '8 passed, 0 failed' in out, out
+    assert 'board as South: 1375 decisions' in out and 'AI moves 0' in out, out
+
+
+def test_the_books_north_replies_leave_south_the_largest_proof():
+    # bawo.solve.hardest_replies over the book's own South strategy picks, in every North
+    # position, the reply the book holds for North.
+    from bawo.solve import hardest_replies
+    sys.path.insert(0, str(ROOT / 'firmware'))
+    import book
+    b = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
+
+    class Lookup:
+        def __getitem__(self, k):
+            return b.lookup(k)
+
+    north = hardest_replies(G, G.start(), Lookup(), 0)
+    assert len(north) + 1375 == b.count
+    assert all(b.lookup(k) == m for k, m in north.items())
+    b.close()
+
+
+def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
+    # The firmware as on a Pico (.mpy files and the book from build_mpy, 160 KB heap) under
+    # the unix port: as South at level 5 it plays the book's moves, North pressing replies.
+    import time
+    from bawo.sim import BoardProcess, build_mpy, choose_settings, presses_for, key_of_cell
+    sys.path.insert(0, str(ROOT / 'firmware'))
+    import book
+    bk = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
+    mpy = build_mpy(tmp_path / 'mpy')
+    assert (mpy / 'bawo_book.bin').exists()
+    b = BoardProcess('bawo-4x8', str(tmp_path / 'flash'), heap='160k', speed=None, mpy_dir=mpy)
+    try:
+        choose_settings(b, 'bawo', 'board-first', None, 5)
+        b.menu()
+        cells = key_of_cell(b.profile_file, 'bawo')
+        st = b.idle()
+        deadline = time.monotonic() + 120
+        while st['ply'] < 8 and not st.get('result') and time.monotonic() < deadline:
+            if st['ply'] % 2 == 1:  # North, the person: the first legal move
+                mv = G.move_str(G.legal_moves(G.parse(st['pos']))[0])
+                for k in presses_for('bawo', st['pos'], mv, cells):
+                    b.tap(k)
+            st = b.idle()
+        assert st['ply'] >= 8 or st.get('result') == 'S', st
+        s = G.start()
+        for k, m in enumerate(st['moves']):
+            if k % 2 == 0:
+                assert bk.lookup(s.key()) == G.parse_move(m), (k, m)
+            s = G.play(s, m)
+    finally:
+        b.quit()
+        bk.close()
