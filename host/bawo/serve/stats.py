@@ -52,22 +52,22 @@ def timeline(title, months):
     if not months:
         return None
     keys = sorted(months)[-24:]
-    w, h, left, bottom = 560, 220, 40, 30
+    w, h, left, bottom = 560, 250, 40, 30
     top = max(sum(months[k].values()) for k in keys) or 1
     cw = (w - left - 10) / len(keys)
     body = ['<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>' % (left, h - bottom, w - 5, h - bottom),
-            _text(left - 4, 16, top, "end", 11), _text(left - 4, h - bottom, 0, "end", 11)]
+            _text(left - 4, 42, top, "end", 11), _text(left - 4, h - bottom, 0, "end", 11)]
     for i, k in enumerate(keys):
         y = h - bottom
         for part in ("first", "second", "draw"):
             v = months[k].get(part, 0)
-            bh = (h - bottom - 12) * v / top
+            bh = (h - bottom - 38) * v / top
             y -= bh
             body.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %d</title></rect>'
                         % (left + i * cw + 1, y, max(1.0, cw - 2), bh, COLORS[part], escape(k), part, v))
         if len(keys) <= 12 or i % 3 == 0:
             body.append(_text(left + i * cw + cw / 2, h - 10, k[2:], "middle", 10))
-    body.append(_legend(w - 250, 14))
+    body.append(_legend(left, 14))
     return {"title": title, "svg": _svg(w, h, "".join(body), title)}
 
 
@@ -75,8 +75,8 @@ def _legend(x, y):
     out = []
     for i, (part, name) in enumerate((("first", "first side wins"), ("second", "second side wins"),
                                       ("draw", "draw"))):
-        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (x, y - 9 + i * 14, COLORS[part]))
-        out.append(_text(x + 14, y + i * 14, name, size=11))
+        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (x + i * 150, y - 9, COLORS[part]))
+        out.append(_text(x + 14 + i * 150, y, name, size=12))
     return "".join(out)
 
 
