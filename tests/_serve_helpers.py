@@ -124,3 +124,29 @@ def press_move(board, position, move, game="bawo"):
         t = time.time()
         board.tap(k)
     return t
+
+
+def fill_log(path, n, seed=0):
+    """n games: 60 real records played out by the rules, each stored under many ids (the Id
+    tag rewritten to match), with spread dates, results and players."""
+    import sqlite3
+    from bawo.db import Log
+    from _host_helpers import random_record
+    Log(path).close()
+    base = [random_record(seed * 100 + i, "base-%02d" % i, max_plies=120) for i in range(60)]
+    texts = [r.to_text() for r in base]
+    rows = []
+    for k in range(n):
+        r = base[k % 60]
+        gid = "club-%06d" % k
+        who = ("board", "person") if k % 3 == 0 else ("person", "person")
+        text = texts[k % 60].replace('[Id "%s"]' % r.header["Id"], '[Id "%s"]\n[First "%s"]\n[Second "%s"]'
+                                     % (gid, who[0], who[1]))
+        start = "2025-%02d-%02dT%02d:00:00" % (1 + k % 12, 1 + k % 28, k % 24)
+        rows.append((gid, r.header["Game"], "club", start, r.header.get("Result", "*"),
+                     r.header.get("Reason"), len(r.moves), "done", "import", start, text))
+    db = sqlite3.connect(path)
+    with db:
+        db.executemany("INSERT INTO games (id, game, device, start, result, reason, plies, status,"
+                       " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+    db.close()

@@ -40,6 +40,8 @@ def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=N
                         "(each request then needs the printed token)" % host)
     from ..db import Log
     Log(db_path).close()            # create the log if it is new: the pages read it read-only
+    from .library import prepare
+    prepare(db_path)
     sock = listen(host, port)
     cfg = Config(db_path, host, sock.getsockname()[1], remote=remote and not is_local(host),
                  token=token)
