@@ -124,6 +124,24 @@ def test_live_page_reconnects_after_the_simulator_restarts(env):
     mv = sim.random_moves("bawo", st["pos"], 1, 1)[0]
     press_move(b, st["pos"], mv)
     wait_for(lambda: js(drv, "window.bawo.updates.slice(-1)[0].last") == mv, what="a move after reconnecting")
+    # A move typed on the page is played on the board (POST with the page's token).
+    st = b.idle()
+    g = make_game("bawo")
+    nxt = sim.random_moves("bawo", st["pos"], 2, 1)[0]
+    drv.find_element("id", "move").send_keys(nxt)
+    drv.find_element("css selector", "#moveform button").click()
+    wait_for(lambda: js(drv, "window.bawo.updates.slice(-1)[0].last") == nxt, what="the page's move")
+    st = b.idle()
+    assert st["moves"][-1] == nxt and st["ply"] == 2
+    s = State(g, None)
+    for m in st["moves"]:
+        s.push(m)
+    assert st["pos"] == g.format(s.position)
+    # An illegal one is refused by the board, and the page says so.
+    drv.find_element("id", "move").send_keys("Q9+")
+    drv.find_element("css selector", "#moveform button").click()
+    wait_for(lambda: js(drv, "document.getElementById('moveerr').textContent"), what="the refusal")
+    assert b.idle()["ply"] == 2
 
 
 def test_library_filters_and_pages_10000_games(env):

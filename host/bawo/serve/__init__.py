@@ -20,7 +20,9 @@ def is_local(host):
 def listen(host, port):
     """A bound, listening socket (port 0: a free one)."""
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(fam, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
+    # proto says TCP; with proto 0 every response waited ~40 ms for a delayed ACK.
+    sock = socket.socket(fam, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -125,7 +125,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         return resp
 
     def db():
-        return L.connect(cfg.db_path)
+        return L.using(cfg.db_path)
 
     # -- pages --------------------------------------------------------------------------
     async def live_page(request):
@@ -158,7 +158,8 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         sort = sort if sort in L.SORTS else "date"
         desc = qp.get("dir", "desc") != "asc"
         pno = _int(qp.get("page"), 1, 1, 10 ** 7)
-        rows, total = L.page(db(), f, sort, desc, pno)
+        with db() as con:
+            rows, total = L.page(con, f, sort, desc, pno)
         pages = max(1, (total + L.PAGE - 1) // L.PAGE)
         keep = {k: v for k, v in f.items() if v}
         keep.update(sort=sort, dir="desc" if desc else "asc")
@@ -169,8 +170,8 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     def _row(gid):
         if len(gid) > 128:
             return None
-        r = db().execute("SELECT * FROM games WHERE id=?", (gid,)).fetchone()
-        return r
+        with db() as con:
+            return con.execute("SELECT * FROM games WHERE id=?", (gid,)).fetchone()
 
     def game_page(request):
         row = _row(request.path_params["gid"])
@@ -181,8 +182,9 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     def stats_page(request):
         g = request.query_params.get("game", "")
         g = g if g in GAMES else ""
-        return page("stats", request, games=sorted(GAMES), game=g,
-                    charts=S.charts(db(), g or None))
+        with db() as con:
+            charts = S.charts(con, g or None)
+        return page("stats", request, games=sorted(GAMES), game=g, charts=charts)
 
     async def board_page(request):
         return page("board", request, board=bridge.info)

@@ -1,5 +1,6 @@
 """Read-only queries for the library and statistics pages, on a page of the log at a time.
 Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
+import contextlib
 import sqlite3
 import threading
 
@@ -14,7 +15,6 @@ SORTS = {
 # Who played: the record's First/Second tags (board, person, host; `bawo play`: you, computer).
 OPPONENTS = ("board", "host", "person", "computer", "you")
 RESULTS = ("S", "N", "G", "T", "draw", "*")
-_local = threading.local()
 
 
 # Indexes for the library's sorts and filters. Added to the log by `bawo serve` (additive: the
@@ -58,18 +58,26 @@ def prepare(path):
         db.close()
 
 
-def connect(path):
-    """A read-only connection for this thread (SQLite connections stay in their thread)."""
-    cons = getattr(_local, "cons", None)
-    if cons is None:
-        cons = _local.cons = {}
-    db = cons.get(path)
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def using(path):
+    """A read-only connection to the log, from a pool: requests run on many threads, and a
+    new connection pays for reading the schema and a cold page cache every time."""
+    with _pools_lock:
+        pool = _pools.setdefault(path, [])
+        db = pool.pop() if pool else None
     if db is None:
         db = sqlite3.connect("file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
-                             uri=True, timeout=30, check_same_thread=True)
+                             uri=True, timeout=30, check_same_thread=False)
         db.row_factory = sqlite3.Row
-        cons[path] = db
-    return db
+    try:
+        yield db
+    finally:
+        with _pools_lock:
+            _pools[path].append(db)
 
 
 def _like_escape(s):
