@@ -114,13 +114,17 @@ class SimBoard:
 
 def press_move(board, position, move, game="bawo"):
     """Press the pockets for move on a real-clock simulated board, as a person does (a press
-    lasts 60 ms there: the next one comes after it); returns time.time() of the last press."""
+    lasts 60 ms there: the next one comes after its release); returns time.time() of the last
+    press."""
     from bawo import sim
     keys = sim.presses_for(game, position, move, sim.key_of_cell(board.profile_file, game))
     t = None
     for i, k in enumerate(keys):
         if i:
-            time.sleep(0.12)
+            # The board has taken the first press (its selection shows) before the next: on a
+            # loaded machine a fixed pause could let two presses overlap.
+            board.idle()
+            time.sleep(0.07)
         t = time.time()
         board.tap(k)
     return t

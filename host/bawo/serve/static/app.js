@@ -4,7 +4,7 @@
   const SIDES = { S: "South", N: "North", G: "Goats", T: "Tigers" };
   const TOKEN = document.querySelector('meta[name="bawo-token"]').content;
   const NS = "http://www.w3.org/2000/svg";
-  const LED = 12, GAPX = 10, GAPY = 34, SPLIT = 18;   // SVG units
+  const LED = 12, GAPX = 10, GAPY = 34, SPLIT = 26;   // SVG units
   // Test and benchmark hooks: what the page showed, when (Date.now(), ms since the epoch).
   const bawo = window.bawo = { updates: [], sows: 0, shown: null };
 
@@ -34,6 +34,11 @@
       for (let y = 0; y < L.h; y++) for (let x = 0; x < L.w; x++) {
         this.leds.push(el("rect", { x: px(x) + 1, y: py(y) + 1, width: LED - 2, height: LED - 2, rx: 3,
                                      fill: "#2a221b" }, svg));
+      }
+      if (L.split !== null) {   // which half is whose, in the gap between them
+        const y = py(L.split * blk.h) - SPLIT / 2 - 6;
+        el("text", { class: "half", x: 0, y: y }, svg).textContent = "\u25B2 North";
+        el("text", { class: "half", x: W - 4, y: y + 12, "text-anchor": "end" }, svg).textContent = "South \u25BC";
       }
       this.cells = {};
       for (const p of L.pockets) {
