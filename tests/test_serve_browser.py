@@ -99,9 +99,16 @@ def test_board_page_syncs_the_finished_game(env):
     drv = env["drv"]
     drv.get(env["srv"].url + "board")
     wait_for(lambda: "connected" in js(drv, "document.getElementById('status').textContent"), what="status")
+
+    def info():
+        return dict(js(drv, """Array.from(document.querySelectorAll('#boardinfo dt')).map(
+            dt => [dt.textContent, dt.nextElementSibling.textContent])"""))
+    wait_for(lambda: info().get("unsynced") == "1", what="one unsynced game shown")
+    assert info()["device"].startswith("sim-") and info()["profile"] == "bawo-4x8"
     drv.find_element("id", "sync").click()
     r = wait_for(lambda: js(drv, "window.bawo.sync"), timeout=60, what="the sync")
     assert not r.get("error") and len(r["added"]) + len(r.get("reacked", [])) >= 1, r
+    wait_for(lambda: info().get("unsynced") == "0", what="nothing left to sync")
     screenshot(drv, "board-page")
     db = sqlite3.connect(env["db"])
     assert db.execute("SELECT status FROM games WHERE id=?", (r["added"][0],)).fetchone()[0] == "done"

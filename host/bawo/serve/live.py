@@ -183,6 +183,7 @@ class Bridge:
         later = _LaterLog(log)
         w = Watcher(later, device, _Say(self), draw_board=False)
         self.watcher = w
+        self._count_games(link)
         self.status(True, "connected to %s" % device)
         cur = None
         try:
@@ -213,6 +214,9 @@ class Bridge:
                             frames = []
                         self.hub.publish({"type": "sow", "ply": w.state.ply, "frames": frames})
                 elif kind in ("start", "end"):
+                    if kind == "end":
+                        self._count_games(link)
+                        self.status(True, "connected to %s" % device)
                     self._publish_position(w, ev if w.state is None else None, t_recv,
                                            result=ev.get("result") if kind == "end" else None)
             later.flush()
@@ -223,6 +227,13 @@ class Bridge:
                 finally:
                     link.retries = 3
                 quiet_since = time.monotonic()
+
+    def _count_games(self, link):
+        """The board page's record counts: games on the board's flash, and not yet synced."""
+        from ..sync import pending
+        games = link.list_games()
+        self.info["records on the board"] = len(games)
+        self.info["unsynced"] = len(pending(games))
 
     def _publish_position(self, w, board_pos, t_recv=None, last=None, result=None):
         msg = {"type": "position", "t_recv": t_recv or time.time() * 1000, "note": self.note}
@@ -261,6 +272,8 @@ class Bridge:
                 elif name == "sync":
                     from ..sync import sync
                     box["result"] = sync(link, log).to_dict()
+                    self._count_games(link)
+                    self.status(True, "connected to %s" % (self.info.get("device") or "board"))
                 elif name == "info":
                     box["result"] = link.hello()
                 else:
