@@ -249,3 +249,31 @@ def test_statistics_page_draws_svg(env):
     labels = js(drv, "Array.from(document.querySelectorAll('svg.chart text')).map(t => t.textContent)")
     assert any(t.startswith("bawo S wins (") for t in labels)
     screenshot(drv, "statistics")
+
+
+def test_play_the_computer_by_clicking_pockets(env):
+    drv = env["drv"]
+    drv.get(env["srv"].url + "play")
+    from selenium.webdriver.support.ui import Select
+    Select(drv.find_element("name", "game")).select_by_value("bawo")
+    Select(drv.find_element("name", "level")).select_by_value("1")
+    drv.find_element("css selector", "#newgame button").click()
+    wait_for(lambda: js(drv, "window.bawo.play && window.bawo.play.ply === 0"), what="a new game")
+    g = make_game("bawo")
+    for turn in range(3):
+        r = js(drv, "window.bawo.play")
+        mv = sorted(r["presses"])[turn % len(r["presses"])]
+        for key in r["presses"][mv]:
+            drv.find_element("css selector", "#board g.pocket[data-key='%d'] rect.hit" % key).click()
+        wait_for(lambda: js(drv, "window.bawo.play.ply") == 2 * (turn + 1), timeout=60, what="the computer's reply")
+        r = js(drv, "window.bawo.play")
+        assert r["moves"][2 * turn] == mv
+        s = State(g)
+        for m in r["moves"]:
+            s.push(m)                       # the computer's moves are legal
+        wait_for(lambda: shown_counts(drv) == expected_counts("bawo", g.format(s.position)), what="counts")
+    screenshot(drv, "play")
+    drv.find_element("id", "move").send_keys("Q9+")
+    drv.find_element("css selector", "#moveform button").click()
+    wait_for(lambda: js(drv, "document.getElementById('moveerr').textContent"), what="the refusal")
+    assert js(drv, "window.bawo.play.ply") == 6

@@ -30,11 +30,16 @@ from ..errors import BawoError
 from .. import export
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
+from .play import Session as PlaySession
 
 HERE = Path(__file__).resolve().parent
 MAX_POSITION = 400     # characters of a position in a request (the longest real one is ~80)
 MAX_MOVE = 16
 SIDE_NAMES = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+
+
+def _one_line(e):
+    return " ".join(str(e).split())[:300]
 
 
 class Guard:
@@ -279,6 +284,36 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
             return JSONResponse({"error": str(e)}, status_code=409)
         return JSONResponse(r)
 
+    session = PlaySession(cfg.db_path)
+
+    def play_page(request):
+        return page("play", request, games=sorted(GAMES))
+
+    async def _body(request):
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        return body if isinstance(body, dict) else {}
+
+    async def api_play_new(request):
+        b = await _body(request)
+        try:
+            side, level = int(b.get("side", 0)), int(b.get("level", 3))
+            return JSONResponse(await run_in_threadpool(session.new, str(b.get("game", ""))[:16], side, level))
+        except (ValueError, TypeError, BawoError) as e:
+            return JSONResponse({"error": _one_line(e)}, status_code=400)
+
+    async def api_play_move(request):
+        b = await _body(request)
+        mv = b.get("move")
+        if not isinstance(mv, str) or not mv or len(mv) > MAX_MOVE:
+            return JSONResponse({"error": "give a move"}, status_code=400)
+        try:
+            return JSONResponse(await run_in_threadpool(session.move, mv))
+        except (ValueError, BawoError) as e:     # an illegal move (RulesError), not your turn
+            return JSONResponse({"error": _one_line(e)}, status_code=400)
+
     async def live_stream(request):
         from sse_starlette.sse import EventSourceResponse
         q = hub.subscribe()
@@ -314,6 +349,9 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/game/{gid:path}", game_page),
         Route("/stats", stats_page),
         Route("/board", board_page),
+        Route("/play", play_page),
+        Route("/api/play/new", api_play_new, methods=["POST"]),
+        Route("/api/play/move", api_play_move, methods=["POST"]),
         Route("/api/game/{gid:path}", api_game),
         Route("/api/picture", api_picture),
         Route("/api/sow", api_sow),

@@ -43,7 +43,8 @@
       this.cells = {};
       for (const p of L.pockets) {
         const x0 = px(p.x), y0 = py(p.y), w = p.w * LED, h = p.h * LED;
-        const g = el("g", { class: "pocket", "data-key": p.key, "data-label": p.label }, svg);
+        const g = el("g", { class: "pocket", "data-key": p.key, "data-label": p.label,
+                            "data-cell": p.cell === null ? "" : p.cell }, svg);
         const hit = el("rect", { class: "hit", x: x0 - 3, y: y0 - 3, width: w + 6, height: h + 6 }, g);
         const count = el("text", { class: "count", x: x0 + w - 2, y: y0 + h + 24, "text-anchor": "end" }, g);
         const lab = el("text", { class: "label", x: x0 + 1, y: y0 + h + 20 }, g);
@@ -266,8 +267,74 @@
     };
   }
 
+  // -- play against the computer -----------------------------------------------------------
+  function playPage() {
+    let board = null, game = null, state = null, clicked = [], busy = false;
+    const SIDE = { you: "You", computer: "Computer" };
+    async function show(r) {
+      if (r.error) { setText("moveerr", r.error); return; }
+      setText("moveerr", "");
+      if (game !== r.game) {
+        board = new Board(document.getElementById("board"), await getLayout(r.game)); game = r.game;
+        board.svg.addEventListener("click", onClick);
+      }
+      for (const st of r.steps || []) {        // each sowing as the board animates it
+        setText("last", st.move + " (" + SIDE[st.by] + ")");
+        await animate(board, st.frames, 1200, () => false);
+      }
+      state = r; clicked = [];
+      board.picture(r.picture);
+      setText("ply", r.ply); setText("result", r.result || "–");
+      setText("last", r.moves.length ? r.moves[r.moves.length - 1] : "–");
+      setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
+              "Your move (" + (SIDES[r.you] || r.you) + ")");
+      fillMoves(document.getElementById("moves"), r.moves, r.ply);
+      window.bawo.play = r;
+    }
+    async function send(mv) {
+      if (busy) return;
+      busy = true;
+      setText("turnline", "The computer is thinking…");
+      try { await show(await post("/api/play/move", { move: mv })); } finally { busy = false; }
+    }
+    function mark() {
+      for (const c in board.cells) board.cells[c].hit.classList.remove("last");
+      for (const g of board.svg.querySelectorAll("g.pocket"))
+        g.querySelector(".hit").classList.toggle("last", clicked.includes(+g.dataset.key));
+    }
+    function onClick(e) {
+      const g = e.target.closest("g.pocket");
+      if (!g || !state || busy) return;
+      clicked.push(+g.dataset.key);
+      const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+      const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+      let moves = Object.keys(state.presses);
+      if (!moves.some((m) => pre(clicked, state.presses[m]))) {
+        clicked = [+g.dataset.key];                   // start again from this pocket
+        if (!moves.some((m) => pre(clicked, state.presses[m]))) clicked = [];
+      }
+      const done = moves.filter((m) => same(clicked, state.presses[m]));
+      mark();
+      if (done.length === 1) send(done[0]);
+    }
+    document.getElementById("newgame").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const f = new FormData(e.target);
+      busy = true;
+      try {
+        await show(await post("/api/play/new", { game: f.get("game"), side: +f.get("side"), level: +f.get("level") }));
+      } finally { busy = false; }
+    });
+    document.getElementById("moveform").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const mv = document.getElementById("move").value.trim();
+      if (mv) { document.getElementById("move").value = ""; send(mv); }
+    });
+  }
+
   const page = document.body.dataset.page;
   if (page === "live") live();
   else if (page === "game") replay();
   else if (page === "board") boardPage();
+  else if (page === "play") playPage();
 })();
