@@ -277,3 +277,41 @@ def test_play_the_computer_by_clicking_pockets(env):
     drv.find_element("css selector", "#moveform button").click()
     wait_for(lambda: js(drv, "document.getElementById('moveerr').textContent"), what="the refusal")
     assert js(drv, "window.bawo.play.ply") == 6
+
+
+def test_firmware_button_flashes_the_simulator(env, tmp_path):
+    """The board page's firmware button against `bawo sim --headless`: bawo.flash.run with the
+    port released, its progress lines on the page, the files verified by SHA-256 on the flash."""
+    import signal
+    from _host_helpers import env_with_path
+    data = tmp_path / "flashsim"
+    data.mkdir()
+    p = subprocess.Popen(bawo_cmd() + ["sim", "--headless", "--data", str(data)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=env_with_path(), start_new_session=True)
+    srv = None
+    try:
+        for line in p.stdout:
+            if "running headless" in line:
+                break
+        srv = Server(str(tmp_path / "f.sqlite"), sim=str(data))
+        drv = env["drv"]
+        drv.get(srv.url + "board")
+        wait_for(lambda: js(drv, "document.getElementById('status').className") == "status on", what="connected")
+        drv.find_element("id", "flash").click()
+        drv.switch_to.alert.accept()
+        r = wait_for(lambda: js(drv, "window.bawo.flash"), timeout=300, what="the firmware update")
+        assert r.get("ok"), r
+        log = js(drv, "window.bawo.flashlog")
+        assert any(x.startswith("board runs MicroPython") for x in log), log
+        assert "staged files verified; moving them into place" in log
+        assert any(x.startswith("installed ") and "verified on the board" in x for x in log), log
+        assert log[-1] == "firmware updated"
+        assert (data / "app.mpy").exists() and (data / "shared_rules" / "state.mpy").exists()
+        screenshot(drv, "board-flash")
+        drv.get("about:blank")     # the page's event stream closed before the server stops
+    finally:
+        if srv is not None:
+            srv.stop()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(10)

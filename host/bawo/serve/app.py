@@ -270,6 +270,14 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
             return JSONResponse({"error": str(e)}, status_code=409)
         return JSONResponse(rep)
 
+    async def api_flash(request):
+        prof = (bridge.info or {}).get("profile") or "bawo-4x8"
+        try:
+            r = await run_in_threadpool(bridge.call, "flash", prof, 600)
+        except BawoError as e:
+            return JSONResponse({"error": str(e)}, status_code=409)
+        return JSONResponse(r)
+
     async def api_move(request):
         try:
             body = await request.json()
@@ -359,6 +367,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/export/{gid:path}", export_one),
         Route("/api/sync", api_sync, methods=["POST"]),
         Route("/api/move", api_move, methods=["POST"]),
+        Route("/api/flash", api_flash, methods=["POST"]),
         Route("/live", live_stream),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]

@@ -94,6 +94,10 @@ class _LaterLog:
             self.log.add(*a, **kw)
 
 
+class _Release(Exception):
+    """Leave the link: a command needs the port for itself (flash: mpremote opens it)."""
+
+
 class Bridge:
     def __init__(self, hub, db_path, port=None, sim=None, enabled=True):
         self.hub = hub
@@ -157,8 +161,11 @@ class Bridge:
                 self.info = {k: info.get(k) for k in ("device", "firmware", "rules", "profile",
                                                       "games", "proto", "free", "heap")
                              if info.get(k) is not None}
+                flash_req = None
                 try:
                     self._follow(link, log)
+                except _Release as r:
+                    flash_req = r.args[0]
                 except Exception as e:   # unplugged, or the board stopped answering
                     self.status(False, "board disconnected (%s): reconnecting" % str(e)[:200])
                 finally:
@@ -166,6 +173,8 @@ class Bridge:
                         ser.close()
                     except Exception:
                         pass
+                if flash_req is not None:
+                    self._flash(*flash_req)
         finally:
             log.close()
 
@@ -228,6 +237,29 @@ class Bridge:
                     link.retries = 3
                 quiet_since = time.monotonic()
 
+    def _flash(self, profile, done, box):
+        """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
+        messages), with the port released; each message goes to the pages as it is said."""
+        import argparse
+        from .. import flash
+        lines = []
+
+        def say(msg):
+            lines.append(msg)
+            self.hub.publish({"type": "flash", "text": msg, "done": False})
+        self.status(False, "updating the firmware: the board is busy")
+        args = argparse.Namespace(port=self.port, sim=self.sim if self.sim else "unset", profile=profile,
+                                  dry_run=False, bundle_only=None, no_compile=False, no_reset=False,
+                                  mpy=None)
+        try:
+            flash.run(args, say=say)
+            box["result"] = {"ok": True, "lines": lines}
+            self.hub.publish({"type": "flash", "text": "firmware updated", "done": True, "ok": True})
+        except (BawoError, OSError) as e:
+            box["error"] = "firmware update failed: %s" % e
+            self.hub.publish({"type": "flash", "text": box["error"], "done": True, "ok": False})
+        done.set()
+
     def _count_games(self, link):
         """The board page's record counts: games on the board's flash, and not yet synced."""
         from ..sync import pending
@@ -274,12 +306,16 @@ class Bridge:
                     box["result"] = sync(link, log).to_dict()
                     self._count_games(link)
                     self.status(True, "connected to %s" % (self.info.get("device") or "board"))
+                elif name == "flash":
+                    raise _Release((arg, done, box))
                 elif name == "info":
                     box["result"] = link.hello()
                 else:
                     box["error"] = "unknown command"
             except BawoError as e:
                 box["error"] = str(e)
+            except _Release:
+                raise
             except Exception as e:
                 box["error"] = "the board did not answer: %s" % e
                 done.set()

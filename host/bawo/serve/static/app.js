@@ -248,6 +248,13 @@
     const es = new EventSource("/live");
     es.onmessage = (e) => {
       const msg = JSON.parse(e.data);
+      if (msg.type === "flash") {
+        const li = document.createElement("li"); li.textContent = msg.text;
+        if (msg.done) li.className = msg.ok ? "ok" : "err";
+        document.getElementById("flashlog").appendChild(li);
+        window.bawo.flashlog = (window.bawo.flashlog || []).concat([msg.text]);
+        return;
+      }
       if (msg.type !== "status") return;
       status.textContent = msg.text; status.className = "status " + (msg.connected ? "on" : "off");
       const dl = document.getElementById("boardinfo"); dl.textContent = "";
@@ -257,6 +264,12 @@
         const dd = document.createElement("dd"); dd.textContent = Array.isArray(b[k]) ? b[k].join(", ") : b[k];
         dl.appendChild(dt); dl.appendChild(dd);
       }
+    };
+    document.getElementById("flash").onclick = async () => {
+      if (!confirm("Update the board's firmware now? The game on the board stops.")) return;
+      document.getElementById("flashlog").textContent = "";
+      const r = await post("/api/flash");
+      window.bawo.flash = r;
     };
     document.getElementById("sync").onclick = async () => {
       setText("syncout", "syncing…");
