@@ -161,3 +161,12 @@ def test_bawo_serve_prints_its_url_and_stops_on_ctrl_c(tmp_path):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_wilson_interval():
+    from bawo.serve.stats import wilson
+    p, lo, hi = wilson(50, 100)
+    assert p == 0.5 and round(lo, 4) == 0.4038 and round(hi, 4) == 0.5962
+    assert wilson(0, 0) == (0.0, 0.0, 0.0)
+    p, lo, hi = wilson(10, 10)
+    assert p == 1.0 and hi == 1.0 and round(lo, 4) == 0.7225

@@ -247,7 +247,11 @@ def test_statistics_page_draws_svg(env):
     assert n >= 4
     # The per-side rates add up with the log: the first Bawo bar is South's share of Bawo wins.
     labels = js(drv, "Array.from(document.querySelectorAll('svg.chart text')).map(t => t.textContent)")
-    assert any(t.startswith("bawo S wins (") for t in labels)
+    db = sqlite3.connect(env["db"])
+    s_wins, decided = db.execute("SELECT SUM(result='S'), SUM(result IN ('S', 'N', 'draw')) FROM games "
+                                 "WHERE game='bawo'").fetchone()
+    i = labels.index("bawo S wins (%d)" % decided)
+    assert labels[i + 1] == "%.0f%%" % (100.0 * s_wins / decided)
     screenshot(drv, "statistics")
 
 
