@@ -34,7 +34,7 @@ def listen(host, port):
 
 
 def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=None,
-         follow_board=True, token=None):
+         follow_board=True, token=None, say=None):
     """(app, socket, config, url): everything `bawo serve` runs, also used by the tests."""
     from .app import Config, create_app
     if not is_local(host) and not remote:
@@ -43,7 +43,7 @@ def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=N
     from ..db import Log
     Log(db_path).close()            # create the log if it is new: the pages read it read-only
     from .library import prepare
-    prepare(db_path)
+    prepare(db_path, say)
     sock = listen(host, port)
     cfg = Config(db_path, host, sock.getsockname()[1], remote=remote and not is_local(host),
                  token=token)
@@ -68,7 +68,8 @@ def run(args):
     elif sim == "unset":
         sim = None
     app, sock, cfg, url = make(_db_path(args), args.bind, args.http_port, args.allow_remote,
-                               args.port, sim, not args.no_board)
+                               args.port, sim, not args.no_board,
+                               say=lambda m: print("bawo serve: " + m, file=sys.stderr, flush=True))
     print("bawo serve: %s  (game log %s; Ctrl-C stops)" % (url, cfg.db_path), flush=True)
     if args.open:
         import webbrowser

@@ -26,6 +26,7 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS serve_result ON games (result, COALESCE(NULLIF(start, ''), added), id)",
     "CREATE INDEX IF NOT EXISTS serve_game ON games (game, id)",
     "CREATE INDEX IF NOT EXISTS serve_game_plies ON games (game, plies, id)",
+    "CREATE INDEX IF NOT EXISTS serve_result_plies ON games (result, plies, id)",
 )
 
 
@@ -38,11 +39,12 @@ def played_by(who):
 
 def _player_indexes():
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
-    return tuple("CREATE INDEX IF NOT EXISTS serve_by_%s ON games (%s, game, result, "
-                 "COALESCE(NULLIF(start, ''), added), plies, id)" % (o, played_by(o)) for o in OPPONENTS)
+    # Date first after the player: the library's default order is read straight off the index.
+    return tuple("CREATE INDEX IF NOT EXISTS serve_by_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
+                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS)
 
 
-def prepare(path):
+def prepare(path, say=None):
     """Add the library's indexes to the log (once; cheap when they exist)."""
     db = sqlite3.connect(path, timeout=30)
     try:
@@ -50,6 +52,8 @@ def prepare(path):
         todo = [sql for sql in INDEXES + _player_indexes() if sql.split()[5] not in have]
         if not todo:
             return
+        if say:
+            say("indexing the game log for the library (once; 100,000 games take about 10 s)")
         with db:
             for sql in todo:
                 db.execute(sql)
