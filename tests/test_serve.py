@@ -134,6 +134,11 @@ def test_non_local_bind_needs_the_flag_and_then_a_token(tmp_path):
         assert r.status_code == 200 and "bawo_token" in r.headers.get("set-cookie", "")
         r = httpx.get(base + "/library", headers=host, cookies={"bawo_token": s.cfg.token})
         assert r.status_code == 200
+        # Another computer names this one by its address: fine with the token, refused without.
+        lan = {"Host": "192.168.1.5:%d" % s.cfg.port}
+        assert httpx.get(base + "/library", headers=lan).status_code == 403
+        assert httpx.get(base + "/library?token=" + s.cfg.token, headers=lan).status_code == 200
+        assert httpx.get(base + "/library?token=x" + s.cfg.token, headers=lan).status_code == 403
         assert "?token=" in s.url
     finally:
         s.stop()
