@@ -120,6 +120,7 @@
       setText("ply", msg.ply === undefined || msg.ply === null ? "–" : msg.ply);
       setText("last", msg.last || "–");
       setText("result", msg.result || "–");
+      setText("note", msg.note || "");   // the watcher's last line, e.g. a move that did not replay
       setText("turnline", turnText(msg.picture, msg.result));
       if (msg.moves) fillMoves(document.getElementById("moves"), msg.moves, msg.ply);
       bawo.updates.push({ ply: msg.ply, id: msg.id, last: msg.last, t_recv: msg.t_recv, t_page: Date.now(),
