@@ -205,7 +205,27 @@ class Sim:
             self.clock.advance(1)
             self.tick()
 
+    def step_taps(self, now):
+        # A tap holds its key until the debounced keys have seen it down, and the next
+        # waits until they have seen it up: a slow pass of the loop loses no press.
+        k = self.tap_key
+        if k >= 0:
+            held = self.board.keys.is_pressed(k)
+            if self.tap_down:
+                if held and ticks_diff(now, self.tap_at) >= 0:
+                    self.board.release(k)
+                    self.tap_down = False
+            elif not held:
+                self.tap_key = -1
+        elif self.taps:
+            k = self.tap_key = self.taps.pop(0)
+            self.board.press(k)
+            self.tap_down = True
+            self.tap_at = ticks_add(now, 40)
+
     def settled(self):
+        if self.taps or self.tap_key >= 0:
+            return False   # a tap still to come or under way
         k = self.board.keys
         sw = self.board.switches
         for i in range(k.n_keys):
@@ -217,6 +237,7 @@ class Sim:
         a = self.app
         t = 0
         while t < limit_ms:
+            self.step_taps(self.clock.now)
             self.tick()
             if not a.busy() and self.settled():
                 return True
@@ -319,22 +340,7 @@ class Sim:
                     buf += ch
             now = ticks_ms()
             self.clock.set(now)
-            # A tap holds its key until the debounced keys have seen it down, and the next
-            # waits until they have seen it up: a slow pass of the loop loses no press.
-            k = self.tap_key
-            if k >= 0:
-                held = self.board.keys.is_pressed(k)
-                if self.tap_down:
-                    if held and ticks_diff(now, self.tap_at) >= 0:
-                        self.board.release(k)
-                        self.tap_down = False
-                elif not held:
-                    self.tap_key = -1
-            elif self.taps:
-                k = self.tap_key = self.taps.pop(0)
-                self.board.press(k)
-                self.tap_down = True
-                self.tap_at = ticks_add(now, 40)
+            self.step_taps(now)
             self.tick()
             if self.app.version != self.last_version:
                 self.last_version = self.app.version

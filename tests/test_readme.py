@@ -13,9 +13,13 @@ def test_readme_python_examples():
 
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
-    commands = re.findall(r"```sh\n(python3 -m venv .*)\n```", readme)
+    commands = re.findall(r"```sh\n((?:bash tools/install-system-deps.sh && )?python3 -m venv .*)\n```",
+                          readme)
     assert len(commands) == 2, "the README gives exactly two commands"
     main, tests = commands
     assert main.endswith("bawo demo") and tests.endswith("python3 -m pytest -n 2")
+    # The browser tests need Debian's chromium and chromium-driver: the test command installs them.
+    assert tests.startswith("bash tools/install-system-deps.sh && ")
+    assert (ROOT / "tools" / "install-system-deps.sh").is_file()
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests in ci.splitlines()

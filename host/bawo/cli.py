@@ -218,6 +218,24 @@ def build_parser():
     s.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds without news")
     s.set_defaults(func=cmd_watch)
 
+    s = _sub(subs, "serve", "the board's companion web page: live board, library, replay",
+             """Serve a local web page on the game log: the live board (when a board or `bawo sim`
+             is connected; it reconnects by itself), the game library, replay, statistics.
+             Bound to 127.0.0.1 on a free port, printed as a URL. Ctrl-C stops it.""",
+             """examples:
+               bawo serve --open
+               bawo serve --sim /tmp/bawo-sim""")
+    _add_port(s)
+    _add_db(s)
+    s.add_argument("--bind", metavar="HOST", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; another needs --allow-remote)")
+    s.add_argument("--http-port", type=int, default=0, metavar="N", help="TCP port (default: a free one)")
+    s.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-local --bind; every request then needs the printed token")
+    s.add_argument("--no-board", action="store_true", help="do not look for a board")
+    s.add_argument("--open", action="store_true", help="open the page in the web browser")
+    s.set_defaults(func=lambda a: __import__("bawo.serve", fromlist=["run"]).run(a))
+
     s = _sub(subs, "flash", "install or update the firmware on the board",
              """Build the firmware bundle (compiled with mpy-cross for the board's MicroPython),
              copy it to a staging dir on the board, check every file's SHA-256 there, move it into

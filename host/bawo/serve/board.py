@@ -1,0 +1,129 @@
+"""The board as the page draws it: the LED frame the firmware would send (bawo.draw.frame, the
+firmware's App.draw run on CPython), the sowing animation stepped by the firmware's own
+App._anim_step, and the pocket hit-areas and labels from the hardware profile and the
+simulator's layout (bawo.sim.key_of_cell, its labels). No layout or colour is defined here."""
+import json
+import threading
+from pathlib import Path
+
+from shared_rules import game as make_game
+
+from .. import draw, sim
+
+# The firmware App objects bawo.draw keeps are shared state: one drawing at a time.
+_lock = threading.Lock()
+_layouts = {}
+MAX_ANIM_FRAMES = 400   # a longer sowing is shown sampled; the last frame is always exact
+
+
+class _HostGC:
+    """The firmware tidies the Pico's heap with gc.collect() at each game setup; in the server a
+    full collection of all its objects takes tens of ms holding the GIL, and delays the live
+    page: the firmware code drawing here gets a gc whose collect() does nothing."""
+
+    def __getattr__(self, name):
+        import gc
+        return getattr(gc, name)
+
+    @staticmethod
+    def collect():
+        return 0
+
+
+def _quiet_gc():
+    app = draw._firmware()["app"]
+    if not isinstance(app.gc, _HostGC):
+        app.gc = _HostGC()
+
+
+def layout(game_name):
+    """Geometry for the page: LED canvas size, each pocket's block, label and cell index."""
+    lay = _layouts.get(game_name)
+    if lay is not None:
+        return lay
+    prof_file = sim.profile_path(sim.PROFILES[game_name])
+    prof = json.loads(Path(prof_file).read_text())
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    blk = prof["leds"]["block"]
+    cells = prof.get("pockets") or prof.get("points")
+    labels = sim._labels(game_name, rows, cols, {"game": game_name})
+    cell_of_key = {k: c for c, k in sim.key_of_cell(prof_file, game_name).items()}
+    pockets = []
+    for key, (r, c) in enumerate(cells):
+        pockets.append({
+            "key": key, "cell": cell_of_key.get(key), "label": labels.get((r, c), ""),
+            "r": r, "c": c,
+            "x": blk["x0"] + c * blk["pitch_x"], "y": blk["y0"] + r * blk["pitch_y"],
+            "w": blk["w"], "h": blk["h"],
+        })
+    lay = {"game": game_name, "w": prof["leds"]["width"], "h": prof["leds"]["height"],
+           "rows": rows, "cols": cols, "pockets": pockets,
+           # Bawo and Oware: a gap between the two players' halves, as the terminal draws it.
+           "split": rows // 2 if game_name in ("bawo", "oware") else None}
+    _layouts[game_name] = lay
+    return lay
+
+
+def counts(game_name, position_text):
+    """{cell: text} shown next to each pocket: seeds (stores for Oware), pieces for Bagh-Chal."""
+    g = make_game(game_name)
+    pos = g.parse(position_text)
+    out = {}
+    if game_name == "bagh-chal":
+        board = position_text.split(" ")[0].split("/")
+        for r, rank in enumerate(board):
+            for c, ch in enumerate(rank):
+                if ch in "GT":
+                    out[(4 - r) * 5 + c] = ch
+        return out
+    for i, n in enumerate(pos.board):
+        out[i] = str(n)
+    if game_name == "oware":
+        out[12], out[13] = str(pos.stores[0]), str(pos.stores[1])
+    return out
+
+
+def _hex(app):
+    px = app.board.pixels
+    px.show()
+    return px.canvas_rgb().hex()
+
+
+def picture(game_name, position_text):
+    """One still: the frame, the counts, whose turn; the position as text."""
+    with _lock:
+        _quiet_gc()
+        line, _ = draw.frame(game_name, position_text)
+    g = make_game(game_name)
+    pos = g.parse(position_text)
+    return {"frame": line.split(" ", 1)[1], "counts": counts(game_name, position_text),
+            "turn": g.sides[pos.turn] if hasattr(g, "sides") else None,
+            "position": position_text}
+
+
+def sowing(game_name, position_text, move_text):
+    """The frames the board shows while it animates move_text from position_text, each with
+    the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
+    fw = draw._firmware()
+    A = fw["app"]
+    out = []
+    with _lock:
+        _quiet_gc()
+        draw.frame(game_name, position_text)     # the App set up on the position, drawn
+        a = draw._app_for(game_name)
+        a._sync_shown()
+        mover = a.s.turn
+        ev = a.evbuf
+        ev.clear()
+        a.s.push(move_text, ev)
+        a.anim, a.anim_i, a.mode, a.blink, a.anim_mover = ev, 0, A.PLAY, 0, mover
+        n = len(ev)
+        step = max(1, (n + MAX_ANIM_FRAMES - 1) // MAX_ANIM_FRAMES)
+        while a.anim_i < n:
+            a._anim_step()
+            wait = A.ticks_diff(a.anim_at, a.now)
+            if wait > 0 and (a.anim_i % step == 0 or a.anim_i == n):
+                a.draw()
+                out.append((_hex(a), wait))
+        a.anim = None
+    return out

@@ -1,0 +1,135 @@
+"""Read-only queries for the library and statistics pages, on a page of the log at a time.
+Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
+import contextlib
+import sqlite3
+import threading
+
+PAGE = 50
+SORTS = {
+    "date": "COALESCE(NULLIF(start, ''), added)",
+    "id": "id",
+    "game": "game",
+    "plies": "plies",
+    "result": "result",
+}
+# Who played: the record's First/Second tags (board, person, host; `bawo play`: you, computer).
+OPPONENTS = ("board", "host", "person", "computer", "you")
+RESULTS = ("S", "N", "G", "T", "draw", "*")
+
+
+# Indexes for the library's sorts and filters. Added to the log by `bawo serve` (additive: the
+# games table is untouched); without them a page of 100,000 games sorts the whole table.
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS serve_when ON games (COALESCE(NULLIF(start, ''), added), id)",
+    "CREATE INDEX IF NOT EXISTS serve_game_when ON games (game, COALESCE(NULLIF(start, ''), added), id)",
+    "CREATE INDEX IF NOT EXISTS serve_plies ON games (plies, id)",
+    "CREATE INDEX IF NOT EXISTS serve_result ON games (result, COALESCE(NULLIF(start, ''), added), id)",
+    "CREATE INDEX IF NOT EXISTS serve_game ON games (game, id)",
+    "CREATE INDEX IF NOT EXISTS serve_game_plies ON games (game, plies, id)",
+    "CREATE INDEX IF NOT EXISTS serve_result_plies ON games (result, plies, id)",
+)
+
+
+def played_by(who):
+    """SQL true when `who` (one of OPPONENTS, never request text) played a side of the game.
+    Spelled the same in the query and in its index, so SQLite can use the index."""
+    assert who in OPPONENTS
+    return "(instr(record, '[First \"%s\"]') + instr(record, '[Second \"%s\"]') > 0)" % (who, who)
+
+
+def _player_indexes():
+    # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
+    # Date first after the player: the library's default order is read straight off the index.
+    return tuple("CREATE INDEX IF NOT EXISTS serve_by_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
+                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS)
+
+
+def prepare(path, say=None):
+    """Add the library's indexes to the log (once; cheap when they exist)."""
+    db = sqlite3.connect(path, timeout=30)
+    try:
+        have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        todo = [sql for sql in INDEXES + _player_indexes() if sql.split()[5] not in have]
+        if not todo:
+            return
+        if say:
+            say("indexing the game log for the library (once; 100,000 games take about 10 s)")
+        with db:
+            for sql in todo:
+                db.execute(sql)
+        db.execute("ANALYZE")   # the planner's statistics, so it picks these indexes
+    finally:
+        db.close()
+
+
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def using(path):
+    """A read-only connection to the log, from a pool: requests run on many threads, and a
+    new connection pays for reading the schema and a cold page cache every time."""
+    with _pools_lock:
+        pool = _pools.setdefault(path, [])
+        db = pool.pop() if pool else None
+    if db is None:
+        db = sqlite3.connect("file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
+                             uri=True, timeout=30, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+    try:
+        yield db
+    finally:
+        with _pools_lock:
+            _pools[path].append(db)
+
+
+def _like_escape(s):
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def where(f):
+    """(SQL, args) for filters f: game, result, opponent, since, until, q (id search)."""
+    q, args = ["1=1"], []
+    when = SORTS["date"]
+    if f.get("game"):
+        q.append("game=?")
+        args.append(f["game"])
+    if f.get("result"):
+        q.append("result=?")
+        args.append(f["result"])
+    if f.get("opponent") in OPPONENTS:
+        q.append(played_by(f["opponent"]) + " = 1")
+    if f.get("since"):
+        q.append("%s >= ?" % when)
+        args.append(f["since"])
+    if f.get("until"):
+        q.append("substr(%s, 1, %d) <= ?" % (when, len(f["until"])))
+        args.append(f["until"])
+    if f.get("q"):
+        q.append("id LIKE ? ESCAPE '\\'")
+        args.append("%" + _like_escape(f["q"]) + "%")
+    return " AND ".join(q), args
+
+
+COLUMNS = "id, game, device, start, result, reason, plies, status, source, added"
+
+
+def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
+    """(rows, total) of one page."""
+    w, args = where(f)
+    src = "games"
+    if f.get("opponent") in OPPONENTS:
+        # The player's index first: the planner, left alone, may scan another index and read
+        # every record to test the player.
+        src = "games INDEXED BY serve_by_%s" % f["opponent"]
+    order = "%s %s, id %s" % (SORTS.get(sort, SORTS["date"]), "DESC" if desc else "ASC",
+                              "DESC" if desc else "ASC")
+    total = db.execute("SELECT COUNT(*) FROM %s WHERE %s" % (src, w), args).fetchone()[0]
+    # The page's rowids from the index alone, then only those rows read: an offset deep in
+    # the log steps over index entries, not over whole records.
+    rows = db.execute("SELECT %s FROM games WHERE rowid IN (SELECT rowid FROM %s WHERE %s "
+                      "ORDER BY %s LIMIT ? OFFSET ?) ORDER BY %s"
+                      % (COLUMNS, src, w, order, order),
+                      args + [per_page, (page_no - 1) * per_page]).fetchall()
+    return rows, total

@@ -1,0 +1,323 @@
+"""The live board: one thread owns the link, follows the board with bawo.watch.Watcher (the
+same logic and the same live log rows as `bawo watch`), and publishes what the page shows to
+every open page through the Hub. It reconnects by itself when the board goes away."""
+import asyncio
+import io
+import queue
+import threading
+import time
+
+from ..errors import BawoError
+from .. import ports
+from ..db import Log
+from ..link import LinkError
+from ..watch import Watcher
+from . import board as B
+
+RETRY_S = 0.5        # between connection attempts while no board answers
+HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pty never EOFs)
+
+
+class Hub:
+    """Fan-out of JSON messages from the bridge thread to the pages' SSE streams."""
+
+    def __init__(self):
+        self.loop = None
+        self.subs = set()
+        self.last = {}   # the latest message of each type: a new page starts from these
+        self.lock = threading.Lock()
+
+    def subscribe(self):
+        q = asyncio.Queue(maxsize=256)
+        with self.lock:
+            self.subs.add(q)
+            for t in ("status", "position"):
+                if t in self.last:
+                    q.put_nowait(self.last[t])
+        return q
+
+    def unsubscribe(self, q):
+        with self.lock:
+            self.subs.discard(q)
+
+    def publish(self, msg):
+        with self.lock:
+            if msg["type"] in ("status", "position"):
+                self.last[msg["type"]] = msg
+            subs = list(self.subs)
+        if self.loop is None:
+            return
+        for q in subs:
+            self.loop.call_soon_threadsafe(_offer, q, msg)
+
+
+def _offer(q, msg):
+    try:
+        q.put_nowait(msg)
+    except asyncio.QueueFull:   # a page that stopped reading loses old messages, not memory
+        pass
+
+
+def _result_text(r):
+    if isinstance(r, dict):
+        return "%s (%s)" % (r.get("result"), r.get("reason"))
+    return r
+
+
+class _Say(io.TextIOBase):
+    """Watcher's messages become the page's one-line notices."""
+
+    def __init__(self, bridge):
+        self.bridge = bridge
+
+    def write(self, text):
+        text = text.strip()
+        if text:
+            self.bridge.note = text.splitlines()[-1][:300]
+        return len(text)
+
+
+class _LaterLog:
+    """The Watcher's log, written after the page has been told: the page does not wait for the
+    disk (the row is written, committed, a few ms later, as `bawo watch` writes it)."""
+
+    def __init__(self, log):
+        self.log = log
+        self.todo = []
+
+    def add(self, *a, **kw):
+        self.todo.append((a, kw))
+
+    def flush(self):
+        todo, self.todo = self.todo, []
+        for a, kw in todo:
+            self.log.add(*a, **kw)
+
+
+class _Release(Exception):
+    """Leave the link: a command needs the port for itself (flash: mpremote opens it)."""
+
+
+class Bridge:
+    def __init__(self, hub, db_path, port=None, sim=None, enabled=True):
+        self.hub = hub
+        self.db_path = db_path
+        self.port = port
+        self.sim = sim
+        self.enabled = enabled
+        self.stop = threading.Event()
+        self.commands = queue.Queue()
+        self.info = None
+        self.note = ""
+        self.thread = None
+
+    def start(self):
+        self.thread = threading.Thread(target=self._run, name="bawo-live", daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(5)
+
+    def status(self, connected, text):
+        self.hub.publish({"type": "status", "connected": connected, "text": text,
+                          "board": self.info if connected else None, "t": time.time() * 1000})
+
+    # -- commands from the page, run in this thread (the link is not shared) ------------------
+    def call(self, name, arg=None, timeout=120):
+        """Run a command on the link thread; returns its result or raises BawoError."""
+        if not self.enabled:
+            raise BawoError("no board is followed: start `bawo serve` without --no-board")
+        done = threading.Event()
+        box = {}
+        self.commands.put((name, arg, done, box))
+        if not done.wait(timeout):
+            raise BawoError("the board did not answer in time: check it is plugged in")
+        if "error" in box:
+            raise BawoError(box["error"])
+        return box["result"]
+
+    def _run(self):
+        if not self.enabled:
+            self.status(False, "not following a board (started with --no-board)")
+            return
+        log = Log(self.db_path)
+        said = None
+        try:
+            while not self.stop.is_set():
+                try:
+                    ser, link, info = ports.connect(self.port, self.sim, timeout=1.0)
+                except (BawoError, OSError) as e:
+                    msg = "no board: %s" % e
+                    if msg != said:
+                        self.status(False, "no board connected: plug the board in or start "
+                                           "`bawo sim`; this page reconnects by itself")
+                        said = msg
+                    self._fail_commands("no board is connected: plug it in and try again")
+                    self.stop.wait(RETRY_S)
+                    continue
+                said = None
+                self.info = {k: info.get(k) for k in ("device", "firmware", "rules", "profile",
+                                                      "games", "proto", "free", "heap")
+                             if info.get(k) is not None}
+                flash_req = None
+                try:
+                    self._follow(link, log)
+                except _Release as r:
+                    flash_req = r.args[0]
+                except Exception as e:   # unplugged, or the board stopped answering
+                    self.status(False, "board disconnected (%s): reconnecting" % str(e)[:200])
+                finally:
+                    try:
+                        ser.close()
+                    except Exception:
+                        pass
+                if flash_req is not None:
+                    self._flash(*flash_req)
+        finally:
+            log.close()
+
+    def _fail_commands(self, text):
+        while True:
+            try:
+                _, _, done, box = self.commands.get_nowait()
+            except queue.Empty:
+                return
+            box["error"] = text
+            done.set()
+
+    def _follow(self, link, log):
+        device = str(self.info.get("device") or "board")
+        later = _LaterLog(log)
+        w = Watcher(later, device, _Say(self), draw_board=False)
+        self.watcher = w
+        self._count_games(link)
+        self.status(True, "connected to %s" % device)
+        cur = None
+        try:
+            cur = link.position()
+        except LinkError:
+            pass
+        if cur and cur.get("id") and cur.get("mode") != "over" and not cur.get("result"):
+            w.start(cur)
+        self._publish_position(w, cur if w.state is None else None)
+        later.flush()
+        quiet_since = time.monotonic()
+        while not self.stop.is_set():
+            self._run_commands(link, log, w)
+            evs = link.poll_events(0.05)
+            if evs:
+                quiet_since = time.monotonic()
+            for ev in evs:
+                t_recv = time.time() * 1000
+                before = (w.state.game.name, w.state.game.format(w.state.position)) \
+                    if w.state is not None else None
+                kind = w.handle(ev)
+                if kind == "move" and w.state is not None:
+                    self._publish_position(w, None, t_recv, ev.get("move"))
+                    if before is not None and before[0] == w.state.game.name:
+                        try:
+                            frames = B.sowing(before[0], before[1], ev.get("move"))
+                        except Exception:
+                            frames = []
+                        self.hub.publish({"type": "sow", "ply": w.state.ply, "frames": frames})
+                elif kind in ("start", "end"):
+                    if kind == "end":
+                        self._count_games(link)
+                        self.status(True, "connected to %s" % device)
+                    self._publish_position(w, ev if w.state is None else None, t_recv,
+                                           result=ev.get("result") if kind == "end" else None)
+            later.flush()
+            if time.monotonic() - quiet_since > HEARTBEAT_S:
+                link.retries = 1
+                try:
+                    link.position()
+                finally:
+                    link.retries = 3
+                quiet_since = time.monotonic()
+
+    def _flash(self, profile, done, box):
+        """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
+        messages), with the port released; each message goes to the pages as it is said."""
+        import argparse
+        from .. import flash
+        lines = []
+
+        def say(msg):
+            lines.append(msg)
+            self.hub.publish({"type": "flash", "text": msg, "done": False})
+        self.status(False, "updating the firmware: the board is busy")
+        args = argparse.Namespace(port=self.port, sim=self.sim if self.sim else "unset", profile=profile,
+                                  dry_run=False, bundle_only=None, no_compile=False, no_reset=False,
+                                  mpy=None)
+        try:
+            flash.run(args, say=say)
+            box["result"] = {"ok": True, "lines": lines}
+            self.hub.publish({"type": "flash", "text": "firmware updated", "done": True, "ok": True})
+        except (BawoError, OSError) as e:
+            box["error"] = "firmware update failed: %s" % e
+            self.hub.publish({"type": "flash", "text": box["error"], "done": True, "ok": False})
+        done.set()
+
+    def _count_games(self, link):
+        """The board page's record counts: games on the board's flash, and not yet synced."""
+        from ..sync import pending
+        games = link.list_games()
+        self.info["records on the board"] = len(games)
+        self.info["unsynced"] = len(pending(games))
+
+    def _publish_position(self, w, board_pos, t_recv=None, last=None, result=None):
+        msg = {"type": "position", "t_recv": t_recv or time.time() * 1000, "note": self.note}
+        if w.state is not None:
+            s = w.state
+            g = s.game
+            o = s.outcome()
+            msg.update(game=g.name, id=w.gid, ply=s.ply, moves=[t for t in s.moves],
+                       last=last or (s.moves[-1] if s.ply else None),
+                       result=result or (o and o.reason) or None,
+                       picture=B.picture(g.name, g.format(s.position)))
+        elif board_pos and isinstance(board_pos.get("position"), str):
+            kind = board_pos.get("kind") or board_pos.get("game") or "bawo"
+            kind = {"baghchal": "bagh-chal"}.get(kind, kind)
+            try:
+                msg.update(game=kind, id=board_pos.get("id"), ply=board_pos.get("ply"),
+                           last=None, result=_result_text(board_pos.get("result")) or result,
+                           picture=B.picture(kind, board_pos["position"]))
+            except Exception:
+                msg.update(game=None)
+        else:
+            msg.update(game=None)
+        self.hub.publish(msg)
+
+    def _run_commands(self, link, log, w):
+        while True:
+            try:
+                name, arg, done, box = self.commands.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                if name == "move":
+                    box["result"] = link.move(arg)
+                    for ev in link.poll_events(0.0):   # its own EVENT follows as usual
+                        link._events.appendleft(ev)
+                elif name == "sync":
+                    from ..sync import sync
+                    box["result"] = sync(link, log).to_dict()
+                    self._count_games(link)
+                    self.status(True, "connected to %s" % (self.info.get("device") or "board"))
+                elif name == "flash":
+                    raise _Release((arg, done, box))
+                elif name == "info":
+                    box["result"] = link.hello()
+                else:
+                    box["error"] = "unknown command"
+            except BawoError as e:
+                box["error"] = str(e)
+            except _Release:
+                raise
+            except Exception as e:
+                box["error"] = "the board did not answer: %s" % e
+                done.set()
+                raise
+            done.set()

@@ -1,0 +1,92 @@
+"""`bawo play` on the page: a game against the PC's AI (shared_rules.ai, the PC's budgets as
+`bawo play` uses), entered by clicking the pockets the way they are pressed on the board
+(bawo.sim.presses_for), logged as `bawo play` logs it when it ends."""
+import threading
+import time
+
+from shared_rules import GAMES, game as make_game, State, winner_name
+from shared_rules.record import Record
+
+from .. import sim
+from ..errors import BawoError
+from . import board as B
+
+
+class Session:
+    """The one game of the page (a local server has one user)."""
+
+    def __init__(self, log_path):
+        self.log_path = log_path
+        self.lock = threading.Lock()
+        self.s = None
+
+    def new(self, name, side, level):
+        if name not in GAMES:
+            raise BawoError("no game %s" % name)
+        if side not in (0, 1) or level not in range(1, 6):
+            raise BawoError("side is 0 or 1, level 1 to 5")
+        from shared_rules.ai import Player
+        with self.lock:
+            g = make_game(name)
+            self.g, self.human, self.level = g, side, level
+            self.s = State(g)
+            self.ai = Player(g, level=level, seed=int(time.time()), host=True)
+            self.gid = "web-%s" % time.strftime("%Y%m%d-%H%M%S")
+            self.start = time.strftime("%Y-%m-%dT%H:%M:%S")
+            self.logged = False
+            steps = self._ai_turn()
+            return self.view(steps)
+
+    def move(self, text):
+        with self.lock:
+            if self.s is None:
+                raise BawoError("start a game first")
+            s, g = self.s, self.g
+            if s.outcome() is not None or s.turn != self.human:
+                raise BawoError("it is not your move")
+            before = g.format(s.position)
+            s.push(text)           # RulesError (a ValueError) for an illegal move
+            steps = [{"by": "you", "move": s.moves[-1], "frames": B.sowing(g.name, before, s.moves[-1])}]
+            steps += self._ai_turn()
+            return self.view(steps)
+
+    def _ai_turn(self):
+        s, g = self.s, self.g
+        out = []
+        while s.outcome() is None and s.turn != self.human:
+            before = g.format(s.position)
+            m = self.ai.choose(s)
+            text = g.move_str(m, s.position)
+            s.push(m)
+            out.append({"by": "computer", "move": text, "frames": B.sowing(g.name, before, text)})
+        if s.outcome() is not None and not self.logged:
+            self._log()
+        return out
+
+    def _log(self):
+        from ..db import Log
+        players = {"First": "you" if self.human == 0 else "computer",
+                   "Second": "you" if self.human == 1 else "computer"}
+        rec = Record.from_state(self.s, Start=self.start, Device="web", Id=self.gid, **players)
+        with Log(self.log_path) as log:
+            log.add(rec, "play")
+        self.logged = True
+
+    def view(self, steps=()):
+        s, g = self.s, self.g
+        pos = g.format(s.position)
+        o = s.outcome()
+        result = None
+        if o is not None:
+            w = winner_name(g, o)
+            result = "%s (%s)" % ("draw" if w is None else {"S": "South", "N": "North", "G": "Goats",
+                                                            "T": "Tigers"}.get(w, w) + " wins", o.reason)
+        presses = {}
+        if o is None and s.turn == self.human:
+            prof = sim.profile_path(sim.PROFILES[g.name])
+            cells = sim.key_of_cell(prof, g.name)
+            for text in s.legal_move_strs():
+                presses[text] = sim.presses_for(g.name, pos, text, cells)
+        return {"game": g.name, "id": self.gid, "ply": s.ply, "moves": s.moves, "picture": B.picture(g.name, pos),
+                "steps": list(steps), "presses": presses, "result": result, "logged": self.logged,
+                "you": g.sides[self.human], "level": self.level}

@@ -1,0 +1,354 @@
+// Bawo Board companion page: plain JS + SVG, no build step, no network beyond this server.
+"use strict";
+(function () {
+  const SIDES = { S: "South", N: "North", G: "Goats", T: "Tigers" };
+  const TOKEN = document.querySelector('meta[name="bawo-token"]').content;
+  const NS = "http://www.w3.org/2000/svg";
+  const LED = 12, GAPX = 10, GAPY = 34, SPLIT = 26;   // SVG units
+  // Test and benchmark hooks: what the page showed, when (Date.now(), ms since the epoch).
+  const bawo = window.bawo = { updates: [], sows: 0, shown: null };
+
+  function el(tag, attrs, parent) {
+    const e = document.createElementNS(NS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  // The LEDs are drawn as the firmware lights them: frame = the canvas' RGB bytes in hex.
+  function lift(v) { return v === 0 ? 0 : Math.min(255, Math.round(255 * Math.pow(v / 128, 0.75))); }
+
+  class Board {
+    constructor(holder, layout) {
+      this.layout = layout;
+      holder.textContent = "";
+      const L = layout, blk = L.pockets[0];
+      const px = (x) => x * LED + Math.floor(x / blk.w) * GAPX;
+      const py = (y) => { const r = Math.floor(y / blk.h);
+        return y * LED + r * GAPY + (L.split !== null && r >= L.split ? SPLIT : 0); };
+      this.px = px; this.py = py;
+      const W = px(L.w - 1) + LED + 4, H = py(L.h - 1) + LED + GAPY;
+      const svg = this.svg = el("svg", { viewBox: "-4 -4 " + (W + 4) + " " + (H + 4), role: "img",
+                                         "aria-label": L.game + " board" }, holder);
+      this.leds = [];
+      for (let y = 0; y < L.h; y++) for (let x = 0; x < L.w; x++) {
+        this.leds.push(el("rect", { x: px(x) + 1, y: py(y) + 1, width: LED - 2, height: LED - 2, rx: 3,
+                                     fill: "#2a221b" }, svg));
+      }
+      if (L.split !== null) {   // which half is whose, in the gap between them
+        const y = py(L.split * blk.h) - SPLIT / 2 - 6;
+        el("text", { class: "half", x: 0, y: y }, svg).textContent = "\u25B2 North";
+        el("text", { class: "half", x: W - 4, y: y + 12, "text-anchor": "end" }, svg).textContent = "South \u25BC";
+      }
+      this.cells = {};
+      for (const p of L.pockets) {
+        const x0 = px(p.x), y0 = py(p.y), w = p.w * LED, h = p.h * LED;
+        const g = el("g", { class: "pocket", "data-key": p.key, "data-label": p.label,
+                            "data-cell": p.cell === null ? "" : p.cell }, svg);
+        const hit = el("rect", { class: "hit", x: x0 - 3, y: y0 - 3, width: w + 6, height: h + 6 }, g);
+        const count = el("text", { class: "count", x: x0 + w - 2, y: y0 + h + 24, "text-anchor": "end" }, g);
+        const lab = el("text", { class: "label", x: x0 + 1, y: y0 + h + 20 }, g);
+        lab.textContent = p.label;
+        if (p.cell !== null && p.cell !== undefined) this.cells[p.cell] = { hit, count, label: p.label };
+      }
+    }
+    frame(hex) {
+      const n = Math.min(this.leds.length, hex.length / 6);
+      for (let i = 0; i < n; i++) {
+        const o = i * 6;
+        const r = lift(parseInt(hex.substr(o, 2), 16)), g = lift(parseInt(hex.substr(o + 2, 2), 16)),
+              b = lift(parseInt(hex.substr(o + 4, 2), 16));
+        this.leds[i].setAttribute("fill", (r | g | b) ? "rgb(" + r + "," + g + "," + b + ")" : "#2a221b");
+      }
+    }
+    picture(pic, lastCells) {
+      this.frame(pic.frame);
+      for (const c in this.cells) {
+        const t = pic.counts[c];
+        this.cells[c].count.textContent = t === undefined ? "" : t;
+        this.cells[c].hit.classList.toggle("last", !!(lastCells && lastCells.has(+c)));
+      }
+      bawo.shown = { position: pic.position, counts: pic.counts };
+    }
+  }
+
+  const layouts = {};
+  async function getLayout(game) {
+    if (!layouts[game]) layouts[game] = await (await fetch("/api/layout/" + encodeURIComponent(game))).json();
+    return layouts[game];
+  }
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  function setText(id, t) { const e = document.getElementById(id); if (e) e.textContent = t; }
+  function turnText(pic, result) {
+    if (result) return "Game over: " + result;
+    return pic && pic.turn ? (SIDES[pic.turn] || pic.turn) + " to move" : "";
+  }
+  function fillMoves(ol, moves, cur) {
+    ol.textContent = "";
+    moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      li.textContent = m; li.dataset.ply = i + 1;
+      if (i + 1 === cur) li.className = "cur";
+      ol.appendChild(li);
+    });
+    const c = ol.querySelector(".cur"); if (c) c.scrollIntoView({ block: "nearest" });
+  }
+  // Play a sowing: the firmware's own animation frames with its waits, squeezed into maxMs.
+  async function animate(board, frames, maxMs, still) {
+    const total = frames.reduce((a, f) => a + f[1], 0) || 1;
+    const k = Math.min(1, maxMs / total);
+    for (const [hex, wait] of frames) {
+      if (still()) return false;
+      board.frame(hex);
+      await sleep(wait * k);
+    }
+    return true;
+  }
+
+  // -- live page ------------------------------------------------------------------------------
+  function live() {
+    let board = null, game = null, animating = 0, pending = null;
+    const status = document.getElementById("status");
+    async function show(msg) {
+      if (!msg.game || !msg.picture) {
+        setText("gametitle", "No game on the board"); return;
+      }
+      if (game !== msg.game) { board = new Board(document.getElementById("board"), await getLayout(msg.game)); game = msg.game; }
+      pending = msg;
+      if (!animating) board.picture(msg.picture);
+      setText("gametitle", msg.game + (msg.id ? " · " + msg.id : ""));
+      setText("ply", msg.ply === undefined || msg.ply === null ? "–" : msg.ply);
+      setText("last", msg.last || "–");
+      setText("result", msg.result || "–");
+      setText("note", msg.note || "");   // the watcher's last line, e.g. a move that did not replay
+      setText("turnline", turnText(msg.picture, msg.result));
+      if (msg.moves) fillMoves(document.getElementById("moves"), msg.moves, msg.ply);
+      bawo.updates.push({ ply: msg.ply, id: msg.id, last: msg.last, t_recv: msg.t_recv, t_page: Date.now(),
+                          counts: msg.picture.counts });
+    }
+    async function sow(msg) {
+      if (!board || !msg.frames.length) return;
+      animating++;
+      const mine = pending;
+      await animate(board, msg.frames, 2500, () => pending !== mine);
+      animating--;
+      bawo.sows++;
+      if (!animating && pending) board.picture(pending.picture);
+    }
+    let es = null;
+    function open() {
+      es = new EventSource("/live");
+      es.onmessage = (e) => {
+        const msg = JSON.parse(e.data);
+        if (msg.type === "status") {
+          status.textContent = msg.text;
+          status.className = "status " + (msg.connected ? "on" : "off");
+          bawo.connected = msg.connected;
+        } else if (msg.type === "position") show(msg);
+        else if (msg.type === "sow") sow(msg);
+      };
+      es.onerror = () => { status.textContent = "lost the server: reconnecting…"; status.className = "status off"; bawo.connected = false; };
+    }
+    open();
+    const form = document.getElementById("moveform");
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const mv = document.getElementById("move").value.trim();
+      if (!mv) return;
+      const r = await post("/api/move", { move: mv });
+      setText("moveerr", r.error || "");
+      if (!r.error) document.getElementById("move").value = "";
+    });
+  }
+
+  async function post(url, body) {
+    try {
+      const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Bawo-Token": TOKEN },
+                                   body: JSON.stringify(body || {}) });
+      const t = await r.text();
+      try { return JSON.parse(t); } catch (e) { return { error: t.trim() }; }
+    } catch (e) { return { error: "the server did not answer: is `bawo serve` still running?" }; }
+  }
+
+  // -- game page: replay ---------------------------------------------------------------------
+  async function replay() {
+    const root = document.getElementById("replay");
+    const data = await (await fetch("/api/game/" + encodeURIComponent(root.dataset.gid))).json();
+    if (data.error) { setText("turnline", data.error); return; }
+    const board = new Board(document.getElementById("board"), data.layout);
+    const cache = {};
+    let ply = 0, playing = false, seq = 0;
+    const n = data.moves.length;
+    const slider = document.getElementById("plyslider");
+    async function pic(i) {
+      if (!cache[i]) {
+        const q = "game=" + encodeURIComponent(data.game) + "&position=" + encodeURIComponent(data.positions[i]);
+        cache[i] = await (await fetch("/api/picture?" + q)).json();
+      }
+      return cache[i];
+    }
+    function texts() {
+      slider.value = ply;
+      setText("plyinfo", "ply " + ply + " / " + n);
+      setText("lastmove", ply ? ply + ". " + data.moves[ply - 1] : "–");
+      const over = ply === n && data.header.Result && data.header.Result !== "*";
+      setText("turnline", over ? "Game over: " + (SIDES[data.header.Result] || data.header.Result) +
+              (data.header.Result === "draw" ? "" : " wins") : (SIDES[data.turns[ply]] || data.turns[ply]) + " to move");
+      fillMoves(document.getElementById("moves"), data.moves, ply);
+      window.bawo.ply = ply;
+    }
+    async function go(i, animated) {
+      i = Math.max(0, Math.min(n, i));
+      const my = ++seq;
+      if (animated && i === ply + 1) {
+        const q = "game=" + encodeURIComponent(data.game) + "&position=" + encodeURIComponent(data.positions[ply]) +
+                  "&move=" + encodeURIComponent(data.moves[ply]);
+        const sw = await (await fetch("/api/sow?" + q)).json();
+        if (my !== seq) return;
+        ply = i; texts();
+        await animate(board, sw.frames || [], playing ? 1800 : 900, () => my !== seq);
+        if (my !== seq) return;
+        cache[i] = sw.after;
+        board.picture(sw.after);
+      } else {
+        const p = await pic(i);
+        if (my !== seq) return;
+        ply = i; texts();
+        board.picture(p);
+      }
+      window.bawo.shownPly = ply;
+    }
+    async function run() {
+      while (playing && ply < n) { await go(ply + 1, true); await sleep(250); }
+      playing = false; setText("play", "▶ play");
+    }
+    function toggle() { playing = !playing; setText("play", playing ? "⏸ pause" : "▶ play"); if (playing) run(); }
+    function stop() { if (playing) toggle(); }
+    document.getElementById("first").onclick = () => { stop(); go(0); };
+    document.getElementById("back").onclick = () => { stop(); go(ply - 1); };
+    document.getElementById("fwd").onclick = () => { stop(); go(ply + 1, true); };
+    document.getElementById("last").onclick = () => { stop(); go(n); };
+    document.getElementById("play").onclick = toggle;
+    slider.oninput = () => { stop(); go(+slider.value); };
+    document.getElementById("moves").onclick = (e) => { const li = e.target.closest("li"); if (li) { stop(); go(+li.dataset.ply); } };
+    document.addEventListener("keydown", (e) => {
+      if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+      if (e.key === "ArrowLeft") { stop(); go(ply - 1); e.preventDefault(); }
+      else if (e.key === "ArrowRight") { stop(); go(ply + 1, true); e.preventDefault(); }
+      else if (e.key === "Home") { stop(); go(0); e.preventDefault(); }
+      else if (e.key === "End") { stop(); go(n); e.preventDefault(); }
+      else if (e.key === " ") { toggle(); e.preventDefault(); }
+    });
+    await go(0);
+    window.bawo.ready = true;
+  }
+
+  // -- board page ---------------------------------------------------------------------------
+  function boardPage() {
+    const status = document.getElementById("status");
+    const es = new EventSource("/live");
+    es.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.type === "flash") {
+        const li = document.createElement("li"); li.textContent = msg.text;
+        if (msg.done) li.className = msg.ok ? "ok" : "err";
+        document.getElementById("flashlog").appendChild(li);
+        window.bawo.flashlog = (window.bawo.flashlog || []).concat([msg.text]);
+        return;
+      }
+      if (msg.type !== "status") return;
+      status.textContent = msg.text; status.className = "status " + (msg.connected ? "on" : "off");
+      const dl = document.getElementById("boardinfo"); dl.textContent = "";
+      const b = msg.board || {};
+      for (const k of Object.keys(b)) {
+        const dt = document.createElement("dt"); dt.textContent = k;
+        const dd = document.createElement("dd"); dd.textContent = Array.isArray(b[k]) ? b[k].join(", ") : b[k];
+        dl.appendChild(dt); dl.appendChild(dd);
+      }
+    };
+    document.getElementById("flash").onclick = async () => {
+      if (!confirm("Update the board's firmware now? The game on the board stops.")) return;
+      document.getElementById("flashlog").textContent = "";
+      const r = await post("/api/flash");
+      window.bawo.flash = r;
+    };
+    document.getElementById("sync").onclick = async () => {
+      setText("syncout", "syncing…");
+      const r = await post("/api/sync");
+      setText("syncout", r.error ? r.error : "added " + (r.added || []).length + ", already there " +
+              (r.same || r.duplicate || []).length);
+      window.bawo.sync = r;
+    };
+  }
+
+  // -- play against the computer -----------------------------------------------------------
+  function playPage() {
+    let board = null, game = null, state = null, clicked = [], busy = false;
+    const SIDE = { you: "You", computer: "Computer" };
+    async function show(r) {
+      if (r.error) { setText("moveerr", r.error); return; }
+      setText("moveerr", "");
+      if (game !== r.game) {
+        board = new Board(document.getElementById("board"), await getLayout(r.game)); game = r.game;
+        board.svg.addEventListener("click", onClick);
+      }
+      for (const st of r.steps || []) {        // each sowing as the board animates it
+        setText("last", st.move + " (" + SIDE[st.by] + ")");
+        await animate(board, st.frames, 1200, () => false);
+      }
+      state = r; clicked = [];
+      board.picture(r.picture);
+      setText("ply", r.ply); setText("result", r.result || "–");
+      setText("last", r.moves.length ? r.moves[r.moves.length - 1] : "–");
+      setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
+              "Your move (" + (SIDES[r.you] || r.you) + ")");
+      fillMoves(document.getElementById("moves"), r.moves, r.ply);
+      window.bawo.play = r;
+    }
+    async function send(mv) {
+      if (busy) return;
+      busy = true;
+      setText("turnline", "The computer is thinking…");
+      try { await show(await post("/api/play/move", { move: mv })); } finally { busy = false; }
+    }
+    function mark() {
+      for (const c in board.cells) board.cells[c].hit.classList.remove("last");
+      for (const g of board.svg.querySelectorAll("g.pocket"))
+        g.querySelector(".hit").classList.toggle("last", clicked.includes(+g.dataset.key));
+    }
+    function onClick(e) {
+      const g = e.target.closest("g.pocket");
+      if (!g || !state || busy) return;
+      clicked.push(+g.dataset.key);
+      const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+      const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+      let moves = Object.keys(state.presses);
+      if (!moves.some((m) => pre(clicked, state.presses[m]))) {
+        clicked = [+g.dataset.key];                   // start again from this pocket
+        if (!moves.some((m) => pre(clicked, state.presses[m]))) clicked = [];
+      }
+      const done = moves.filter((m) => same(clicked, state.presses[m]));
+      mark();
+      if (done.length === 1) send(done[0]);
+    }
+    document.getElementById("newgame").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const f = new FormData(e.target);
+      busy = true;
+      try {
+        await show(await post("/api/play/new", { game: f.get("game"), side: +f.get("side"), level: +f.get("level") }));
+      } finally { busy = false; }
+    });
+    document.getElementById("moveform").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const mv = document.getElementById("move").value.trim();
+      if (mv) { document.getElementById("move").value = ""; send(mv); }
+    });
+  }
+
+  const page = document.body.dataset.page;
+  if (page === "live") live();
+  else if (page === "game") replay();
+  else if (page === "board") boardPage();
+  else if (page === "play") playPage();
+})();
