@@ -325,7 +325,12 @@ class App:
                 self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
-        """Start a game (archiving an unfinished one). RulesError for a bad position."""
+        """Start a game (archiving an unfinished one). A bad game or position raises
+        ValueError (RulesError) before anything changes: the game in progress goes on."""
+        if name not in self.games:
+            raise ValueError('game %s does not fit this board' % name)
+        if position:
+            make_game(name).parse(position)
         if self.anim is not None:
             self.skip()
         if self.s is not None and self.s.outcome() is None and self.header is not None:

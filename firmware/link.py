@@ -72,8 +72,10 @@ class Link:
 
     handler methods (all optional; a missing one answers ERROR 2):
       hello() -> dict; set_time(t); list_games() -> [dict]; get_chunk(id, off, n) ->
-      (bytes, total, crc32); ack_game(id); position() -> dict; new_game(kind, position) -> dict;
-      move(text) -> dict. Raise LinkError(code, text) to refuse.
+      (bytes, total, crc32); ack_game(id); position() -> dict;
+      new_game(kind, position, opponent) -> dict; move(text) -> dict.
+      Raise LinkError(code, text) to refuse. Their arguments are already checked against
+      protocol.SCHEMA (type and range); absent optional ones are None (or the default).
     """
 
     def __init__(self, read, write, handler, now_ms=ticks_ms, event_timeout_ms=1000,
@@ -164,12 +166,17 @@ class Link:
             self._send(self._last_reply)
             return
         try:
-            body = self._dispatch(t, r.payload)
+            if r.seq == 0:
+                raise P.PayloadError("seq 0 is not a request's")
+            # Every field checked against its schema before any handler runs: a handler
+            # only ever sees values in range, so anything it raises besides LinkError is a
+            # bug of the board (ERROR 9 from poll), not the host's.
+            body = self._dispatch(t, P.args(t, r.payload))
             typ = P.OK
         except LinkError as e:
             typ, body = P.ERROR, {"code": e.code, "text": e.text}
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": str(e)[:60]}
+        except P.PayloadError as e:
+            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": "bad payload: " + str(e)}
         self._last_key = key
         self._reply(r, typ, body)
 
@@ -194,6 +201,7 @@ class Link:
             self._send(self._last_sent)
 
     def _dispatch(self, t, a):
+        # a: the request's field values in protocol.SCHEMA order, already checked.
         h = self.handler
         if t == P.HELLO:
             info = dict(h.hello()) if hasattr(h, "hello") else {}
@@ -203,27 +211,21 @@ class Link:
             self._last_key = None
             return info
         if t == P.GET:
-            gid = a["id"]
-            off = int(a.get("off", 0))
-            n = min(int(a.get("n", P.MAX_CHUNK)), P.MAX_CHUNK)
-            if off < 0 or n < 0:
-                raise ValueError("negative offset or length")
-            data, total, crc = self._call("get_chunk", gid, off, n)
+            gid, off, n = a
+            data, total, crc = self._call("get_chunk", gid, off, min(n, P.MAX_CHUNK))
             return {"id": gid, "off": off, "data": P.b64(data), "total": total, "crc": crc}
         if t == P.LIST:
-            return self._list_page(self._call("list_games"), int(a.get("start", 0)))
+            return self._list_page(self._call("list_games"), a[0])
         if t == P.TIME:
-            return self._call("set_time", int(a["t"]))
+            return self._call("set_time", a[0])
         if t == P.ACK_GAME:
-            return self._call("ack_game", a["id"])
+            return self._call("ack_game", a[0])
         if t == P.POSITION:
             return self._call("position")
         if t == P.NEW:
-            if "opponent" in a:  # only then: handlers without the argument still work
-                return self._call("new_game", a["kind"], a.get("position"), a["opponent"])
-            return self._call("new_game", a["kind"], a.get("position"))
+            return self._call("new_game", a[0], a[1], a[2])
         if t == P.MOVE:
-            return self._call("move", a["move"])
+            return self._call("move", a[0])
         raise LinkError(P.E_UNKNOWN_TYPE)
 
     def _call(self, name, *args):

@@ -65,6 +65,92 @@ ERROR_TEXT = {
     10: "reply too large",
 }
 
+# Request payloads: one schema per request type, checked by args() in one place before any
+# handler runs (docs/protocol.md, "Field ranges"). A field is (name, kind, lo, hi, default):
+# INT lo..hi inclusive; TEXT printable ASCII of lo..hi characters; GAME_ID a game id as the
+# board makes them ("<board>-<n>": letters, digits, '_' and '-', then '-' and 4+ digits) of
+# lo..hi characters, so never a path; CHOICE one of the strings in lo. default REQUIRED: the
+# field must be there; otherwise an absent or null field takes the default.
+INT = 0
+TEXT = 1
+GAME_ID = 2
+CHOICE = 3
+REQUIRED = ("required",)
+T_MIN = 946684800  # 2000-01-01 00:00:00 UTC; gmtime() of a far-off time kills the board
+T_MAX = 4102444799  # 2099-12-31 23:59:59 UTC
+OFF_MAX = 1048575  # a record is at most a few tens of kB
+OPPONENTS = ("people", "host-first", "host-second")
+SCHEMA = {
+    HELLO: (("proto", INT, 0, 65535, None), ("host", TEXT, 0, 32, None)),
+    TIME: (("t", INT, T_MIN, T_MAX, REQUIRED),),
+    LIST: (("start", INT, 0, 65535, 0),),
+    GET: (("id", GAME_ID, 6, 40, REQUIRED), ("off", INT, 0, OFF_MAX, 0),
+          ("n", INT, 0, 65535, MAX_CHUNK)),
+    ACK_GAME: (("id", GAME_ID, 6, 40, REQUIRED),),
+    POSITION: (),
+    NEW: (("kind", TEXT, 1, 16, REQUIRED), ("position", TEXT, 1, 160, None),
+          ("opponent", CHOICE, OPPONENTS, 0, None)),
+    MOVE: (("move", TEXT, 1, 16, REQUIRED),),
+}
+
+
+class PayloadError(ValueError):
+    """A request payload outside its schema: the board answers ERROR 3."""
+
+
+def _id_ok(b):
+    # b: bytes. "<name>-<digits>", at least 4 digits, name of [A-Za-z0-9_-].
+    n = len(b)
+    i = n
+    while i > 0 and 48 <= b[i - 1] <= 57:
+        i -= 1
+    if n - i < 4 or i < 2 or b[i - 1] != 45:
+        return False
+    for k in range(i - 1):
+        c = b[k]
+        if not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 45 or c == 95):
+            return False
+    return True
+
+
+def args(typ, payload):
+    """The values of a request's fields in SCHEMA order, defaults filled in. Raises
+    PayloadError naming the first field that is missing, of the wrong type or out of range.
+    Fields not in the schema are ignored (forward compatibility)."""
+    spec = SCHEMA[typ]
+    out = []
+    for name, kind, lo, hi, default in spec:
+        v = payload.get(name)
+        if v is None:
+            if default is REQUIRED:
+                raise PayloadError("%s missing" % name)
+            out.append(default)
+            continue
+        if kind == INT:
+            if not isinstance(v, int) or v is True or v is False:
+                raise PayloadError("%s not an integer" % name)
+            if not lo <= v <= hi:
+                raise PayloadError("%s not in %d..%d" % (name, lo, hi))
+        elif kind == CHOICE:
+            if not isinstance(v, str) or v not in lo:
+                raise PayloadError("%s not one of %s" % (name, "/".join(lo)))
+        else:
+            if not isinstance(v, str):
+                raise PayloadError("%s not a string" % name)
+            b = v.encode()
+            if not lo <= len(b) <= hi:
+                raise PayloadError("%s length not in %d..%d" % (name, lo, hi))
+            if kind == GAME_ID:
+                if not _id_ok(b):
+                    raise PayloadError("%s not a game id" % name)
+            else:
+                for c in b:
+                    if c < 32 or c > 126:
+                        raise PayloadError("%s not printable ASCII" % name)
+        out.append(v)
+    return out
+
+
 # Bad.reason values: "crc" / "syntax" mean line noise (answer NAK, the sender resends);
 # "payload" means the CRC was right but the content is not a valid frame (resending is useless).
 BAD_CRC = "crc"

@@ -186,11 +186,11 @@ def test_fuzz_board_link_100k():
         s = "m%d#é" % i
         frames.append(P.encode(rng.randrange(1, P.SEQ_MAX + 1), P.MOVE, {"move": s}))
         allowed.add(("move", s))
-        frames.append(P.encode(i + 1, P.GET, {"id": i, "off": i, "n": 9}))
-        allowed.add(("get", i, i, 9))
+        frames.append(P.encode(i + 1, P.GET, {"id": "b-%04d" % i, "off": i, "n": 9}))
+        allowed.add(("get", "b-%04d" % i, i, 9))
     frames += [P.encode(1, P.HELLO, {}), P.encode(2, P.ACK, {}), P.encode(3, P.NAK, {}),
-               P.encode(4, "BOGUS", {"x": 1}), P.encode(5, P.GET, {"id": 1})]
-    allowed |= {("hello",), ("get", 1, 0, P.MAX_CHUNK)}
+               P.encode(4, "BOGUS", {"x": 1}), P.encode(5, P.GET, {"id": "b-0001"})]
+    allowed |= {("hello",), ("get", "b-0001", 0, P.MAX_CHUNK)}
     chunks = [b for b, _ in _stream(rng, frames, FUZZ_N)]
     out = []
     h = _Recorder()
