@@ -94,7 +94,8 @@ class Link:
         self._last_reply = None
         self._last_sent = None
         self._pending = []  # [seq, frame, sent_at, tries] of events not yet ACKed
-        self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0}
+        self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0,
+                      "nomem": 0}
 
     def _send(self, frame):
         self._last_sent = frame
@@ -108,17 +109,32 @@ class Link:
         data = self._read()
         n = 0
         if data:
-            for r in self.parser.feed(data):
+            try:
+                results = self.parser.feed(data)
+            except MemoryError:
+                # No room on the heap to decode what came: drop it and have the host send
+                # again (NAK 0), when the board may have room again.
+                self.parser.reset()
+                results = ()
+                self.stats["nomem"] += 1
+                self._try_send(0, P.NAK, None)
+            for r in results:
                 n += 1
                 try:
                     self._handle(r)
                 except Exception as e:  # last line of defence: keep the board running
                     self.stats["errors"] += 1
-                    self._send(P.encode(getattr(r, "seq", 0), P.ERROR,
-                                        {"code": P.E_INTERNAL, "text": str(e)[:60]}))
+                    self._try_send(getattr(r, "seq", 0), P.ERROR,
+                                   {"code": P.E_INTERNAL, "text": str(e)[:60]})
         if self._pending:
             self._resend_events()
         return n
+
+    def _try_send(self, seq, typ, body):
+        try:
+            self._send(P.encode(seq, typ, body))
+        except MemoryError:  # nothing to say it with: the host times out and resends
+            pass
 
     def run(self, idle=None, sleep_ms=2):
         import time

@@ -2,6 +2,9 @@
 # and the host (CPython, `bawo_firmware.protocol`). Must not import other firmware modules.
 # Specification: docs/protocol.md.
 import json
+import sys
+
+_MP = sys.implementation.name == "micropython"
 
 try:
     from binascii import crc32 as _crc32_native
@@ -260,17 +263,23 @@ def decode(body):
     c = crc32(mv[: n - 9])
     if b"%08x" % c != body[n - 8 :]:
         return Bad(_guess_seq(body), BAD_CRC)
-    parts = bytes(mv[: n - 9]).split(b" ", 3)
-    if len(parts) != 4:
+    # Only the short header fields are copied out: a 1 KB frame must decode on a heap
+    # with little room left in one piece.
+    a = body.find(b" ")
+    b = body.find(b" ", a + 1) if a > 0 else -1
+    d = body.find(b" ", b + 1) if b > 0 else -1
+    if d < 0 or d >= n - 9:
         return Bad(0, BAD_PAYLOAD)
-    ver, seq, typ, js = parts
+    ver, seq, typ = body[:a], body[a + 1 : b], body[b + 1 : d]
     if not (ver.isdigit() and seq.isdigit() and len(seq) <= 5 and len(ver) <= 3):
         return Bad(0, BAD_PAYLOAD)
     seq = int(seq)
     if seq > SEQ_MAX or not typ or len(typ) > 16 or not typ.isupper():
         return Bad(0, BAD_PAYLOAD)
     try:
-        payload = json.loads(js.decode())
+        js = mv[d + 1 : n - 9]
+        # MicroPython's json reads the buffer in place; CPython's wants str.
+        payload = json.loads(js if _MP else bytes(js).decode())
     except Exception:  # ValueError, UnicodeError, RecursionError on nested junk
         return Bad(seq, BAD_PAYLOAD)
     if not isinstance(payload, dict):

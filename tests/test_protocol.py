@@ -254,3 +254,23 @@ def test_mpy_cross_compiles(name, tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert out.stat().st_size > 0
+
+
+def test_board_link_survives_a_full_heap_while_decoding():
+    # On a 160 KB board a 1 KB frame may find no room to be decoded: the link must drop
+    # it and ask again (NAK 0), not let the MemoryError stop the board's loop.
+    frames = [P.encode(7, P.MOVE, {"move": "x" * 300}), P.encode(8, P.MOVE, {"move": "y"})]
+    out = []
+    h = _Recorder()
+    link = board_link_module().Link(lambda: frames.pop(0) if frames else None, out.append, h)
+    feed = link.parser.feed
+
+    def full(data):
+        link.parser.feed = feed
+        raise MemoryError("memory allocation failed, allocating 375 bytes")
+    link.parser.feed = full
+    link.poll()
+    link.poll()
+    got = P.Parser().feed(b"".join(out))
+    assert [(r.seq, r.type) for r in got] == [(0, P.NAK), (8, P.OK)]
+    assert h.calls == [("move", "y")] and link.stats["nomem"] == 1

@@ -5,8 +5,9 @@
 import os
 import time
 
+import gc
+import sys
 import hw_sim
-import app as A
 import protocol as P
 from journal import Journal
 import mpcheck
@@ -38,6 +39,10 @@ def tmpdir(tag):
     return d
 
 
+class _Plain:
+    pass
+
+
 class RealBoard:
     """root: a scratch directory; the board's flash is root/data, the rest of root is
     'outside' (tests put files there that no request may touch)."""
@@ -45,7 +50,17 @@ class RealBoard:
     def __init__(self, root, settings=None, profile='bawo-4x8', min_free=0):
         self.root = root
         self.data = root + '/data'
-        self.board = hw_sim.Board(mpcheck.prof(profile), clock=hw_sim.SimClock(), bounce_ms=3)
+        # As board_sim does on a 160 KB heap: the profile is read into a plain object and
+        # its loader dropped before the app is imported.
+        import profile as loader
+        prof = _Plain()
+        for k, v in loader.load('%s/%s.json' % (mpcheck.PROFILES, profile)).__dict__.items():
+            setattr(prof, k, v)
+        loader = None
+        sys.modules.pop('profile', None)
+        gc.collect()
+        self.board = hw_sim.Board(prof, clock=hw_sim.SimClock(), bounce_ms=3)
+        import app as A
         self.clock = self.board.clock
         self.journal = Journal(self.data, BOARD_ID, min_free=min_free, log=lambda m: None)
         self.records = []   # ids of the records the app wrote
