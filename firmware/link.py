@@ -193,7 +193,6 @@ class Link:
             typ, body = P.ERROR, {"code": e.code, "text": e.text}
         except P.PayloadError as e:
             typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": "bad payload: " + str(e)}
-        self._last_key = key
         self._reply(r, typ, body)
 
     def _reply(self, r, typ, body):
@@ -201,6 +200,9 @@ class Link:
             frame = P.encode(r.seq, typ, body)
         except ValueError:
             frame = P.encode(r.seq, P.ERROR, {"code": P.E_TOO_LARGE, "text": P.ERROR_TEXT[P.E_TOO_LARGE]})
+        # The reply and the request it answers are remembered together, whatever the
+        # answer: a resend of that request gets this frame again, never another's.
+        self._last_key = (r.seq, r.crc)
         self._last_reply = frame
         self._send(frame)
 

@@ -274,3 +274,24 @@ def test_board_link_survives_a_full_heap_while_decoding():
     got = P.Parser().feed(b"".join(out))
     assert [(r.seq, r.type) for r in got] == [(0, P.NAK), (8, P.OK)]
     assert h.calls == [("move", "y")] and link.stats["nomem"] == 1
+
+
+def test_a_resent_request_gets_its_own_reply_back():
+    # The reply cache held the last reply of any kind but the key of the last request run:
+    # after a refused frame (another version, an unknown type) a resend of the request
+    # before it was answered with the refusal, under the wrong seq, and the host waited.
+    pos = P.encode(9, P.POSITION)
+    body = b'2 10 POSITION {}'
+    other_version = P.MARKER + body + b" %08x\n" % P.crc32(body)
+    frames = [pos, other_version, P.encode(11, "BOGUS"), pos]
+    out = []
+
+    class H:
+        def position(self):
+            return {"id": "b-0001"}
+    link = board_link_module().Link(lambda: frames.pop(0) if frames else None, out.append, H())
+    for _ in range(4):
+        link.poll()
+    got = [(r.seq, r.type, r.payload.get("code")) for r in P.Parser().feed(b"".join(out))]
+    assert got == [(9, P.OK, None), (10, P.ERROR, P.E_VERSION), (11, P.ERROR, P.E_UNKNOWN_TYPE),
+                   (9, P.OK, None)]
