@@ -280,6 +280,8 @@ def decode(body):
         js = mv[d + 1 : n - 9]
         # MicroPython's json reads the buffer in place; CPython's wants str.
         payload = json.loads(js if _MP else bytes(js).decode())
+    except MemoryError:
+        raise  # not the frame's fault: the link asks for it again
     except Exception:  # ValueError, UnicodeError, RecursionError on nested junk
         return Bad(seq, BAD_PAYLOAD)
     if not isinstance(payload, dict):

@@ -295,3 +295,13 @@ def test_a_resent_request_gets_its_own_reply_back():
     got = [(r.seq, r.type, r.payload.get("code")) for r in P.Parser().feed(b"".join(out))]
     assert got == [(9, P.OK, None), (10, P.ERROR, P.E_VERSION), (11, P.ERROR, P.E_UNKNOWN_TYPE),
                    (9, P.OK, None)]
+
+
+def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
+    # A MemoryError while the payload is parsed is the board's problem, not the frame's:
+    # it must reach the link (which asks again), not turn into ERROR 1 (do not resend).
+    def full(*a):
+        raise MemoryError("memory allocation failed, allocating 375 bytes")
+    monkeypatch.setattr(P.json, "loads", full)
+    with pytest.raises(MemoryError):
+        P.Parser().feed(P.encode(7, P.MOVE, {"move": "a1"}))
