@@ -197,6 +197,22 @@ class SimLink:
                 return mine
             self.read(left)
 
+    def position(self, seq):
+        """The board's POSITION reply payload (None if it had no memory for it)."""
+        probe = P.encode(seq, P.POSITION)
+        self.frames.clear()
+        self.write(probe)
+        for _ in range(150):
+            self.run(REPLY_WAIT_MS)
+            r = self.wait_reply(seq, 0.2)
+            if r:
+                self.frames.clear()
+                return None if memory_error(r[-1]) else r[-1].payload
+            if any(f.type == P.NAK for f in self.frames):
+                self.frames.clear()
+                self.write(probe)
+        raise AssertionError("no reply to %r: %r" % (probe, self.b.log[-5:]))
+
     def alive(self):
         return self.b.proc.poll() is None
 
@@ -253,6 +269,10 @@ def run(n, seed, root, heap="160k", progress=None):
                 if len(frame) > P.MAX_LINE:
                     continue
             last = (frame, typ, ver, fseq)
+            before = None
+            if typ == P.NEW and cur_id is not None:
+                p = sim.position(seq ^ 0x2000 or 1)
+                before = None if p is None else p.get("id")
             sim.frames.clear()
             sim.write(frame)
             wants = typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
@@ -299,19 +319,12 @@ def run(n, seed, root, heap="160k", progress=None):
                     ctx["legal"] = reply.payload.get("legal") or ()
                     ctx["position"] = reply.payload.get("position")
                     cur_id = reply.payload.get("id", cur_id)
-                elif reply.type == P.ERROR and typ == P.NEW and cur_id is not None \
+                elif reply.type == P.ERROR and typ == P.NEW and before is not None \
                         and reply.payload["code"] != P.E_BUSY:
                     # A refused NEW leaves the game in progress as it was.
-                    probe = P.encode(seq ^ 0x8000 or 1, P.POSITION)
-                    sim.write(probe)
-                    for _ in range(150):
-                        sim.run(REPLY_WAIT_MS)
-                        pos = sim.wait_reply(seq ^ 0x8000 or 1, 0.2)
-                        if pos:
-                            break
-                    assert pos, "no reply to %r after %r: %r %r" % (probe, frame, sim.frames, sim.b.log[-5:])
-                    if not memory_error(pos[-1]):
-                        assert pos[-1].payload.get("id") == cur_id, (frame, reply, pos)
+                    after = sim.position(seq ^ 0x4000 or 1)
+                    if after is not None:
+                        assert after.get("id") == before, (frame, reply, before, after)
                 if reply.type == P.OK and typ == P.LIST:
                     ctx["games"] = max(ctx["games"], reply.payload["total"])
                     for g in reply.payload["games"]:
@@ -329,7 +342,7 @@ def run(n, seed, root, heap="160k", progress=None):
         assert sim.alive(), "the board died: %s" % sim.b.stderr_text()
         assert snapshot(root, sim.data) == outside, "a file outside the board's data changed"
         recorded = [x[2:] for x in sim.b.log if x.startswith("R ")]
-        link = host_link.BoardLink(_PipePort(sim), timeout=5.0, retries=1)
+        link = _PatientLink(_PipePort(sim), timeout=5.0, retries=1)
         link.hello()
         listed = link.list_games()
         ids = [g["id"] for g in listed]
@@ -338,12 +351,29 @@ def run(n, seed, root, heap="160k", progress=None):
             text = link.fetch_record(gid).decode()
             Record.from_text(text).replay()
             link.ack_game(gid)
-        return {"frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
+        return {"sync retries for want of memory": link.nomem, "frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
                 "games recorded": len(recorded), "games synced at the end": len(ids),
                 "slowest reply (simulated ms)": slowest, "ERROR 9 for want of memory": low_memory,
                 "NAK 0 for want of memory": nomem_naks, "seconds": round(time.monotonic() - t0, 1)}
     finally:
         sim.close()
+
+
+class _PatientLink(host_link.BoardLink):
+    """A host that asks again, a little later, when the board had no memory for the reply."""
+
+    nomem = 0
+
+    def request(self, typ, payload=None, timeout=None):
+        for _ in range(20):
+            try:
+                return super().request(typ, payload, timeout)
+            except host_link.LinkError as e:
+                if e.code != P.E_INTERNAL or "memory" not in str(e):
+                    raise
+                self.nomem += 1
+                self.port.sim.run(500)
+        raise AssertionError("the board never had room to answer %s %r" % (typ, payload))
 
 
 class _PipePort:

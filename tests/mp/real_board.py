@@ -47,7 +47,7 @@ class RealBoard:
     """root: a scratch directory; the board's flash is root/data, the rest of root is
     'outside' (tests put files there that no request may touch)."""
 
-    def __init__(self, root, settings=None, profile='bawo-4x8', min_free=0):
+    def __init__(self, root, settings=None, profile='bawo-4x8', min_free=0, board_id=BOARD_ID):
         self.root = root
         self.data = root + '/data'
         # As board_sim does on a 160 KB heap: the profile is read into a plain object and
@@ -62,9 +62,9 @@ class RealBoard:
         self.board = hw_sim.Board(prof, clock=hw_sim.SimClock(), bounce_ms=3)
         import app as A
         self.clock = self.board.clock
-        self.journal = Journal(self.data, BOARD_ID, min_free=min_free, log=lambda m: None)
+        self.journal = Journal(self.data, board_id, min_free=min_free, log=lambda m: None)
         self.records = []   # ids of the records the app wrote
-        self.app = A.App(self.board, self.journal, BOARD_ID, hook=self._hook,
+        self.app = A.App(self.board, self.journal, board_id, hook=self._hook,
                          settings=settings or {'speed': 8})
         self.inbox = []
         self.out = []
