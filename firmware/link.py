@@ -92,6 +92,7 @@ class Link:
         self._seq = 0
         self._last_key = None  # (seq, crc) of the last request answered
         self._last_reply = None
+        self._last_body = None  # (type, payload) of a reply there was no room to encode
         self._last_sent = None
         self._pending = []  # [seq, frame, sent_at, tries] of events not yet ACKed
         self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0,
@@ -179,7 +180,10 @@ class Link:
             # A resend of the request we already executed (our reply was lost): replay the reply
             # rather than, say, playing the same move twice.
             self.stats["dup"] += 1
-            self._send(self._last_reply)
+            if self._last_reply is None:  # it was run, but no room to write the reply then
+                self._reply(r, self._last_body[0], self._last_body[1])
+            else:
+                self._send(self._last_reply)
             return
         try:
             if r.seq == 0:
@@ -196,13 +200,21 @@ class Link:
         self._reply(r, typ, body)
 
     def _reply(self, r, typ, body):
+        # The reply and the request it answers are remembered together, whatever the
+        # answer: a resend of that request gets this frame again, never another's, and is
+        # not run again. Without room on the heap for the frame, the reply itself is kept
+        # until the host asks again.
+        self._last_key = (r.seq, r.crc)
+        self._last_reply = None
+        self._last_body = (typ, body)
         try:
             frame = P.encode(r.seq, typ, body)
         except ValueError:
             frame = P.encode(r.seq, P.ERROR, {"code": P.E_TOO_LARGE, "text": P.ERROR_TEXT[P.E_TOO_LARGE]})
-        # The reply and the request it answers are remembered together, whatever the
-        # answer: a resend of that request gets this frame again, never another's.
-        self._last_key = (r.seq, r.crc)
+        except MemoryError:
+            self.stats["nomem"] += 1
+            return
+        self._last_body = None
         self._last_reply = frame
         self._send(frame)
 

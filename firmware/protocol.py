@@ -205,10 +205,13 @@ def _dumps(obj):
 
 def encode(seq, typ, payload=None):
     """Return one frame (bytes, ending in b'\\n'). payload: dict (None -> {})."""
-    body = ("%d %d %s %s" % (VERSION, seq, typ, _dumps({} if payload is None else payload))).encode()
-    if len(body) + 12 > MAX_LINE:
+    # Built from two pieces, the CRC carried over: a full board heap must find room for the
+    # JSON and the frame, not also for copies of the whole body on the way.
+    head = b"%s%d %d %s " % (MARKER, VERSION, seq, typ.encode())
+    js = _dumps({} if payload is None else payload).encode()
+    if len(head) + len(js) + 9 > MAX_LINE:
         raise ValueError("frame too long")
-    return b"%s%s %08x\n" % (MARKER, body, crc32(body))
+    return b"%s%s %08x\n" % (head, js, crc32(js, crc32(memoryview(head)[3:])))
 
 
 def b64(data):

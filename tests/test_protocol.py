@@ -305,3 +305,47 @@ def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
     monkeypatch.setattr(P.json, "loads", full)
     with pytest.raises(MemoryError):
         P.Parser().feed(P.encode(7, P.MOVE, {"move": "a1"}))
+
+
+# --- well-formed frames against the whole board, under 160 KB ----------------------------
+
+def _board_fuzz(tmp_path, n, seed):
+    import _link_fuzz
+    fig = _link_fuzz.run(n, seed, str(tmp_path))
+    print(fig)   # pytest -s shows the figures
+    return fig
+
+
+def test_board_fuzz_well_formed_frames_160k(tmp_path):
+    fig = _board_fuzz(tmp_path, 3000, 11)
+    assert fig["replies"].get(0, 0) > 300 and fig["replies"].get(P.E_BAD_PAYLOAD, 0) > 300
+
+
+@pytest.mark.slow
+def test_board_fuzz_well_formed_frames_160k_100k(tmp_path):
+    _board_fuzz(tmp_path, 100_000, 12)
+
+
+def test_a_reply_without_room_is_sent_when_asked_again_not_run_twice(monkeypatch):
+    # The move is played, then the heap has no room for the reply frame: the host's resend
+    # must get that reply, not play a second move.
+    mv = P.encode(7, P.MOVE, {"move": "a1"})
+    frames = [mv, mv]
+    out = []
+    h = _Recorder()
+    L = board_link_module()
+    link = L.Link(lambda: frames.pop(0) if frames else None, out.append, h)
+    encode = L.P.encode   # the protocol module the board's link imported
+
+    def full(seq, typ, payload=None):
+        if typ == P.OK:
+            monkeypatch.setattr(L.P, "encode", encode)
+            raise MemoryError("memory allocation failed, allocating 361 bytes")
+        return encode(seq, typ, payload)
+    monkeypatch.setattr(L.P, "encode", full)
+    link.poll()
+    assert out == []
+    link.poll()
+    got = P.Parser().feed(b"".join(out))
+    assert [(r.seq, r.type) for r in got] == [(7, P.OK)]
+    assert h.calls == [("move", "a1")]
