@@ -347,7 +347,15 @@ class App:
         start = self.start_time()
         if start:
             header['start'] = start
-        self._setup(header)   # raises on a bad position before anything is written
+        try:
+            self._setup(header)
+        except Exception:
+            # Out of memory loading the game (the request was checked above): no game now,
+            # so the menu, as at boot; never a mode whose game is missing.
+            self.s = self.g = self.header = self.opponent = None
+            self.board_side = self.host_side = -1
+            self.open_menu()
+            raise
         self.journal.start(header)
         self._position_changed()
         self.mode = PLAY

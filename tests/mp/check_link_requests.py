@@ -81,6 +81,27 @@ def test_game_ids_are_never_paths():
     rmtree(b.root)
 
 
+def test_new_without_memory_for_the_game_leaves_the_menu_not_a_broken_game():
+    b = _board('newmem')
+    _game_with_a_move(b)
+    setup = b.app._setup
+
+    def full(header):
+        b.app.s = b.app.g = None   # as _setup leaves it when an allocation fails inside
+        raise MemoryError('memory allocation failed, allocating 752 bytes')
+    b.app._setup = full
+    r = b.request(P.NEW, {'kind': 'oware'})
+    assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
+    b.app._setup = setup
+    for _ in range(5):
+        b.step(1000)   # the loop goes on: the menu shows
+    assert b.app.mode == 0 and b.app.s is None
+    assert b.ok(P.POSITION)['mode'] == 'menu'
+    b.ok(P.NEW, {'kind': 'bawo'})
+    assert b.state()[1] == 0
+    rmtree(b.root)
+
+
 def _probe(spec):
     """(bad values, good values) of one schema field."""
     name, kind, lo, hi, default = spec
