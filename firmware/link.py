@@ -185,18 +185,18 @@ class Link:
             else:
                 self._send(self._last_reply)
             return
-        try:
-            if r.seq == 0:
-                raise P.PayloadError("seq 0 is not a request's")
-            # Every field checked against its schema before any handler runs: a handler
-            # only ever sees values in range, so anything it raises besides LinkError is a
-            # bug of the board (ERROR 9 from poll), not the host's.
-            body = self._dispatch(t, P.args(t, r.payload))
-            typ = P.OK
-        except LinkError as e:
-            typ, body = P.ERROR, {"code": e.code, "text": e.text}
-        except P.PayloadError as e:
-            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": "bad payload: " + str(e)}
+        # Every field checked against its schema before any handler runs: a handler only
+        # ever sees values in range, so anything it raises besides LinkError is a bug of the
+        # board (ERROR 9 from poll), not the host's.
+        a = P.args(t, r.payload) if r.seq else "seq 0 is no request's"
+        if isinstance(a, str):
+            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": "bad payload: " + a}
+        else:
+            try:
+                body = self._dispatch(t, a)
+                typ = P.OK
+            except LinkError as e:
+                typ, body = P.ERROR, {"code": e.code, "text": e.text}
         self._reply(r, typ, body)
 
     def _reply(self, r, typ, body):

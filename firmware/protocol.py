@@ -97,10 +97,6 @@ SCHEMA = {
 }
 
 
-class PayloadError(ValueError):
-    """A request payload outside its schema: the board answers ERROR 3."""
-
-
 def _id_ok(b):
     # b: bytes. "<name>-<digits>", at least 4 digits, name of [A-Za-z0-9_-].
     n = len(b)
@@ -110,46 +106,35 @@ def _id_ok(b):
     if n - i < 4 or i < 2 or b[i - 1] != 45:
         return False
     for k in range(i - 1):
-        c = b[k]
-        if not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 45 or c == 95):
+        c = b[k] | 32  # lower case
+        if not (48 <= c <= 57 or 97 <= c <= 122 or c == 45 or c == 127):  # '_' | 32 == 127
             return False
     return True
 
 
 def args(typ, payload):
-    """The values of a request's fields in SCHEMA order, defaults filled in. Raises
-    PayloadError naming the first field that is missing, of the wrong type or out of range.
+    """The values of a request's fields in SCHEMA order, defaults filled in; or, if a field
+    is missing, of the wrong type or out of range, a str saying which (ERROR 3).
     Fields not in the schema are ignored (forward compatibility)."""
-    spec = SCHEMA[typ]
     out = []
-    for name, kind, lo, hi, default in spec:
+    for name, kind, lo, hi, default in SCHEMA[typ]:
         v = payload.get(name)
         if v is None:
             if default is REQUIRED:
-                raise PayloadError("%s missing" % name)
-            out.append(default)
-            continue
-        if kind == INT:
-            if not isinstance(v, int) or v is True or v is False:
-                raise PayloadError("%s not an integer" % name)
-            if not lo <= v <= hi:
-                raise PayloadError("%s not in %d..%d" % (name, lo, hi))
+                return name + " missing"
+            v = default
+        elif kind == INT:
+            if type(v) is not int or not lo <= v <= hi:  # bool is not int here
+                return "%s not an integer in %d..%d" % (name, lo, hi)
         elif kind == CHOICE:
-            if not isinstance(v, str) or v not in lo:
-                raise PayloadError("%s not one of %s" % (name, "/".join(lo)))
+            if v not in lo:
+                return "%s not one of %s" % (name, "/".join(lo))
         else:
-            if not isinstance(v, str):
-                raise PayloadError("%s not a string" % name)
-            b = v.encode()
-            if not lo <= len(b) <= hi:
-                raise PayloadError("%s length not in %d..%d" % (name, lo, hi))
-            if kind == GAME_ID:
-                if not _id_ok(b):
-                    raise PayloadError("%s not a game id" % name)
-            else:
-                for c in b:
-                    if c < 32 or c > 126:
-                        raise PayloadError("%s not printable ASCII" % name)
+            b = v.encode() if type(v) is str else None
+            if b is None or not lo <= len(b) <= hi or (b and (min(b) < 32 or max(b) > 126)):
+                return "%s not text of %d..%d printable characters" % (name, lo, hi)
+            if kind == GAME_ID and not _id_ok(b):
+                return name + " not a game id"
         out.append(v)
     return out
 
