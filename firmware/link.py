@@ -38,9 +38,11 @@ def stdio():
     rd = sys.stdin.buffer.read
     wr = sys.stdout.buffer.write
 
+    buf = bytearray(256)  # one buffer for good: a growing one needs the heap each time
+
     def read():
-        buf = None
-        while poller.poll(0):
+        n = 0
+        while n < 256 and poller.poll(0):
             b = rd(1)
             if not b:
                 break
@@ -50,13 +52,9 @@ def stdio():
                 # where the port does not (the unix port on a pipe, in the simulator): main.py
                 # stops and the board drops to its REPL either way.
                 raise KeyboardInterrupt
-            if buf is None:
-                buf = bytearray(b)
-            else:
-                buf += b
-            if len(buf) >= 256:
-                break
-        return buf
+            buf[n] = b[0]
+            n += 1
+        return buf[:n] if n else None
 
     def write(data):
         wr(data)
@@ -107,8 +105,12 @@ class Link:
 
     def poll(self):
         """Handle whatever input is waiting; resend overdue events. Never raises on bad input."""
-        data = self._read()
         n = 0
+        try:
+            data = self._read()
+        except MemoryError:  # what was read is lost: the host resends it
+            self.stats["nomem"] += 1
+            data = None
         if data:
             try:
                 results = self.parser.feed(data)

@@ -349,3 +349,21 @@ def test_a_reply_without_room_is_sent_when_asked_again_not_run_twice(monkeypatch
     got = P.Parser().feed(b"".join(out))
     assert [(r.seq, r.type) for r in got] == [(7, P.OK)]
     assert h.calls == [("move", "a1")]
+
+
+def test_board_link_survives_a_full_heap_while_reading():
+    frames = [MemoryError("memory allocation failed, allocating 225 bytes"),
+              P.encode(8, P.MOVE, {"move": "y"})]
+
+    def read():
+        f = frames.pop(0) if frames else None
+        if isinstance(f, MemoryError):
+            raise f
+        return f
+    out = []
+    h = _Recorder()
+    link = board_link_module().Link(read, out.append, h)
+    link.poll()
+    link.poll()
+    assert [(r.seq, r.type) for r in P.Parser().feed(b"".join(out))] == [(8, P.OK)]
+    assert link.stats["nomem"] == 1
