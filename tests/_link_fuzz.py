@@ -28,6 +28,7 @@ PATH_IDS = ("../outside-0001", "../x/fuzz-0001", "/tmp/fuzz-0001", "fuzz-0001/..
             "fuzz-0001.rec", "fuzz-0001.syn", "./fuzz-0001", "fuzz-00001", "other-0001",
             "outside-0001", "fuzz-9999", "fuzz-0000", "cur.jnl", "counter", "fuzz-0001\x00")
 BOARD_ID = "fuzz"
+REPLY_WAIT_S = 0.05     # real seconds to wait for a reply after each `w` command
 REPLY_WAIT_MS = 6       # simulated ms per `w` command while waiting for a reply
 
 
@@ -204,7 +205,7 @@ class SimLink:
         self.write(probe)
         for i in range(20):
             self.run(REPLY_WAIT_MS)
-            r = self.wait_reply(seq, 0.2)
+            r = self.wait_reply(seq, REPLY_WAIT_S)
             if r:
                 self.frames.clear()
                 return None if memory_error(r[-1]) else r[-1].payload
@@ -288,7 +289,7 @@ def run(n, seed, root, heap="160k", progress=None):
                 if not wants:
                     sim.read(0)
                     break
-                mine = sim.wait_reply(fseq, 0.2)
+                mine = sim.wait_reply(fseq, REPLY_WAIT_S)
                 if mine:
                     break
                 naks = [f for f in sim.frames if f.type == P.NAK and f.seq in (0, fseq)]

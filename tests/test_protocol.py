@@ -322,7 +322,9 @@ def test_board_fuzz_well_formed_frames_160k(tmp_path):
 
 
 @pytest.mark.slow
-def test_board_fuzz_well_formed_frames_160k_100k(tmp_path):
+def test_board_fuzz_well_formed_frames_160k_100k(tmp_path, request):
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow (or bench/link_fuzz.py)")
     _board_fuzz(tmp_path, 100_000, 12)
 
 
