@@ -343,7 +343,7 @@ def run(n, seed, root, heap="160k", progress=None):
                     ctx["position"] = reply.payload.get("position")
                     cur_id = reply.payload.get("id", cur_id)
                 elif reply.type == P.ERROR and typ == P.NEW and before is not None \
-                        and reply.payload["code"] != P.E_BUSY:
+                        and reply.payload["code"] != P.E_BUSY and not memory_error(reply):
                     # A refused NEW leaves the game in progress as it was.
                     after = sim.position(seq ^ 0x4000 or 1)
                     if after is not None:
