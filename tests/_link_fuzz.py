@@ -139,7 +139,7 @@ def snapshot(root, skip):
 class SimLink:
     """The simulator's serial port as two pipes; the simulated clock runs only when told."""
 
-    def __init__(self, root, heap, seed, mpy=None):
+    def __init__(self, root, heap, seed, mpy=None, ai=True):
         self.data = os.path.join(root, "data")
         os.makedirs(self.data, exist_ok=True)
         self.mpy = mpy = mpy or build_mpy(os.path.join(root, "mpy"))
@@ -147,7 +147,7 @@ class SimLink:
         self.from_r, from_w = os.pipe()
         self.b = BoardProcess("bawo-4x8", self.data, heap=heap, mpy_dir=mpy, link=(to_r, from_w),
                               seed=seed, extra_env={"BAWO_BOARD_ID": BOARD_ID, "BAWO_LEVEL": "1",
-                                                    "BAWO_OPPONENT": "board-second",
+                                                    "BAWO_OPPONENT": "board-second" if ai else "people",
                                                     "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0"})
         os.close(to_r)
         os.close(from_w)
@@ -224,7 +224,7 @@ class SimLink:
         os.close(self.from_r)
 
 
-def run(n, seed, root, heap="160k", progress=None):
+def run(n, seed, root, heap="160k", progress=None, ai=True):
     """n well-formed frames against the simulated board; returns a dict of figures.
     Raises AssertionError on the first broken promise."""
     rng = random.Random(seed)
@@ -233,7 +233,7 @@ def run(n, seed, root, heap="160k", progress=None):
         with open(os.path.join(root, name), "wb") as f:
             f.write(b'[Game "bawo"]\n#crc 00000000\n')
     outside = None
-    sim = SimLink(root, heap, seed)
+    sim = SimLink(root, heap, seed, ai=ai)
     codes = {}
     low_memory = {}
     nomem_naks = 0
@@ -373,7 +373,7 @@ def run(n, seed, root, heap="160k", progress=None):
             where = "running board"
         except AssertionError:
             sim.close()
-            sim = SimLink(root, heap, seed, mpy=sim.mpy)
+            sim = SimLink(root, heap, seed, mpy=sim.mpy, ai=ai)
             ids = _sync_all(_PatientLink(_PipePort(sim), timeout=2.0, retries=3))
             where = "board restarted"
         assert set(recorded) <= set(ids), (recorded, ids)
