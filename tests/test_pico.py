@@ -1,0 +1,85 @@
+"""The firmware on the Pico's own MicroPython: the unmodified v1.28.0 rp2 image on an emulated
+RP2040 (rp2040js), with the bundle `bawo flash --bundle-only` builds on its littlefs flash,
+pressed through its GPIO key matrix and watched on its WS2812 data pin.
+
+These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
+import pytest
+
+from bawo import sim
+from bawo.pico import read_files
+
+from _pico_helpers import Twins, boot_pico, build_bundle
+
+
+@pytest.fixture(scope="module")
+def bundle_4x8(tmp_path_factory):
+    return build_bundle(tmp_path_factory.mktemp("bundle") / "b", "bawo-4x8")
+
+
+def test_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path):
+    pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
+    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "sim"), speed=None)
+    try:
+        # The first frame is a whole 512-LED frame, sent on the data pin in WS2812 timing.
+        t0, t1, wire = pico.frames[0]
+        assert len(wire) == 3 * 512
+        assert 15.0e6 < t1 - t0 < 16.5e6     # 512 x 24 bits x ~1.25 us
+        assert sum(wire) > 0
+        pico.settle(0)
+        assert board.status["mode"] == "menu"
+        Twins(pico, board, board.profile_file).check(pico.last_frame())
+        # Nothing in the menu wrote a game: the flash holds the bundle as it was put there.
+    finally:
+        board.kill()
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data
+
+
+@pytest.fixture(scope="module")
+def twins_4x8(bundle_4x8, tmp_path_factory):
+    d = tmp_path_factory.mktemp("twins")
+    pico = boot_pico(d / "flash.bin", bundle_4x8)
+    board = sim.BoardProcess("bawo-4x8", str(d / "sim"), speed=None)
+    yield Twins(pico, board, board.profile_file)
+    board.kill()
+    pico.close()
+
+
+@pytest.mark.parametrize("game,seed", [("bawo", 25), ("oware", 2983)])
+def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game, seed):
+    t = twins_4x8
+    t.pico.settle(0)
+    if t.board.status["mode"] != "menu":
+        t.tap(t.pico.menu_key)           # the previous game's end: MENU opens the menu
+    t.settings(game, "people", speed=8)
+    st = t.board.idle()
+    assert st["mode"] == "play" and st["game"] == game and st["ply"] == 0
+    moves = sim.random_moves(game, st["pos"], seed, 400)
+    st = t.play(game, moves)
+    assert st.get("result"), st           # the game ended, on both boards alike
+    assert t.compared >= len(moves)
+
+
+def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
+    d = tmp_path_factory.mktemp("g5")
+    files = build_bundle(d / "b", "grid-5x5")
+    pico = boot_pico(d / "flash.bin", files, "grid-5x5")
+    board = sim.BoardProcess("grid-5x5", str(d / "sim"), speed=None)
+    try:
+        assert len(pico.frames[0][2]) == 3 * 256
+        t = Twins(pico, board, board.profile_file)
+        t.pico.settle(0)
+        t.settings("bagh-chal", "people", speed=8)
+        st = board.idle()
+        moves = sim.random_moves("bagh-chal", st["pos"], 799, 400)
+        st = t.play("bagh-chal", moves)
+        assert st.get("result"), st
+    finally:
+        board.kill()
+        pico.close()
+    # The game is on the Pico's flash, as a record the host can read back.
+    files = read_files(d / "flash.bin")
+    assert any(p.startswith("games/") and p.endswith(".rec") for p in files), sorted(files)
+
