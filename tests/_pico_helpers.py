@@ -75,4 +75,9 @@ class Twins:
                 self.tap(k)
             st = self.board.status
             assert st["ply"] == ply + 1 and st["moves"][-1] == mv, (mv, st)
+        if st.get("result"):
+            # The record is written after the last move's frame: long after, it still shows
+            # the finished game (blinking).
+            self.pico.run_ms(1000)
+            self.check(self.pico.last_frame())
         return st

@@ -288,13 +288,13 @@ class Pico:
         self.set_keys(self._closed - {key})
         self.run_ms(gap_ms)
 
-    def settle(self, n_before, within_ms=1500, quiet_ms=150, timeout=600.0):
+    def settle(self, n_before, within_ms=1500, quiet_ms=80, timeout=600.0):
         """Wait for a frame after the first n_before (or within_ms without one), then for
         quiet_ms of emulated time with no frame; returns the last frame's bytes."""
         self.command("settle", n=n_before, within=within_ms, quiet=quiet_ms, timeout=timeout)
         return self.last_frame()
 
-    def tap(self, key, hold_ms=35, gap_ms=25, settle=True):
+    def tap(self, key, hold_ms=30, gap_ms=25, settle=True):
         """Press and release a key as a person would, then (settle) wait until the LEDs
         are still; returns the last frame."""
         n = len(self.frames)

@@ -123,7 +123,7 @@ const nor = new NorFlash();
 
 function patchSSI(rp) {
   const ssi = rp.peripherals[0x18000];
-  const SSI_SR = 0x28, SSI_DR0 = 0x60, SSI_RXFLR = 0x24, SSI_TXFLR = 0x20;
+  const SSI_SR = 0x28, SSI_DR0 = 0x60, SSI_SSIENR = 0x08, SSI_RXFLR = 0x24, SSI_TXFLR = 0x20;
   const read = ssi.readUint32.bind(ssi);
   const write = ssi.writeUint32.bind(ssi);
   ssi.readUint32 = (offset) => {
@@ -139,6 +139,7 @@ function patchSSI(rp) {
       if (nor.rx.length < 16) nor.rx.push(r);
       return;
     }
+    if (offset === SSI_SSIENR && !(value & 1)) nor.rx.length = 0; // disabling clears the FIFOs
     write(offset, value);
   };
   // IO_QSPI: only SS_CTRL (offset 0x0c) matters; the other registers read as 0.
@@ -345,6 +346,9 @@ function command(msg) {
       break;
     case 'time':
       out({ ev: 'ok', id: msg.id, t: now, frames: led.frames, boots, writes: nor.writes });
+      break;
+    case 'pc':
+      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM });
       break;
     case 'gpio':
       out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
