@@ -81,3 +81,19 @@ class Twins:
             self.pico.run_ms(1000)
             self.check(self.pico.last_frame())
         return st
+
+
+def sim_games(dest, runs):
+    """Finished games written by the firmware under the unix port (`bawo sim`): {file name:
+    bytes} of its record files. runs: [(game, seed)]; each plays `--random 400 --seed`."""
+    for game, seed in runs:
+        r = subprocess.run([sys.executable, "-m", "bawo.sim", "--game", game, "--random", "400",
+                            "--seed", str(seed), "--data", str(dest), "--quiet"],
+                           capture_output=True, text=True, cwd=str(ROOT))
+        assert r.returncode == 0 and "result: " in r.stdout, r.stderr + r.stdout
+    return {p.name: p.read_bytes() for p in sorted(Path(dest).glob("*.rec"))}
+
+
+def bawo(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "bawo.cli", *args], capture_output=True,
+                          text=True, cwd=str(ROOT), timeout=timeout)

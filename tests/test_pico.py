@@ -3,6 +3,8 @@ RP2040 (rp2040js), with the bundle `bawo flash --bundle-only` builds on its litt
 pressed through its GPIO key matrix and watched on its WS2812 data pin.
 
 These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
+import json
+
 import pytest
 
 from bawo import sim
@@ -83,3 +85,30 @@ def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
     files = read_files(d / "flash.bin")
     assert any(p.startswith("games/") and p.endswith(".rec") for p in files), sorted(files)
 
+
+
+def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
+    import sqlite3
+    from _pico_helpers import bawo, sim_games
+    recs = sim_games(tmp_path / "sim", [("oware", 2983), ("bawo", 25)])
+    files = dict(bundle_4x8)
+    files.update({"games/" + n: b for n, b in recs.items()})
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    db = tmp_path / "log.sqlite"
+    try:
+        r = bawo("sync", "--port", pico.port, "--db", str(db), "--json")
+        assert r.returncode == 0, r.stderr + r.stdout
+        report = json.loads(r.stdout)
+        assert sorted(report["added"]) == sorted(n[:-4] for n in recs)
+        r = bawo("sync", "--port", pico.port, "--db", str(db), "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["added"] == [], r.stdout
+    finally:
+        pico.close()
+    with sqlite3.connect(str(db)) as c:
+        ids = [row[0] for row in c.execute("SELECT id FROM games")]
+    assert sorted(ids) == sorted(n[:-4] for n in recs)
+    # On the Pico's flash each record is now marked synced (renamed .rec -> .syn), unchanged.
+    on_flash = read_files(tmp_path / "flash.bin")
+    for n, data in recs.items():
+        assert "games/" + n not in on_flash
+        assert on_flash["games/" + n[:-4] + ".syn"] == data
