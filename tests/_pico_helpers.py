@@ -43,9 +43,12 @@ class Twins:
     def __init__(self, pico, board, profile_file):
         self.pico, self.board, self.profile_file = pico, board, profile_file
         self.compared = 0
+        self.quiet_ms = 80
 
     def tap(self, key):
-        wire = self.pico.tap(key)
+        n = len(self.pico.frames)
+        self.pico.tap(key, settle=False)
+        wire = self.pico.settle(n, quiet_ms=self.quiet_ms)
         self.board.tap(key)
         self.board.idle()
         self.check(wire)
@@ -65,6 +68,10 @@ class Twins:
         for k in menu_keys(prof, game, opponent, speed, level):
             self.tap(k)
         self.tap(self.pico.menu_key)
+        # Settled: no frame for longer than one animation step (a narrow grid's menu has
+        # fewer speed levels, so its fastest may not be instant).
+        from app import SPEED_MS
+        self.quiet_ms = 80 + SPEED_MS[self.board.status["settings"]["speed"]]
 
     def play(self, game, moves):
         cells = sim.key_of_cell(self.profile_file, game)

