@@ -68,10 +68,10 @@ class Twins:
         for k in menu_keys(prof, game, opponent, speed, level):
             self.tap(k)
         self.tap(self.pico.menu_key)
-        # Settled: no frame for longer than one animation step (a narrow grid's menu has
+        # Settled: no frame for longer than the longest animation step (a narrow grid's menu has
         # fewer speed levels, so its fastest may not be instant).
         from app import SPEED_MS
-        self.quiet_ms = 80 + SPEED_MS[self.board.status["settings"]["speed"]]
+        self.quiet_ms = 80 + 3 * SPEED_MS[self.board.status["settings"]["speed"]]  # a capture: 3 steps
 
     def play(self, game, moves):
         cells = sim.key_of_cell(self.profile_file, game)

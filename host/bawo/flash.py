@@ -28,7 +28,7 @@ SKIP_RULES = ("manifest.py",)
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
          8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
-MPREMOTE_TIMEOUT = 120
+MPREMOTE_TIMEOUT = 300  # a whole bundle through a slow (or emulated) board's raw REPL
 
 
 class FlashError(BawoError):

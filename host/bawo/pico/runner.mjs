@@ -265,7 +265,7 @@ let simStart = 0;
 
 function finishCut() {
   fs.fsyncSync(flashFd);
-  out({ ev: 'cut', t: tnow(), writes: nor.writes });
+  out({ ev: 'cut', t: tnow(), writes: nor.writes, in_flash_cmd: nor.cs ? nor.bytes[0] : null });
   process.exit(0);
 }
 
