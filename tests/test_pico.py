@@ -281,3 +281,36 @@ def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tm
     stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts
+
+
+def heap_run(bundle, tmp_path, game="bawo", plies=6):
+    """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
+    thinking, longest think ms, finished)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    files = dict(bundle)
+    script = (Path(__file__).parent / "pico_heapcheck.py").read_text()
+    files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            "import heapcheck"], capture_output=True, text=True, timeout=3000)
+    finally:
+        pico.close()
+    line = [x for x in r.stdout.splitlines() if x.startswith("HEAP ")]
+    assert r.returncode == 0 and line, r.stdout[-2000:] + r.stderr[-2000:]
+    f = line[-1].split()
+    return tuple(int(x) for x in f[1:7]) + (f[7] == "True",)
+
+
+def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
+    import os
+    plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "4"))
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", plies)
+    print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert ply == plies or done
+    assert thinks == ply
+    assert low > 8192          # what the search keeps alive leaves a margin
