@@ -314,3 +314,25 @@ def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
     assert ply == plies or done
     assert thinks == ply
     assert low > 8192          # what the search keeps alive leaves a margin
+
+
+def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--pico", "--moves", "A1+",
+                        "--data", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                       timeout=1200)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "emulated Pico" in r.stdout
+    # The worked turn of 001, as the referee and the unix-port simulator give it.
+    assert "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N" in r.stdout
+    assert "bawo " in r.stdout and "North to move, ply 1" in r.stdout
+    assert (tmp_path / "pico-flash.bin").exists() and (tmp_path / "port").exists()
+
+
+def test_bawo_sim_help_says_what_each_mode_is_for():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    assert "--pico" in text and "most faithful" in text and "unix port is fast" in text
