@@ -336,3 +336,18 @@ def test_bawo_sim_help_says_what_each_mode_is_for():
     r = subprocess.run([sys.executable, "-m", "bawo.sim", "--help"], capture_output=True, text=True)
     text = " ".join(r.stdout.split())
     assert "--pico" in text and "most faithful" in text and "unix port is fast" in text
+
+
+def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_path):
+    from bawo.pico import Pico, PicoError, load_profile
+    monkeypatch.setenv("PATH", str(tmp_path))       # no node on it
+    with pytest.raises(PicoError, match="Node.js is not installed"):
+        Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+
+
+def test_the_emulator_is_pinned_by_the_lockfile():
+    from bawo.pico import HERE
+    lock = json.loads((HERE / "package-lock.json").read_text())
+    entry = lock["packages"]["node_modules/rp2040js"]
+    assert entry["version"] == "1.4.1" and entry["integrity"].startswith("sha512-")
+    assert json.loads((HERE / "package.json").read_text())["dependencies"]["rp2040js"] == "1.4.1"
