@@ -45,7 +45,8 @@ for name, level, text in %r:
     gc.collect()
     t = time.ticks_us()
     m = p.choose(s)
-    print('AI', name, level, time.ticks_diff(time.ticks_us(), t))
+    dt = time.ticks_diff(time.ticks_us(), t)
+    print('AI', name, level, dt, (p.last_info or {}).get('nodes', -1))
 """
 
 
@@ -130,8 +131,8 @@ def bench_ai(files, d, positions, levels):
     res = {}
     for line in r.stdout.splitlines():
         if line.startswith("AI "):
-            _, name, lv, us = line.split()
-            res.setdefault((name, int(lv)), []).append(int(us) / 1e6)
+            _, name, lv, us, nodes = line.split()
+            res.setdefault((name, int(lv)), []).append((int(us) / 1e6, int(nodes)))
     if len(sum(res.values(), [])) != len(jobs):
         raise SystemExit("the AI bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
     return res
@@ -187,14 +188,18 @@ def main():
             (d / "ai").mkdir()
             levels = [int(x) for x in a.levels.split(",")]
             res = bench_ai(files, d / "ai", a.positions, levels)
-            print("| game | level | positions | mean s a move | max s a move |")
-            print("|---|---:|---:|---:|---:|")
+            print("| game | level | positions | mean s a move | max s a move | mean nodes | nodes/s |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
             for name in GAMES:
                 for lv in levels:
-                    t = res[(name, lv)]
-                    print("| %s | %d | %d | %.3f | %.3f |" % (name, lv, len(t), sum(t) / len(t), max(t)))
+                    r = res[(name, lv)]
+                    t = [x[0] for x in r]
+                    n = [x[1] for x in r]
+                    print("| %s | %d | %d | %.3f | %.3f | %.0f | %.0f |" % (
+                        name, lv, len(t), sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
     print("(wall time of this run: %.0f s)" % (time.time() - wall))
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)
     main()

@@ -277,10 +277,17 @@ def power_cuts(bundle, tmp_path, cuts, seed):
 
 def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path):
     import os
-    cuts = int(os.environ.get("BAWO_PICO_CUTS", "6"))
+    cuts = int(os.environ.get("BAWO_PICO_CUTS", "5"))
     stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts
+
+
+@pytest.mark.slow
+def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path):
+    stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
+    print("pico power cuts:", stats)
+    assert stats["cuts"] == 120 and stats["in_flash_cmd"] > 0
 
 
 def heap_run(bundle, tmp_path, game="bawo", plies=6):
@@ -306,7 +313,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
 
 def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
     import os
-    plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "4"))
+    plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))
     low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", plies)
     print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
           "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
@@ -351,3 +358,12 @@ def test_the_emulator_is_pinned_by_the_lockfile():
     entry = lock["packages"]["node_modules/rp2040js"]
     assert entry["version"] == "1.4.1" and entry["integrity"].startswith("sha512-")
     assert json.loads((HERE / "package.json").read_text())["dependencies"]["rp2040js"] == "1.4.1"
+
+
+@pytest.mark.slow
+def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path):
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", 400)
+    print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert done and low > 8192
