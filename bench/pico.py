@@ -163,6 +163,7 @@ def main():
     ap.add_argument("--positions", type=int, default=20)
     ap.add_argument("--levels", default="1,2,3,4,5")
     ap.add_argument("--games", type=int, default=20, help="games to sync")
+    ap.add_argument("--presses", type=int, default=12, help="game presses timed")
     ap.add_argument("--only", nargs="*", default=["boot", "press", "ai", "sync"])
     a = ap.parse_args()
     wall = time.time()
@@ -171,7 +172,7 @@ def main():
         files = bundle("bawo-4x8", d / "bundle")
         if "boot" in a.only or "press" in a.only:
             (d / "bp").mkdir()
-            r = bench_boot_press(files, d / "bp")
+            r = bench_boot_press(files, d / "bp", a.presses)
             lat = r["press_ms"]
             print("boot to first frame: %.0f ms (emulated)" % r["boot_ms"])
             print("one frame on the wire: %.2f ms (512 LEDs)" % r["frame_wire_ms"])
@@ -179,6 +180,11 @@ def main():
                   "presses (%.2fx / %.2fx the wire time)" % (
                       sum(lat) / len(lat), max(lat), len(lat), sum(lat) / len(lat) / r["frame_wire_ms"],
                       max(lat) / r["frame_wire_ms"]))
+            n_menu = len(lat) - a.presses
+            print("  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
+                  % ", ".join("%.0f" % x for x in lat[:n_menu]))
+            print("  game presses (start pocket, then target: the move is journaled): %s ms"
+                  % ", ".join("%.0f" % x for x in lat[n_menu:]))
         if "sync" in a.only:
             (d / "sy").mkdir()
             n, secs, nbytes = bench_sync(files, d / "sy", a.games)
