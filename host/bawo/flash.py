@@ -525,7 +525,7 @@ def restart_firmware(port, say):
 def _confirm(port, say, restarted=False):
     import time
     from .ports import connect, PortError
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
     last = None
     while time.monotonic() < deadline:
         time.sleep(1.0)  # USB re-enumerates after the reset

