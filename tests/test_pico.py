@@ -160,10 +160,10 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
         from bawo.ports import connect
         ser, _link, info = connect(pico.port, None, timeout=2.0)
         ser.close()
-        assert info["firmware"] == "0.0.9-old"
+        assert info["fw"] == "0.0.9-old"
         out = _flash(pico)
         assert "installed 1 file(s), all %d verified" % len(bundle_4x8) in out, out
-        assert "firmware=0.1.0" in out              # the new firmware answers after the reset
+        assert "fw=0.1.0" in out              # the new firmware answers after the reset
     finally:
         pico.close()
     files = read_files(tmp_path / "flash.bin")

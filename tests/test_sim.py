@@ -315,7 +315,7 @@ def test_firmware_that_fails_at_boot_can_be_flashed_again(tmp_path):
         from bawo.ports import connect
         ser, link, info = connect(None, str(tmp_path), timeout=2.0)
         ser.close()
-        assert info["device"].startswith("sim-")
+        assert info["board"].startswith("sim-")
     finally:
         stop(p)
 
