@@ -175,3 +175,70 @@ def test_wilson_interval():
     assert wilson(0, 0) == (0.0, 0.0, 0.0)
     p, lo, hi = wilson(10, 10)
     assert p == 1.0 and hi == 1.0 and round(lo, 4) == 0.7225
+
+
+def test_players_parses_the_one_format_of_first_and_second():
+    from bawo import players as P
+    assert P.parse("board (level 5)") == ("board", 5, 0)
+    assert P.parse("computer (level 2)") == ("computer", 2, 0)
+    assert P.parse("person (3 hints)") == ("person", None, 3)
+    assert P.parse("board") == ("board", None, 0)          # a record from before levels
+    assert P.parse("host") == ("host", None, 0)
+    # Whatever else a record says is not a level.
+    for bad in ("board (level 99)", "board (level x)", "person (level 3)", "board (level 5", "Bob",
+                "board (level 5) (level 4)", "computer (hints 2)", "", None, "board (level " + "9" * 50):
+        k, lv, _ = P.parse(bad)
+        assert lv is None, bad
+    assert P.level_of("person", "board (level 4)") == 4
+    assert P.level_of("board", "person") is None and P.level_of("person", "you") is None
+
+
+@pytest.fixture(scope="module")
+def levels(tmp_path_factory):
+    """A log with the board's AI at levels 2 and 5, `bawo play`'s at 3, and old records
+    without a level."""
+    db = str(tmp_path_factory.mktemp("lv") / "g.sqlite")
+    who = [("board (level 2)", "person"), ("person (1 hints)", "board (level 5)"),
+           ("you", "computer (level 3)"), ("board", "person"), ("person", "person")]
+    with Log(db) as log:
+        for i in range(15):
+            rec = random_record(i, "lv-%04d" % i)
+            rec.header["First"], rec.header["Second"] = who[i % 5]
+            log.add(rec, "import")
+    s = Server(db, follow_board=False)
+    yield s, db, who
+    s.stop()
+
+
+def _ids(html):
+    import re
+    return sorted(set(re.findall(r'>(lv-\d{4})</a>', html)))
+
+
+def test_library_filters_by_the_ais_level(levels):
+    s, db, who = levels
+    want = {"2": [0], "5": [1], "3": [2], "unknown": [3], "4": []}
+    for lv, ks in want.items():
+        r = get(s, "/library?level=" + lv)
+        assert r.status_code == 200
+        assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 in ks], lv
+    # The player filter still finds the board whether its tag has a level or not.
+    r = get(s, "/library?opponent=board")
+    assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 in (0, 1, 3)]
+    r = get(s, "/library?opponent=computer&level=3")
+    assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 == 2]
+    assert get(s, "/library?level=2%27%20OR%201").status_code == 200    # not a level: ignored
+
+
+def test_statistics_show_the_ais_win_rate_per_level(levels):
+    s, db, who = levels
+    html = get(s, "/stats").text
+    assert "The AI&#39;s win rate by level" in html or "The AI's win rate by level" in html
+    con = sqlite3.connect(db)
+    from shared_rules import game as make_game
+    for lv, k, ai in (("level 2", 0, 0), ("level 5", 1, 1), ("level 3", 2, 1), ("level unknown", 3, 0)):
+        rows = [r for (i, r) in enumerate(con.execute("SELECT game, result FROM games ORDER BY id")) if i % 5 == k]
+        decided = sum(r[1] != "*" for r in rows)
+        won = sum(r[1] == make_game(r[0]).sides[ai] for r in rows)
+        assert ">%s (%d)<" % (lv, decided) in html, lv
+        assert ">%.0f%%<" % (100.0 * won / decided) in html

@@ -146,6 +146,8 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         f["result"] = r if r in L.RESULTS else ""
         o = qp.get("opponent", "")
         f["opponent"] = o if o in L.OPPONENTS else ""
+        v = qp.get("level", "")
+        f["level"] = v if v in L.LEVELS else ""
         for k in ("since", "until"):
             v = qp.get(k, "")[:25]
             f[k] = v if all(ch in "0123456789-T:" for ch in v) else ""
@@ -172,7 +174,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         keep.update(sort=sort, dir="desc" if desc else "asc")
         return page("library", request, rows=rows, total=total, page_no=pno, pages=pages,
                     f=f, sort=sort, desc=desc, keep=keep, games=sorted(GAMES),
-                    results=L.RESULTS, opponents=L.OPPONENTS)
+                    results=L.RESULTS, opponents=L.OPPONENTS, levels=L.LEVELS)
 
     def _row(gid):
         if len(gid) > 128:
