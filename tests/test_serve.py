@@ -242,3 +242,18 @@ def test_statistics_show_the_ais_win_rate_per_level(levels):
         won = sum(r[1] == make_game(r[0]).sides[ai] for r in rows)
         assert ">%s (%d)<" % (lv, decided) in html, lv
         assert ">%.0f%%<" % (100.0 * won / decided) in html
+
+
+def test_board_facts_show_free_flash_and_heap_or_unknown():
+    from bawo.serve.live import facts
+    # docs/protocol.md's HELLO answer
+    f = facts({"fw": "0.1.0", "rules": "1", "board": "bw-3f2a", "flash_free": 812032,
+               "heap_free": 143360, "proto": 1, "profile": "bawo-4x8", "games": ["bawo", "oware"]})
+    assert f["device"] == "bw-3f2a" and f["firmware"] == "0.1.0" and f["games"] == ["bawo", "oware"]
+    assert f["flash free"] == "812032 bytes" and f["heap free"] == "143360 bytes"
+    # A firmware that does not say, or says it could not tell, or sends nonsense.
+    f = facts({"device": "sim-1", "firmware": "0.1", "proto": 1})
+    assert f["device"] == "sim-1" and f["flash free"] == "unknown" and f["heap free"] == "unknown"
+    for bad in (-1, "812032", True, 1 << 60, 1.5, [1]):
+        assert facts({"flash_free": bad, "heap_free": bad})["flash free"] == "unknown", bad
+    assert len(facts({"board": "x" * 5000})["device"]) <= 64
