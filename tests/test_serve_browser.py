@@ -241,6 +241,47 @@ def test_replay_steps_back_and_forth_and_exports(env):
     assert json.loads(open(path).read())["moves"] == list(rec.moves) or gid in open(path).read()
 
 
+def blunder_game():
+    """A Bawo game from the opening: South keeps to the book for two plies, then plays A3-,
+    after which North's proved win is played out (tests/test_analyse.py: the mistake is ply 3)."""
+    from bawo.solve import solve
+    g = make_game("bawo")
+    s = State(g)
+    for t in ("A3-", "A3+", "A3-"):
+        s.push(t)
+    r = solve(s.position, max_nodes=20000, all_moves=False)
+    while s.outcome() is None:
+        p = s.position
+        s.push(g.move_str(r.strategy[p.key()] if p.turn == 1 else g.legal_moves(p)[0]))
+    from shared_rules.record import Record
+    return Record.from_state(s, Id="blunder-0001")
+
+
+def test_game_page_analysis_marks_the_mistake_on_its_ply(env):
+    from bawo.db import Log
+    rec = blunder_game()
+    with Log(env["db"]) as log:
+        log.add(rec, "import")
+    drv = env["drv"]
+    drv.get(env["srv"].url + "game/blunder-0001")
+    wait_for(lambda: js(drv, "window.bawo.ready"), what="the replay")
+    assert js(drv, "document.getElementById('value').textContent") == "–"   # nothing before asked
+    drv.find_element("id", "analyse").click()
+    r = wait_for(lambda: js(drv, "window.bawo.analysis"), timeout=120, what="the analysis")
+    assert r["state"] == "done" and len(r["marks"]) == len(rec.moves), r
+    assert js(drv, "document.getElementById('anastate').textContent") == "the game was lost at ply 3"
+    assert js(drv, "Array.from(document.querySelectorAll('#moves li.mistake')).map(li => +li.dataset.ply)") == [3]
+    drv.find_element("css selector", "#moves li[data-ply='2']").click()
+    wait_for(lambda: js(drv, "window.bawo.shownPly") == 2, what="ply 2")
+    assert js(drv, "document.getElementById('value').textContent") == "South to move has won"
+    drv.find_element("css selector", "#moves li[data-ply='3']").click()
+    wait_for(lambda: js(drv, "window.bawo.shownPly") == 3, what="ply 3")
+    mark = js(drv, "document.getElementById('plymark').textContent")
+    assert mark.startswith("win -> loss; the mistake; winning: ") and "A3-" not in mark.split("winning:")[1], mark
+    assert js(drv, "document.getElementById('value').textContent") == "North to move has won"
+    screenshot(drv, "analysis")
+
+
 def test_statistics_page_draws_svg(env):
     drv = env["drv"]
     drv.get(env["srv"].url + "stats")

@@ -31,6 +31,7 @@ from .. import export
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
 from .play import Session as PlaySession
+from .analysis import Analyses
 
 HERE = Path(__file__).resolve().parent
 MAX_POSITION = 400     # characters of a position in a request (the longest real one is ~80)
@@ -222,6 +223,18 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
                              "moves": list(rec.moves), "positions": positions, "turns": turns,
                              "counts": counts, "layout": B.layout(g.name)})
 
+    analyses = Analyses()
+
+    def api_analysis(request):
+        """GET: the game's analysis so far; POST: start it (once per game id)."""
+        gid = request.path_params["gid"]
+        if request.method == "GET":
+            return JSONResponse(analyses.get(gid[:128]))
+        row = _row(gid)
+        if row is None:
+            return JSONResponse({"error": "no such game"}, status_code=404)
+        return JSONResponse(analyses.start(row["id"], row["record"]))
+
     def _game_pos(qp):
         name = qp.get("game", "")
         pos = qp.get("position", "")
@@ -364,6 +377,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/play", play_page),
         Route("/api/play/new", api_play_new, methods=["POST"]),
         Route("/api/play/move", api_play_move, methods=["POST"]),
+        Route("/api/analysis/{gid:path}", api_analysis, methods=["GET", "POST"]),
         Route("/api/game/{gid:path}", api_game),
         Route("/api/picture", api_picture),
         Route("/api/sow", api_sow),
@@ -377,4 +391,5 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.hub, app.state.bridge, app.state.cfg = hub, bridge, cfg
+    app.state.analyses = analyses
     return Guard(app, cfg)
