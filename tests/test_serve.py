@@ -257,3 +257,26 @@ def test_board_facts_show_free_flash_and_heap_or_unknown():
     for bad in (-1, "812032", True, 1 << 60, 1.5, [1]):
         assert facts({"flash_free": bad, "heap_free": bad})["flash free"] == "unknown", bad
     assert len(facts({"board": "x" * 5000})["device"]) <= 64
+
+
+def test_analysis_api_estimates_oware_once_and_refuses_what_it_cannot(srv):
+    from shared_rules import game as make_game, State
+    g = make_game("oware")
+    s = State(g)
+    for _ in range(4):
+        s.push(g.move_str(g.legal_moves(s.position)[0], s.position))
+    with Log(srv.cfg.db_path) as log:
+        log.add(Record.from_state(s, Id="ow-0001"), "import")
+    tok = {"X-Bawo-Token": srv.cfg.token}
+    assert get(srv, "/api/analysis/ow-0001").json() == {"state": "none"}    # GET never starts one
+    assert post(srv, "/api/analysis/ow-0001").status_code == 403             # a change needs the token
+    r = post(srv, "/api/analysis/ow-0001", **tok).json()
+    assert r["estimate"] is True and r["total"] == 5
+    deadline = time.monotonic() + 120
+    while r["state"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.2)
+        r = get(srv, "/api/analysis/ow-0001").json()
+    assert r["state"] == "done" and [x["ply"] for x in r["marks"]] == [1, 2, 3, 4]
+    assert all(x["estimate"] and x["text"].startswith("estimate: score ") for x in r["marks"])
+    assert post(srv, "/api/analysis/ow-0001", **tok).json() == r             # cached per game id
+    assert post(srv, "/api/analysis/no-such-game", **tok).status_code == 404
