@@ -280,3 +280,12 @@ def test_analysis_api_estimates_oware_once_and_refuses_what_it_cannot(srv):
     assert all(x["estimate"] and x["text"].startswith("estimate: score ") for x in r["marks"])
     assert post(srv, "/api/analysis/ow-0001", **tok).json() == r             # cached per game id
     assert post(srv, "/api/analysis/no-such-game", **tok).status_code == 404
+
+
+def test_flash_step_reads_bawo_flashs_per_file_lines():
+    from bawo.serve.live import flash_step
+    assert flash_step("  3/41 shared_rules/state.mpy (5120 B)") == (3, 41)
+    assert flash_step("  41/41 app.mpy (100 B)") == (41, 41)
+    for other in ("copying 41 file(s) to .stage/ on the board", "  0/41 x", "  42/41 x", "3/41 x",
+                  "  a/41 x", "  3/ x", "  999999/9999999 x", "", "  "):
+        assert flash_step(other) is None, other

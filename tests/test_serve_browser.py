@@ -352,6 +352,13 @@ def test_firmware_button_flashes_the_simulator(env, tmp_path):
         assert "staged files verified; moving them into place" in log
         assert any(x.startswith("installed ") and "verified on the board" in x for x in log), log
         assert log[-1] == "firmware updated"
+        # The bar follows the per-file lines: it rises through the copy and ends full.
+        files = [x for x in log if x.startswith("  ") and "/" in x.split()[0]]
+        n = int(files[0].split()[0].split("/")[1])
+        pct = js(drv, "window.bawo.flashpct")
+        assert len(files) == n >= 2 and pct[:n] == [100 * k // n for k in range(n)], pct
+        assert pct[-1] == 100 and js(drv, "document.getElementById('flashbar').value") == 100
+        assert js(drv, "document.getElementById('flashpct').textContent") == "100%"
         assert (data / "app.mpy").exists() and (data / "shared_rules" / "state.mpy").exists()
         screenshot(drv, "board-flash")
         drv.get("about:blank")     # the page's event stream closed before the server stops

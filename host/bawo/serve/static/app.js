@@ -298,6 +298,16 @@
     es.onmessage = (e) => {
       const msg = JSON.parse(e.data);
       if (msg.type === "flash") {
+        // The bar: files copied of the bundle (file k of n starts: k-1 are done), full when updated.
+        const bar = document.getElementById("flashbar");
+        let pct = null;
+        if (msg.step) pct = Math.floor(100 * (msg.step - 1) / msg.of);
+        else if (msg.text.startsWith("staged files verified") || (msg.done && msg.ok)) pct = 100;
+        if (pct !== null) {
+          bar.hidden = false; bar.value = pct;
+          setText("flashpct", pct + "%" + (msg.step ? " (copying file " + msg.step + " of " + msg.of + ")" : ""));
+          window.bawo.flashpct = (window.bawo.flashpct || []).concat([pct]);
+        }
         const li = document.createElement("li"); li.textContent = msg.text;
         if (msg.done) li.className = msg.ok ? "ok" : "err";
         document.getElementById("flashlog").appendChild(li);
@@ -317,6 +327,7 @@
     document.getElementById("flash").onclick = async () => {
       if (!confirm("Update the board's firmware now? The game on the board stops.")) return;
       document.getElementById("flashlog").textContent = "";
+      document.getElementById("flashbar").value = 0; setText("flashpct", "0%"); window.bawo.flashpct = [];
       const r = await post("/api/flash");
       window.bawo.flash = r;
     };
