@@ -289,3 +289,31 @@ def test_flash_step_reads_bawo_flashs_per_file_lines():
     for other in ("copying 41 file(s) to .stage/ on the board", "  0/41 x", "  42/41 x", "3/41 x",
                   "  a/41 x", "  3/ x", "  999999/9999999 x", "", "  "):
         assert flash_step(other) is None, other
+
+
+def test_bawo_play_records_the_computers_level(tmp_path):
+    import io
+    from bawo import players as P
+    from bawo.play import play
+    from shared_rules import game as make_game
+    g = make_game("oware")
+    db = str(tmp_path / "p.sqlite")
+    answers = iter(["A", "quit", "y"])      # South: one move, then end the game unfinished
+    with Log(db) as log:
+        play("oware", level=2, side="S", seed=1, log=log, ask=lambda _: next(answers), out=io.StringIO())
+    text = sqlite3.connect(db).execute("SELECT record FROM games").fetchone()[0]
+    assert '[First "you"]' in text and '[Second "computer (level 2)"]' in text, text
+    rec = Record.from_text(text)
+    assert P.level_of(rec.header["First"], rec.header["Second"]) == 2
+    assert g.name == rec.header["Game"]
+
+
+def test_the_play_page_records_the_computers_level(tmp_path):
+    from bawo.serve.play import Session
+    db = str(tmp_path / "w.sqlite")
+    Log(db).close()
+    s = Session(db)
+    s.new("oware", 1, 4)                    # the computer plays South at level 4, and moves
+    s._log()                                # as the end of the game logs it
+    text = sqlite3.connect(db).execute("SELECT record FROM games").fetchone()[0]
+    assert '[First "computer (level 4)"]' in text and '[Second "you"]' in text, text
