@@ -68,10 +68,10 @@ def pty_rates(nbytes):
         t = time.perf_counter()
         n_rt = 200
         for _ in range(n_rt):
-            link.set_time(0)
+            link.set_time(1_750_000_000)
         rt = n_rt / (time.perf_counter() - t)
         t = time.perf_counter()
-        rec = link.fetch_record(3)
+        rec = link.fetch_record("fake-01-0003")
         proto = len(rec) / (time.perf_counter() - t)
         port.close()
     finally:

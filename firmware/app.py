@@ -410,8 +410,13 @@ class App:
                 self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
-        """Start a game (archiving an unfinished one). RulesError for a bad position; False,
+        """Start a game (archiving an unfinished one). A bad game or position raises
+        ValueError (RulesError) before anything changes: the game in progress goes on. False,
         with the menu open, while the game before is not on flash (flash full: sync first)."""
+        if name not in self.games:
+            raise ValueError('game %s does not fit this board' % name)
+        if position:
+            make_game(name).parse(position)
         if self.anim is not None:
             self.skip()
         if self.s is not None and self.s.outcome() is None and self.header is not None:
@@ -436,7 +441,15 @@ class App:
         start = self.start_time()
         if start:
             header['start'] = start
-        self._setup(header)   # raises on a bad position before anything is written
+        try:
+            self._setup(header)
+        except Exception:
+            # Out of memory loading the game (the request was checked above): no game now,
+            # so the menu, as at boot; never a mode whose game is missing.
+            self.s = self.g = self.header = self.opponent = None
+            self.board_side = self.host_side = -1
+            self.open_menu()
+            raise
         try:
             self.journal.start(header)
         except OSError as e:

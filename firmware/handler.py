@@ -2,6 +2,7 @@
 from shared_rules import RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
 from link import LinkError
+import gc
 import app as A
 
 # Bytes of move texts in one POSITION reply: the rest of it (legal moves, position) takes at
@@ -19,9 +20,25 @@ class Handler:
         return LinkError(code, text)
 
     def hello(self):
+        # The fields docs/protocol.md lists (link.py adds proto, max_line, max_chunk), then
+        # this board's own: its profile and the games it can play.
         a = self.app
-        return {'device': a.board_id, 'firmware': A.VERSION, 'rules': RULES_VERSION,
+        try:
+            flash = a.journal.free_bytes()
+        except OSError:
+            flash = -1
+        mem_free = getattr(gc, 'mem_free', None)
+        return {'fw': A.VERSION, 'rules': RULES_VERSION, 'board': a.journal.board_id,
+                'flash_free': flash, 'heap_free': mem_free() if mem_free else -1,
                 'profile': a.profile.name, 'games': a.games}
+
+    def _own(self, gid):
+        # The protocol let through only "<name>-<digits>" (no path); a game is this board's
+        # only in the exact form its journal makes, '<board id>-%04d'.
+        c = gid[gid.rfind('-') + 1:]
+        if gid != '%s-%04d' % (self.app.journal.board_id, int(c)):
+            raise self._err(4, 'no game %s on this board' % gid)
+        return gid
 
     def set_time(self, t):
         a = self.app
@@ -32,13 +49,13 @@ class Handler:
         return self.app.journal.list_games()
 
     def get_chunk(self, gid, off, n):
-        r = self.app.journal.record_bytes(gid, off, n)
+        r = self.app.journal.record_bytes(self._own(gid), off, n)
         if r is None:
             raise self._err(4, 'no game %s' % gid)
         return r
 
     def ack_game(self, gid):
-        if not self.app.journal.mark_synced(gid):
+        if not self.app.journal.mark_synced(self._own(gid)):
             raise self._err(4, 'no game %s' % gid)
         return {'id': gid}
 
@@ -47,8 +64,6 @@ class Handler:
         fit one frame ('moves'), and its set-up position ('root', None for the usual
         start): a host that joins mid-game pages through them (host/bawo/watch.py)."""
         a = self.app
-        if first is not None and (not isinstance(first, int) or isinstance(first, bool) or first < 0):
-            raise self._err(3, 'from: a ply number, 0 or more')
         if a.s is None:
             return {'mode': 'menu', 'game': None}
         s = a.s
@@ -89,8 +104,6 @@ class Handler:
         a = self.app
         if kind not in a.games:
             raise self._err(3, 'game %s not playable here: %s' % (kind, ', '.join(a.games)))
-        if opponent is not None and opponent not in A.HOST_SIDES and opponent != 'people':
-            raise self._err(3, 'opponent %s: people, host-first or host-second' % opponent)
         self._not_thinking()
         try:
             started = a.new_game(kind, position, opponent)
@@ -105,8 +118,6 @@ class Handler:
         if a.s is None or a.mode == A.MENU:
             raise self._err(4, 'no game in progress')
         self._not_thinking()
-        if a.anim is not None:
-            a.skip()
         s = a.s
         try:
             m = s.parse_move(text)
@@ -114,6 +125,8 @@ class Handler:
                 raise RulesError('illegal move %s' % text)
         except RulesError as e:
             raise self._err(5, str(e)[:80])
+        if a.anim is not None:
+            a.skip()
         if not a.play(m, True):
             raise self._err(7, 'flash full')
         return self.position()

@@ -38,9 +38,11 @@ def stdio():
     rd = sys.stdin.buffer.read
     wr = sys.stdout.buffer.write
 
+    buf = bytearray(256)  # one buffer for good: a growing one needs the heap each time
+
     def read():
-        buf = None
-        while poller.poll(0):
+        n = 0
+        while n < 256 and poller.poll(0):
             b = rd(1)
             if not b:
                 break
@@ -50,13 +52,9 @@ def stdio():
                 # where the port does not (the unix port on a pipe, in the simulator): main.py
                 # stops and the board drops to its REPL either way.
                 raise KeyboardInterrupt
-            if buf is None:
-                buf = bytearray(b)
-            else:
-                buf += b
-            if len(buf) >= 256:
-                break
-        return buf
+            buf[n] = b[0]
+            n += 1
+        return buf[:n] if n else None
 
     def write(data):
         wr(data)
@@ -72,8 +70,10 @@ class Link:
 
     handler methods (all optional; a missing one answers ERROR 2):
       hello() -> dict; set_time(t); list_games() -> [dict]; get_chunk(id, off, n) ->
-      (bytes, total, crc32); ack_game(id); position() -> dict; new_game(kind, position) -> dict;
-      move(text) -> dict. Raise LinkError(code, text) to refuse.
+      (bytes, total, crc32); ack_game(id); position() -> dict;
+      new_game(kind, position, opponent) -> dict; move(text) -> dict.
+      Raise LinkError(code, text) to refuse. Their arguments are already checked against
+      protocol.SCHEMA (type and range); absent optional ones are None (or the default).
     """
 
     def __init__(self, read, write, handler, now_ms=ticks_ms, event_timeout_ms=1000,
@@ -90,9 +90,11 @@ class Link:
         self._seq = 0
         self._last_key = None  # (seq, crc) of the last request answered
         self._last_reply = None
+        self._last_body = None  # (type, payload) of a reply there was no room to encode
         self._last_sent = None
         self._pending = []  # [seq, frame, sent_at, tries] of events not yet ACKed
-        self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0}
+        self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0,
+                      "nomem": 0}
 
     def _send(self, frame):
         self._last_sent = frame
@@ -103,20 +105,39 @@ class Link:
 
     def poll(self):
         """Handle whatever input is waiting; resend overdue events. Never raises on bad input."""
-        data = self._read()
         n = 0
+        try:
+            data = self._read()
+        except MemoryError:  # what was read is lost: the host resends it
+            self.stats["nomem"] += 1
+            data = None
         if data:
-            for r in self.parser.feed(data):
+            try:
+                results = self.parser.feed(data)
+            except MemoryError:
+                # No room on the heap to decode what came: drop it and have the host send
+                # again (NAK 0), when the board may have room again.
+                self.parser.reset()
+                results = ()
+                self.stats["nomem"] += 1
+                self._try_send(0, P.NAK, None)
+            for r in results:
                 n += 1
                 try:
                     self._handle(r)
                 except Exception as e:  # last line of defence: keep the board running
                     self.stats["errors"] += 1
-                    self._send(P.encode(getattr(r, "seq", 0), P.ERROR,
-                                        {"code": P.E_INTERNAL, "text": str(e)[:60]}))
+                    self._try_send(getattr(r, "seq", 0), P.ERROR,
+                                   {"code": P.E_INTERNAL, "text": str(e)[:60]})
         if self._pending:
             self._resend_events()
         return n
+
+    def _try_send(self, seq, typ, body):
+        try:
+            self._send(P.encode(seq, typ, body))
+        except MemoryError:  # nothing to say it with: the host times out and resends
+            pass
 
     def run(self, idle=None, sleep_ms=2):
         import time
@@ -161,23 +182,41 @@ class Link:
             # A resend of the request we already executed (our reply was lost): replay the reply
             # rather than, say, playing the same move twice.
             self.stats["dup"] += 1
-            self._send(self._last_reply)
+            if self._last_reply is None:  # it was run, but no room to write the reply then
+                self._reply(r, self._last_body[0], self._last_body[1])
+            else:
+                self._send(self._last_reply)
             return
-        try:
-            body = self._dispatch(t, r.payload)
-            typ = P.OK
-        except LinkError as e:
-            typ, body = P.ERROR, {"code": e.code, "text": e.text}
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": str(e)[:60]}
-        self._last_key = key
+        # Every field checked against its schema before any handler runs: a handler only
+        # ever sees values in range, so anything it raises besides LinkError is a bug of the
+        # board (ERROR 9 from poll), not the host's.
+        a = P.args(t, r.payload) if r.seq else "seq 0 is no request's"
+        if isinstance(a, str):
+            typ, body = P.ERROR, {"code": P.E_BAD_PAYLOAD, "text": "bad payload: " + a}
+        else:
+            try:
+                body = self._dispatch(t, a)
+                typ = P.OK
+            except LinkError as e:
+                typ, body = P.ERROR, {"code": e.code, "text": e.text}
         self._reply(r, typ, body)
 
     def _reply(self, r, typ, body):
+        # The reply and the request it answers are remembered together, whatever the
+        # answer: a resend of that request gets this frame again, never another's, and is
+        # not run again. Without room on the heap for the frame, the reply itself is kept
+        # until the host asks again.
+        self._last_key = (r.seq, r.crc)
+        self._last_reply = None
+        self._last_body = (typ, body)
         try:
             frame = P.encode(r.seq, typ, body)
         except ValueError:
             frame = P.encode(r.seq, P.ERROR, {"code": P.E_TOO_LARGE, "text": P.ERROR_TEXT[P.E_TOO_LARGE]})
+        except MemoryError:
+            self.stats["nomem"] += 1
+            return
+        self._last_body = None
         self._last_reply = frame
         self._send(frame)
 
@@ -194,6 +233,7 @@ class Link:
             self._send(self._last_sent)
 
     def _dispatch(self, t, a):
+        # a: the request's field values in protocol.SCHEMA order, already checked.
         h = self.handler
         if t == P.HELLO:
             info = dict(h.hello()) if hasattr(h, "hello") else {}
@@ -203,29 +243,23 @@ class Link:
             self._last_key = None
             return info
         if t == P.GET:
-            gid = a["id"]
-            off = int(a.get("off", 0))
-            n = min(int(a.get("n", P.MAX_CHUNK)), P.MAX_CHUNK)
-            if off < 0 or n < 0:
-                raise ValueError("negative offset or length")
-            data, total, crc = self._call("get_chunk", gid, off, n)
+            gid, off, n = a
+            data, total, crc = self._call("get_chunk", gid, off, min(n, P.MAX_CHUNK))
             return {"id": gid, "off": off, "data": P.b64(data), "total": total, "crc": crc}
         if t == P.LIST:
-            return self._list_page(self._call("list_games"), int(a.get("start", 0)))
+            return self._list_page(self._call("list_games"), a[0])
         if t == P.TIME:
-            return self._call("set_time", int(a["t"]))
+            return self._call("set_time", a[0])
         if t == P.ACK_GAME:
-            return self._call("ack_game", a["id"])
+            return self._call("ack_game", a[0])
         if t == P.POSITION:
-            if "from" in a:  # only then: handlers without the argument still work
-                return self._call("position", a["from"])
+            if a[0] is not None:  # only then: handlers without the argument still work
+                return self._call("position", a[0])
             return self._call("position")
         if t == P.NEW:
-            if "opponent" in a:  # only then: handlers without the argument still work
-                return self._call("new_game", a["kind"], a.get("position"), a["opponent"])
-            return self._call("new_game", a["kind"], a.get("position"))
+            return self._call("new_game", a[0], a[1], a[2])
         if t == P.MOVE:
-            return self._call("move", a["move"])
+            return self._call("move", a[0])
         raise LinkError(P.E_UNKNOWN_TYPE)
 
     def _call(self, name, *args):

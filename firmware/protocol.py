@@ -2,6 +2,9 @@
 # and the host (CPython, `bawo_firmware.protocol`). Must not import other firmware modules.
 # Specification: docs/protocol.md.
 import json
+import sys
+
+_MP = sys.implementation.name == "micropython"
 
 try:
     from binascii import crc32 as _crc32_native
@@ -65,6 +68,77 @@ ERROR_TEXT = {
     10: "reply too large",
 }
 
+# Request payloads: one schema per request type, checked by args() in one place before any
+# handler runs (docs/protocol.md, "Field ranges"). A field is (name, kind, lo, hi, default):
+# INT lo..hi inclusive; TEXT printable ASCII of lo..hi characters; GAME_ID a game id as the
+# board makes them ("<board>-<n>": letters, digits, '_' and '-', then '-' and 4+ digits) of
+# lo..hi characters, so never a path; CHOICE one of the strings in lo. default REQUIRED: the
+# field must be there; otherwise an absent or null field takes the default.
+INT = 0
+TEXT = 1
+GAME_ID = 2
+CHOICE = 3
+REQUIRED = ("required",)
+T_MIN = 946684800  # 2000-01-01 00:00:00 UTC; gmtime() of a far-off time kills the board
+T_MAX = 4102444799  # 2099-12-31 23:59:59 UTC
+OFF_MAX = 1048575  # a record is at most a few tens of kB
+OPPONENTS = ("people", "host-first", "host-second")
+SCHEMA = {
+    HELLO: (("proto", INT, 0, 65535, None), ("host", TEXT, 0, 32, None)),
+    TIME: (("t", INT, T_MIN, T_MAX, REQUIRED),),
+    LIST: (("start", INT, 0, 65535, 0),),
+    GET: (("id", GAME_ID, 6, 40, REQUIRED), ("off", INT, 0, OFF_MAX, 0),
+          ("n", INT, 0, 65535, MAX_CHUNK)),
+    ACK_GAME: (("id", GAME_ID, 6, 40, REQUIRED),),
+    POSITION: (("from", INT, 0, 65535, None),),
+    NEW: (("kind", TEXT, 1, 16, REQUIRED), ("position", TEXT, 1, 160, None),
+          ("opponent", CHOICE, OPPONENTS, 0, None)),
+    MOVE: (("move", TEXT, 1, 16, REQUIRED),),
+}
+
+
+def _id_ok(b):
+    # b: bytes. "<name>-<digits>", at least 4 digits, name of [A-Za-z0-9_-].
+    n = len(b)
+    i = n
+    while i > 0 and 48 <= b[i - 1] <= 57:
+        i -= 1
+    if n - i < 4 or i < 2 or b[i - 1] != 45:
+        return False
+    for k in range(i - 1):
+        c = b[k] | 32  # lower case
+        if not (48 <= c <= 57 or 97 <= c <= 122 or c == 45 or c == 127):  # '_' | 32 == 127
+            return False
+    return True
+
+
+def args(typ, payload):
+    """The values of a request's fields in SCHEMA order, defaults filled in; or, if a field
+    is missing, of the wrong type or out of range, a str saying which (ERROR 3).
+    Fields not in the schema are ignored (forward compatibility)."""
+    out = []
+    for name, kind, lo, hi, default in SCHEMA[typ]:
+        v = payload.get(name)
+        if v is None:
+            if default is REQUIRED:
+                return name + " missing"
+            v = default
+        elif kind == INT:
+            if type(v) is not int or not lo <= v <= hi:  # bool is not int here
+                return "%s not an integer in %d..%d" % (name, lo, hi)
+        elif kind == CHOICE:
+            if v not in lo:
+                return "%s not one of %s" % (name, "/".join(lo))
+        else:
+            b = v.encode() if type(v) is str else None
+            if b is None or not lo <= len(b) <= hi or (b and (min(b) < 32 or max(b) > 126)):
+                return "%s not text of %d..%d printable characters" % (name, lo, hi)
+            if kind == GAME_ID and not _id_ok(b):
+                return name + " not a game id"
+        out.append(v)
+    return out
+
+
 # Bad.reason values: "crc" / "syntax" mean line noise (answer NAK, the sender resends);
 # "payload" means the CRC was right but the content is not a valid frame (resending is useless).
 BAD_CRC = "crc"
@@ -116,10 +190,13 @@ def _dumps(obj):
 
 def encode(seq, typ, payload=None):
     """Return one frame (bytes, ending in b'\\n'). payload: dict (None -> {})."""
-    body = ("%d %d %s %s" % (VERSION, seq, typ, _dumps({} if payload is None else payload))).encode()
-    if len(body) + 12 > MAX_LINE:
+    # Built from two pieces, the CRC carried over: a full board heap must find room for the
+    # JSON and the frame, not also for copies of the whole body on the way.
+    head = b"%s%d %d %s " % (MARKER, VERSION, seq, typ.encode())
+    js = _dumps({} if payload is None else payload).encode()
+    if len(head) + len(js) + 9 > MAX_LINE:
         raise ValueError("frame too long")
-    return b"%s%s %08x\n" % (MARKER, body, crc32(body))
+    return b"%s%s %08x\n" % (head, js, crc32(js, crc32(memoryview(head)[3:])))
 
 
 def b64(data):
@@ -174,17 +251,25 @@ def decode(body):
     c = crc32(mv[: n - 9])
     if b"%08x" % c != body[n - 8 :]:
         return Bad(_guess_seq(body), BAD_CRC)
-    parts = bytes(mv[: n - 9]).split(b" ", 3)
-    if len(parts) != 4:
+    # Only the short header fields are copied out: a 1 KB frame must decode on a heap
+    # with little room left in one piece.
+    a = body.find(b" ")
+    b = body.find(b" ", a + 1) if a > 0 else -1
+    d = body.find(b" ", b + 1) if b > 0 else -1
+    if d < 0 or d >= n - 9:
         return Bad(0, BAD_PAYLOAD)
-    ver, seq, typ, js = parts
+    ver, seq, typ = body[:a], body[a + 1 : b], body[b + 1 : d]
     if not (ver.isdigit() and seq.isdigit() and len(seq) <= 5 and len(ver) <= 3):
         return Bad(0, BAD_PAYLOAD)
     seq = int(seq)
     if seq > SEQ_MAX or not typ or len(typ) > 16 or not typ.isupper():
         return Bad(0, BAD_PAYLOAD)
     try:
-        payload = json.loads(js.decode())
+        js = mv[d + 1 : n - 9]
+        # MicroPython's json reads the buffer in place; CPython's wants str.
+        payload = json.loads(js if _MP else bytes(js).decode())
+    except MemoryError:
+        raise  # not the frame's fault: the link asks for it again
     except Exception:  # ValueError, UnicodeError, RecursionError on nested junk
         return Bad(seq, BAD_PAYLOAD)
     if not isinstance(payload, dict):

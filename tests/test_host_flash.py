@@ -183,7 +183,7 @@ def test_flash_the_simulated_board(sim_board, capsys):
     from bawo.ports import connect
     ser, link, info = connect(None, str(data), timeout=1.0)
     ser.close()
-    assert info["proto"] == 1 and info["device"].startswith("sim-")
+    assert info["proto"] == 1 and info["board"].startswith("sim-")
 
 
 @pytest.fixture

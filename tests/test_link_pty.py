@@ -28,24 +28,24 @@ def test_session_over_pty(wire):
     link.set_time(1_750_000_000)
 
     games = link.list_games()  # 30 games: several LIST pages, with debug prints in between
-    assert [g["id"] for g in games] == list(range(1, 31))
+    assert [g["id"] for g in games] == ["fake-01-%04d" % i for i in range(1, 31)]
 
     seen = []
-    rec = link.fetch_record(3, progress=lambda done, total: seen.append((done, total)))
+    rec = link.fetch_record("fake-01-0003", progress=lambda done, total: seen.append((done, total)))
     expected = bytes(((3 * 31 + i * 7) & 0xFF) for i in range(2000))
     assert rec == expected
     assert len(seen) == 4 and seen[-1] == (2000, 2000)
 
-    link.ack_game(3)
-    assert [g for g in link.list_games() if g["id"] == 3][0]["synced"] is True
+    link.ack_game("fake-01-0003")
+    assert [g for g in link.list_games() if g["id"] == "fake-01-0003"][0]["synced"] is True
 
     with pytest.raises(host_link.LinkError) as e:
-        link.fetch_record(77)
+        link.fetch_record("fake-01-0077")
     assert e.value.code == P.E_NO_GAME and "error 4" in str(e.value)
 
     # A damaged request: the board NAKs it, the host resends.
     w.corrupt_to_board = 1
-    assert link.new_game("oware")["id"] == 99
+    assert link.new_game("oware")["id"] == "fake-01-0099"
     assert w.corrupted == ["to_board"] and link.stats["naks_received"] == 1
 
     # A damaged reply: the host NAKs it, the board resends.

@@ -96,10 +96,11 @@ def test_without_from_no_moves():
 
 def test_hostile_from_values():
     h = _Host(_app('bawo', 5))
-    for bad in (-1, '3', True, 1.5, [], {}):
+    # the range of every field (docs/protocol.md): from is 0..65535
+    for bad in (-1, '3', True, 1.5, [], {}, 65536, 10 ** 30):
         r = h.ask(P.POSITION, {'from': bad})
         assert r.type == P.ERROR and r.payload['code'] == P.E_BAD_PAYLOAD, (bad, r)
-    for far in (5, 6, 10 ** 30):
+    for far in (5, 6, 65535):
         r = h.ask(P.POSITION, {'from': far})
         assert r.type == P.OK and r.payload['moves'] == [], (far, r)
 

@@ -10,9 +10,14 @@ import protocol as P
 from link import Link, LinkError, stdio
 
 
-def record_bytes(gid, n):
+def game_id(i):
+    # Game ids as a board makes them: "<board>-<4 digits>".
+    return "fake-01-%04d" % i
+
+
+def record_bytes(i, n):
     # Deterministic content so the host side can check it.
-    return bytes([(gid * 31 + i * 7) & 0xFF for i in range(n)])
+    return bytes([(i * 31 + k * 7) & 0xFF for k in range(n)])
 
 
 class FakeHandler:
@@ -22,8 +27,8 @@ class FakeHandler:
         self.records = {}
         for i in range(1, 31):
             n = big if i == 3 else 40 + i
-            self.records[i] = record_bytes(i, n)
-            self.games.append({"id": i, "kind": ("bawo", "oware", "baghchal")[i % 3],
+            self.records[game_id(i)] = record_bytes(i, n)
+            self.games.append({"id": game_id(i), "kind": ("bawo", "oware", "baghchal")[i % 3],
                                "plies": 10 + i, "result": "1-0" if i % 2 else "draw",
                                "synced": False})
         self.current = None
@@ -59,12 +64,12 @@ class FakeHandler:
             raise LinkError(P.E_NO_GAME, "no game in progress")
         return self.current
 
-    def new_game(self, kind, position):
+    def new_game(self, kind, position, opponent=None):
         if kind not in ("bawo", "oware", "baghchal"):
             raise LinkError(P.E_BAD_PAYLOAD, "unknown game kind " + kind)
-        self.current = {"id": 99, "kind": kind, "position": position or "start", "plies": 0}
-        self.link.send_event(P.EV_START, {"id": 99, "kind": kind})
-        return {"id": 99}
+        self.current = {"id": game_id(99), "kind": kind, "position": position or "start", "plies": 0}
+        self.link.send_event(P.EV_START, {"id": game_id(99), "kind": kind})
+        return {"id": game_id(99)}
 
     def move(self, text):
         if self.current is None:

@@ -1,0 +1,190 @@
+# The board's answers to requests that are well-formed frames but carry bad content: every
+# field out of range, game ids that are paths, a bad set-up position during a game. The real
+# app, handler, link and journal on the simulated board, under python3 and micropython.
+import sys
+try:
+    import mpcheck
+except ImportError:
+    sys.path.insert(0, __file__.rsplit('/', 1)[0])
+    import mpcheck
+import os
+import protocol as P
+from real_board import RealBoard, tmpdir, rmtree, snapshot, BOARD_ID
+
+BAD = P.E_BAD_PAYLOAD
+
+
+def _board(tag, **kw):
+    root = tmpdir(tag)
+    rmtree(root)
+    os.mkdir(root)
+    return RealBoard(root, **kw)
+
+
+def _game_with_a_move(b):
+    b.ok(P.NEW, {'kind': 'bawo', 'opponent': 'people'})
+    b.ok(P.MOVE, {'move': 'A1+'})
+    b.step(5000)
+    return b.state()
+
+
+def test_new_with_a_bad_position_during_a_game_changes_nothing():
+    b = _board('newbad')
+    before = _game_with_a_move(b)
+    names = sorted(os.listdir(b.data))
+    for kind, pos in (('bawo', '2,2 N'), ('bawo', 'x'), ('oware', '4,4/4 S'),
+                      ('bawo', '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 Q')):
+        r = b.request(P.NEW, {'kind': kind, 'position': pos})
+        assert r.type == P.ERROR and r.payload['code'] == BAD, r
+        assert b.state() == before, (b.state(), before)
+        b.step(1000)   # redraws the game still in progress
+    assert sorted(os.listdir(b.data)) == names and not b.records
+    pos = b.ok(P.POSITION)
+    assert pos['id'] == before[0]
+    b.ok(P.MOVE, {'move': pos['legal'][0]})
+    assert b.state()[1] == 2
+    rmtree(b.root)
+
+
+def test_game_ids_are_never_paths():
+    b = _board('ids')
+    _game_with_a_move(b)
+    b.ok(P.NEW, {'kind': 'oware'})   # archives the bawo game: fuzz-0001.rec
+    mine = BOARD_ID + '-0001'
+    assert os.listdir(b.data).count(mine + '.rec') == 1
+    # Records outside the data directory, and one inside under a name the board never makes.
+    with open(b.data + '/' + mine + '.rec', 'rb') as f:
+        rec = f.read()
+    for p in (b.root + '/outside-0001.rec', b.root + '/x/fuzz-0001.rec',
+              b.data + '/fuzz-00001.rec'):
+        try:
+            os.mkdir(p[:p.rfind('/')])
+        except OSError:
+            pass
+        with open(p, 'wb') as f:
+            f.write(rec)
+    outside = snapshot(b.root, b.data)
+    for gid in ('../outside-0001', '../x/fuzz-0001', '/tmp/fuzz-0001', 'fuzz-0001/../fuzz-0001',
+                'fuzz-0001.rec', '.-0001', 'fuzz-0001\x00', 'fuzz-' + '1' * 40, 'fuzz_0001',
+                'fuzz-001', '-0001', 1, 1.0, True, [mine], {'id': mine}, ''):
+        for typ, pl in ((P.GET, {'id': gid}), (P.ACK_GAME, {'id': gid})):
+            assert b.code(typ, pl) == BAD, (typ, gid)
+    # Well formed but not made by this board: no such game, even where the file exists.
+    for gid in ('fuzz-00001', 'other-0001', 'outside-0001', 'fuzz-0099'):
+        assert b.code(P.GET, {'id': gid}) == P.E_NO_GAME, gid
+        assert b.code(P.ACK_GAME, {'id': gid}) == P.E_NO_GAME, gid
+    assert snapshot(b.root, b.data) == outside
+    assert 'fuzz-00001.rec' in os.listdir(b.data)
+    assert b.ok(P.GET, {'id': mine})['total'] > 0
+    b.ok(P.ACK_GAME, {'id': mine})
+    assert mine + '.syn' in os.listdir(b.data)
+    rmtree(b.root)
+
+
+def test_new_without_memory_for_the_game_leaves_the_menu_not_a_broken_game():
+    b = _board('newmem')
+    _game_with_a_move(b)
+    setup = b.app._setup
+
+    def full(header):
+        b.app.s = b.app.g = None   # as _setup leaves it when an allocation fails inside
+        raise MemoryError('memory allocation failed, allocating 752 bytes')
+    b.app._setup = full
+    r = b.request(P.NEW, {'kind': 'oware'})
+    assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
+    b.app._setup = setup
+    for _ in range(5):
+        b.step(1000)   # the loop goes on: the menu shows
+    assert b.app.mode == 0 and b.app.s is None
+    assert b.ok(P.POSITION)['mode'] == 'menu'
+    b.ok(P.NEW, {'kind': 'bawo'})
+    assert b.state()[1] == 0
+    rmtree(b.root)
+
+
+def _probe(spec):
+    """(bad values, good values) of one schema field."""
+    name, kind, lo, hi, default = spec
+    if kind == P.INT:
+        return ([lo - 1, hi + 1, -1 if lo >= 0 else None, 1 << 64, 10 ** 30, 1.5, True, '1', [1]],
+                [lo, hi])
+    if kind == P.CHOICE:
+        return (['', lo[0] + 'x', 1, [lo[0]]], list(lo))
+    bad = ['a' * (hi + 1), 7, False, ['a'], {'a': 1}]
+    if lo > 0:
+        bad.append('')
+    if kind == P.TEXT:
+        bad += ['\u00e9' * max(lo, 1), 'a\nb', 'a\x7f']
+        return bad, ['a' * max(lo, 1), 'b' * hi]
+    return bad + ['a-0001/'], ['fuzz-0001', 'z' * (hi - 5) + '-0001']
+
+
+BASE = {P.HELLO: {}, P.TIME: {'t': 1750000000}, P.LIST: {}, P.GET: {'id': 'fuzz-0001'},
+        P.ACK_GAME: {'id': 'fuzz-0001'}, P.POSITION: {}, P.NEW: {'kind': 'bawo'},
+        P.MOVE: {'move': 'A1+'}}
+
+
+def test_every_field_out_of_range_is_bad_payload():
+    b = _board('ranges')
+    _game_with_a_move(b)
+    assert set(BASE) == set(P.REQUESTS) == set(P.SCHEMA)
+    n = 0
+    for typ in P.REQUESTS:
+        for spec in P.SCHEMA[typ]:
+            bad, good = _probe(spec)
+            for v in bad:
+                if v is None:
+                    continue
+                pl = dict(BASE[typ])
+                pl[spec[0]] = v
+                before = b.state()
+                r = b.request(typ, pl)
+                assert r.type == P.ERROR and r.payload['code'] == BAD, (typ, spec[0], v, r)
+                assert r.payload['text'].startswith('bad payload: ' + spec[0]), r.payload
+                assert b.state() == before, (typ, v)
+                n += 1
+            for v in good:
+                pl = dict(BASE[typ])
+                pl[spec[0]] = v
+                r = b.request(typ, pl)
+                assert r.type == P.OK or (r.payload['code'] not in (P.E_INTERNAL, P.E_TOO_LARGE)
+                                          and not r.payload['text'].startswith('bad payload')), \
+                    (typ, spec[0], v, r)
+                b.step(3000)
+            if spec[4] is P.REQUIRED:
+                pl = dict(BASE[typ])
+                del pl[spec[0]]
+                assert b.code(typ, pl) == BAD
+    assert n > 80, n
+    rmtree(b.root)
+
+
+def test_the_issue_cases():
+    b = _board('cases')
+    assert b.code(P.LIST, {'start': -1}) == BAD
+    assert b.code(P.TIME, {'t': 1 << 62}) == BAD
+    assert b.code(P.TIME, {'t': -(1 << 40)}) == BAD
+    assert b.code(P.GET, {'id': 'fuzz-0001', 'off': -1}) == BAD
+    assert b.code(P.LIST, {}, seq=0) == BAD   # seq 0 is no request's
+    # The latest clock the board accepts still makes a start time for the next game.
+    assert b.code(P.TIME, {'t': P.T_MAX}) == 0
+    b.ok(P.NEW, {'kind': 'bawo'})
+    assert b.app.header['start'].startswith('2099-12-31 23:59'), b.app.header
+    b.step(100)
+    assert b.code(P.TIME, {'t': P.T_MIN}) == 0
+    rmtree(b.root)
+
+
+def test_hello_has_the_documented_fields():
+    b = _board('hello')
+    info = b.ok(P.HELLO, {'proto': 1, 'host': 'bawo-host'})
+    for k in ('fw', 'proto', 'rules', 'board', 'flash_free', 'heap_free', 'max_line',
+              'max_chunk'):
+        assert k in info, (k, info)
+    assert info['board'] == BOARD_ID and info['proto'] == P.VERSION
+    assert isinstance(info['heap_free'], int) and isinstance(info['flash_free'], int)
+    rmtree(b.root)
+
+
+if __name__ == '__main__':
+    mpcheck.run(globals())
