@@ -664,6 +664,11 @@ class App:
         s = self.s
         h = self.header
         names = [self._plays(0), self._plays(1)]
+        lv = h.get('level')
+        if lv is not None:  # the board's AI: its level, read back by bawo.players
+            for side in (0, 1):
+                if names[side] == 'board':
+                    names[side] = 'board (level %d)' % lv
         if self.hints:  # the people's side(s) had help: the record says how much
             for side in (0, 1):
                 if names[side] == 'person':

@@ -175,3 +175,145 @@ def test_wilson_interval():
     assert wilson(0, 0) == (0.0, 0.0, 0.0)
     p, lo, hi = wilson(10, 10)
     assert p == 1.0 and hi == 1.0 and round(lo, 4) == 0.7225
+
+
+def test_players_parses_the_one_format_of_first_and_second():
+    from bawo import players as P
+    assert P.parse("board (level 5)") == ("board", 5, 0)
+    assert P.parse("computer (level 2)") == ("computer", 2, 0)
+    assert P.parse("person (3 hints)") == ("person", None, 3)
+    assert P.parse("board") == ("board", None, 0)          # a record from before levels
+    assert P.parse("host") == ("host", None, 0)
+    # Whatever else a record says is not a level.
+    for bad in ("board (level 99)", "board (level x)", "person (level 3)", "board (level 5", "Bob",
+                "board (level 5) (level 4)", "computer (hints 2)", "", None, "board (level " + "9" * 50):
+        k, lv, _ = P.parse(bad)
+        assert lv is None, bad
+    assert P.level_of("person", "board (level 4)") == 4
+    assert P.level_of("board", "person") is None and P.level_of("person", "you") is None
+
+
+@pytest.fixture(scope="module")
+def levels(tmp_path_factory):
+    """A log with the board's AI at levels 2 and 5, `bawo play`'s at 3, and old records
+    without a level."""
+    db = str(tmp_path_factory.mktemp("lv") / "g.sqlite")
+    who = [("board (level 2)", "person"), ("person (1 hints)", "board (level 5)"),
+           ("you", "computer (level 3)"), ("board", "person"), ("person", "person")]
+    with Log(db) as log:
+        for i in range(15):
+            rec = random_record(i, "lv-%04d" % i)
+            rec.header["First"], rec.header["Second"] = who[i % 5]
+            log.add(rec, "import")
+    s = Server(db, follow_board=False)
+    yield s, db, who
+    s.stop()
+
+
+def _ids(html):
+    import re
+    return sorted(set(re.findall(r'>(lv-\d{4})</a>', html)))
+
+
+def test_library_filters_by_the_ais_level(levels):
+    s, db, who = levels
+    want = {"2": [0], "5": [1], "3": [2], "unknown": [3], "4": []}
+    for lv, ks in want.items():
+        r = get(s, "/library?level=" + lv)
+        assert r.status_code == 200
+        assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 in ks], lv
+    # The player filter still finds the board whether its tag has a level or not.
+    r = get(s, "/library?opponent=board")
+    assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 in (0, 1, 3)]
+    r = get(s, "/library?opponent=computer&level=3")
+    assert _ids(r.text) == ["lv-%04d" % i for i in range(15) if i % 5 == 2]
+    assert get(s, "/library?level=2%27%20OR%201").status_code == 200    # not a level: ignored
+
+
+def test_statistics_show_the_ais_win_rate_per_level(levels):
+    s, db, who = levels
+    html = get(s, "/stats").text
+    assert "The AI&#39;s win rate by level" in html or "The AI's win rate by level" in html
+    con = sqlite3.connect(db)
+    from shared_rules import game as make_game
+    for lv, k, ai in (("level 2", 0, 0), ("level 5", 1, 1), ("level 3", 2, 1), ("level unknown", 3, 0)):
+        rows = [r for (i, r) in enumerate(con.execute("SELECT game, result FROM games ORDER BY id")) if i % 5 == k]
+        decided = sum(r[1] != "*" for r in rows)
+        won = sum(r[1] == make_game(r[0]).sides[ai] for r in rows)
+        assert ">%s (%d)<" % (lv, decided) in html, lv
+        assert ">%.0f%%<" % (100.0 * won / decided) in html
+
+
+def test_board_facts_show_free_flash_and_heap_or_unknown():
+    from bawo.serve.live import facts
+    # docs/protocol.md's HELLO answer
+    f = facts({"fw": "0.1.0", "rules": "1", "board": "bw-3f2a", "flash_free": 812032,
+               "heap_free": 143360, "proto": 1, "profile": "bawo-4x8", "games": ["bawo", "oware"]})
+    assert f["device"] == "bw-3f2a" and f["firmware"] == "0.1.0" and f["games"] == ["bawo", "oware"]
+    assert f["flash free"] == "812032 bytes" and f["heap free"] == "143360 bytes"
+    # A firmware that does not say, or says it could not tell, or sends nonsense.
+    f = facts({"device": "sim-1", "firmware": "0.1", "proto": 1})
+    assert f["device"] == "sim-1" and f["flash free"] == "unknown" and f["heap free"] == "unknown"
+    for bad in (-1, "812032", True, 1 << 60, 1.5, [1]):
+        assert facts({"flash_free": bad, "heap_free": bad})["flash free"] == "unknown", bad
+    assert len(facts({"board": "x" * 5000})["device"]) <= 64
+
+
+def test_analysis_api_estimates_oware_once_and_refuses_what_it_cannot(srv):
+    from shared_rules import game as make_game, State
+    g = make_game("oware")
+    s = State(g)
+    for _ in range(4):
+        s.push(g.move_str(g.legal_moves(s.position)[0], s.position))
+    with Log(srv.cfg.db_path) as log:
+        log.add(Record.from_state(s, Id="ow-0001"), "import")
+    tok = {"X-Bawo-Token": srv.cfg.token}
+    assert get(srv, "/api/analysis/ow-0001").json() == {"state": "none"}    # GET never starts one
+    assert post(srv, "/api/analysis/ow-0001").status_code == 403             # a change needs the token
+    r = post(srv, "/api/analysis/ow-0001", **tok).json()
+    assert r["estimate"] is True and r["total"] == 5
+    deadline = time.monotonic() + 120
+    while r["state"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.2)
+        r = get(srv, "/api/analysis/ow-0001").json()
+    assert r["state"] == "done" and [x["ply"] for x in r["marks"]] == [1, 2, 3, 4]
+    assert all(x["estimate"] and x["text"].startswith("estimate: score ") for x in r["marks"])
+    assert post(srv, "/api/analysis/ow-0001", **tok).json() == r             # cached per game id
+    assert post(srv, "/api/analysis/no-such-game", **tok).status_code == 404
+
+
+def test_flash_step_reads_bawo_flashs_per_file_lines():
+    from bawo.serve.live import flash_step
+    assert flash_step("  3/41 shared_rules/state.mpy (5120 B)") == (3, 41)
+    assert flash_step("  41/41 app.mpy (100 B)") == (41, 41)
+    for other in ("copying 41 file(s) to .stage/ on the board", "  0/41 x", "  42/41 x", "3/41 x",
+                  "  a/41 x", "  3/ x", "  999999/9999999 x", "", "  "):
+        assert flash_step(other) is None, other
+
+
+def test_bawo_play_records_the_computers_level(tmp_path):
+    import io
+    from bawo import players as P
+    from bawo.play import play
+    from shared_rules import game as make_game
+    g = make_game("oware")
+    db = str(tmp_path / "p.sqlite")
+    answers = iter(["A", "quit", "y"])      # South: one move, then end the game unfinished
+    with Log(db) as log:
+        play("oware", level=2, side="S", seed=1, log=log, ask=lambda _: next(answers), out=io.StringIO())
+    text = sqlite3.connect(db).execute("SELECT record FROM games").fetchone()[0]
+    assert '[First "you"]' in text and '[Second "computer (level 2)"]' in text, text
+    rec = Record.from_text(text)
+    assert P.level_of(rec.header["First"], rec.header["Second"]) == 2
+    assert g.name == rec.header["Game"]
+
+
+def test_the_play_page_records_the_computers_level(tmp_path):
+    from bawo.serve.play import Session
+    db = str(tmp_path / "w.sqlite")
+    Log(db).close()
+    s = Session(db)
+    s.new("oware", 1, 4)                    # the computer plays South at level 4, and moves
+    s._log()                                # as the end of the game logs it
+    text = sqlite3.connect(db).execute("SELECT record FROM games").fetchone()[0]
+    assert '[First "computer (level 4)"]' in text and '[Second "you"]' in text, text

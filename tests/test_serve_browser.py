@@ -105,6 +105,10 @@ def test_board_page_syncs_the_finished_game(env):
             dt => [dt.textContent, dt.nextElementSibling.textContent])"""))
     wait_for(lambda: info().get("unsynced") == "1", what="one unsynced game shown")
     assert info()["device"].startswith("sim-") and info()["profile"] == "bawo-4x8"
+    # The simulated board's HELLO says its free flash and heap (docs/protocol.md): shown in bytes.
+    for k in ("flash free", "heap free"):
+        n, unit = info()[k].split()
+        assert unit == "bytes" and int(n) > 0, info()
     drv.find_element("id", "sync").click()
     r = wait_for(lambda: js(drv, "window.bawo.sync"), timeout=60, what="the sync")
     assert not r.get("error") and len(r["added"]) + len(r.get("reacked", [])) >= 1, r
@@ -241,6 +245,47 @@ def test_replay_steps_back_and_forth_and_exports(env):
     assert json.loads(open(path).read())["moves"] == list(rec.moves) or gid in open(path).read()
 
 
+def blunder_game():
+    """A Bawo game from the opening: South keeps to the book for two plies, then plays A3-,
+    after which North's proved win is played out (tests/test_analyse.py: the mistake is ply 3)."""
+    from bawo.solve import solve
+    g = make_game("bawo")
+    s = State(g)
+    for t in ("A3-", "A3+", "A3-"):
+        s.push(t)
+    r = solve(s.position, max_nodes=20000, all_moves=False)
+    while s.outcome() is None:
+        p = s.position
+        s.push(g.move_str(r.strategy[p.key()] if p.turn == 1 else g.legal_moves(p)[0]))
+    from shared_rules.record import Record
+    return Record.from_state(s, Id="blunder-0001")
+
+
+def test_game_page_analysis_marks_the_mistake_on_its_ply(env):
+    from bawo.db import Log
+    rec = blunder_game()
+    with Log(env["db"]) as log:
+        log.add(rec, "import")
+    drv = env["drv"]
+    drv.get(env["srv"].url + "game/blunder-0001")
+    wait_for(lambda: js(drv, "window.bawo.ready"), what="the replay")
+    assert js(drv, "document.getElementById('value').textContent") == "–"   # nothing before asked
+    drv.find_element("id", "analyse").click()
+    r = wait_for(lambda: js(drv, "window.bawo.analysis"), timeout=120, what="the analysis")
+    assert r["state"] == "done" and len(r["marks"]) == len(rec.moves), r
+    assert js(drv, "document.getElementById('anastate').textContent") == "the game was lost at ply 3"
+    assert js(drv, "Array.from(document.querySelectorAll('#moves li.mistake')).map(li => +li.dataset.ply)") == [3]
+    drv.find_element("css selector", "#moves li[data-ply='2']").click()
+    wait_for(lambda: js(drv, "window.bawo.shownPly") == 2, what="ply 2")
+    assert js(drv, "document.getElementById('value').textContent") == "South to move has won"
+    drv.find_element("css selector", "#moves li[data-ply='3']").click()
+    wait_for(lambda: js(drv, "window.bawo.shownPly") == 3, what="ply 3")
+    mark = js(drv, "document.getElementById('plymark').textContent")
+    assert mark.startswith("win -> loss; the mistake; winning: ") and "A3-" not in mark.split("winning:")[1], mark
+    assert js(drv, "document.getElementById('value').textContent") == "North to move has won"
+    screenshot(drv, "analysis")
+
+
 def test_statistics_page_draws_svg(env):
     drv = env["drv"]
     drv.get(env["srv"].url + "stats")
@@ -311,6 +356,13 @@ def test_firmware_button_flashes_the_simulator(env, tmp_path):
         assert "staged files verified; moving them into place" in log
         assert any(x.startswith("installed ") and "verified on the board" in x for x in log), log
         assert log[-1] == "firmware updated"
+        # The bar follows the per-file lines: it rises through the copy and ends full.
+        files = [x for x in log if x.startswith("  ") and "/" in x.split()[0]]
+        n = int(files[0].split()[0].split("/")[1])
+        pct = js(drv, "window.bawo.flashpct")
+        assert len(files) == n >= 2 and pct[:n] == [100 * k // n for k in range(n)], pct
+        assert pct[-1] == 100 and js(drv, "document.getElementById('flashbar').value") == 100
+        assert js(drv, "document.getElementById('flashpct').textContent") == "100%"
         assert (data / "app.mpy").exists() and (data / "shared_rules" / "state.mpy").exists()
         screenshot(drv, "board-flash")
         drv.get("about:blank")     # the page's event stream closed before the server stops

@@ -206,7 +206,9 @@ def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=F
     values = []  # for the side to move in each position
     t0 = time.monotonic()
     for i, pos in enumerate(positions):
-        if progress and time.monotonic() - t0 > 2:
+        if callable(progress):  # bawo serve's page: (positions done, of)
+            progress(i, len(positions))
+        elif progress and time.monotonic() - t0 > 2:
             sys.stderr.write("analysing: position %d of %d\r" % (i + 1, len(positions)))
             sys.stderr.flush()
         o = g.outcome(pos)
@@ -243,7 +245,7 @@ def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=F
     return marks
 
 
-def analyse_estimate(rec, level=5):
+def analyse_estimate(rec, level=5, progress=None):
     """Oware and Bagh-Chal: the level-5 search's score (board budgets, for the mover) before
     each ply and after it, and the loss the ply caused. An estimate, not a proof."""
     from shared_rules import game, State
@@ -257,7 +259,9 @@ def analyse_estimate(rec, level=5):
         positions.append(s.position)
     ai = Player(g, level=level, seed=0, time_ms=10 ** 6)
     scores = []  # for the side to move
-    for pos in positions:
+    for i, pos in enumerate(positions):
+        if callable(progress):
+            progress(i, len(positions))
         o = g.outcome(pos)
         if o is not None:
             scores.append(0 if o.winner is None else (10 ** 6 if o.winner == pos.turn else -10 ** 6))
@@ -280,7 +284,7 @@ def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
     rec.replay()  # a record that does not replay is refused with the failing ply
     if rec.header.get("Game") == "bawo":
         return analyse_bawo(rec, max_nodes, max_seconds, progress=progress)
-    return analyse_estimate(rec)
+    return analyse_estimate(rec, progress=progress)
 
 
 def mark_text(x):

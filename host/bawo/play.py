@@ -166,7 +166,8 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
     if o is not None:
         out.write("\n%s\n" % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     if log is not None and s.ply:
-        players = {"First": "you" if human == 0 else "computer", "Second": "you" if human == 1 else "computer"}
+        ai_name = "computer (level %d)" % level
+        players = {"First": "you" if human == 0 else ai_name, "Second": "you" if human == 1 else ai_name}
         if ai is None:
             players = {}
         rec = Record.from_state(s, Start=start, Device="terminal",

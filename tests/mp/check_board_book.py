@@ -135,7 +135,8 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     a._finish()
     text = a.journal.read_record(a.header['id'])
     text = text.decode() if isinstance(text, bytes) else text
-    assert 'person (1 hints)' in text, text
+    assert '[First "person (1 hints)"]' in text, text
+    assert '[Second "board (level 1)"]' in text, text   # the board's AI and its level
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 

@@ -31,6 +31,7 @@ from .. import export
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
 from .play import Session as PlaySession
+from .analysis import Analyses
 
 HERE = Path(__file__).resolve().parent
 MAX_POSITION = 400     # characters of a position in a request (the longest real one is ~80)
@@ -146,6 +147,8 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         f["result"] = r if r in L.RESULTS else ""
         o = qp.get("opponent", "")
         f["opponent"] = o if o in L.OPPONENTS else ""
+        v = qp.get("level", "")
+        f["level"] = v if v in L.LEVELS else ""
         for k in ("since", "until"):
             v = qp.get(k, "")[:25]
             f[k] = v if all(ch in "0123456789-T:" for ch in v) else ""
@@ -172,7 +175,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         keep.update(sort=sort, dir="desc" if desc else "asc")
         return page("library", request, rows=rows, total=total, page_no=pno, pages=pages,
                     f=f, sort=sort, desc=desc, keep=keep, games=sorted(GAMES),
-                    results=L.RESULTS, opponents=L.OPPONENTS)
+                    results=L.RESULTS, opponents=L.OPPONENTS, levels=L.LEVELS)
 
     def _row(gid):
         if len(gid) > 128:
@@ -219,6 +222,18 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         return JSONResponse({"id": row["id"], "game": g.name, "header": dict(rec.header),
                              "moves": list(rec.moves), "positions": positions, "turns": turns,
                              "counts": counts, "layout": B.layout(g.name)})
+
+    analyses = Analyses()
+
+    def api_analysis(request):
+        """GET: the game's analysis so far; POST: start it (once per game id)."""
+        gid = request.path_params["gid"]
+        if request.method == "GET":
+            return JSONResponse(analyses.get(gid[:128]))
+        row = _row(gid)
+        if row is None:
+            return JSONResponse({"error": "no such game"}, status_code=404)
+        return JSONResponse(analyses.start(row["id"], row["record"]))
 
     def _game_pos(qp):
         name = qp.get("game", "")
@@ -362,6 +377,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/play", play_page),
         Route("/api/play/new", api_play_new, methods=["POST"]),
         Route("/api/play/move", api_play_move, methods=["POST"]),
+        Route("/api/analysis/{gid:path}", api_analysis, methods=["GET", "POST"]),
         Route("/api/game/{gid:path}", api_game),
         Route("/api/picture", api_picture),
         Route("/api/sow", api_sow),
@@ -375,4 +391,5 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.hub, app.state.bridge, app.state.cfg = hub, bridge, cfg
+    app.state.analyses = analyses
     return Guard(app, cfg)

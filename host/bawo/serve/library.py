@@ -12,8 +12,12 @@ SORTS = {
     "plies": "plies",
     "result": "result",
 }
-# Who played: the record's First/Second tags (board, person, host; `bawo play`: you, computer).
-OPPONENTS = ("board", "host", "person", "computer", "you")
+from .. import players as P
+
+# Who played: the record's First/Second tags (board, person, host; `bawo play`: you, computer),
+# parsed by bawo.players; the AI's level: 1-5, or "unknown" for records from before it was written.
+OPPONENTS = P.KINDS
+LEVELS = tuple(str(n) for n in range(1, 6)) + ("unknown",)
 RESULTS = ("S", "N", "G", "T", "draw", "*")
 
 
@@ -33,14 +37,21 @@ INDEXES = (
 def played_by(who):
     """SQL true when `who` (one of OPPONENTS, never request text) played a side of the game.
     Spelled the same in the query and in its index, so SQLite can use the index."""
-    assert who in OPPONENTS
-    return "(instr(record, '[First \"%s\"]') + instr(record, '[Second \"%s\"]') > 0)" % (who, who)
+    return P.played_by_sql(who)
+
+
+def level_is(level):
+    """SQL true when the AI played at `level` (one of LEVELS, never request text); "unknown":
+    an AI played and no tag says its level."""
+    if level == "unknown":
+        return "(%s + %s > 0 AND %s)" % (played_by("board"), played_by("computer"), P.level_sql(None))
+    return P.level_sql(int(level))
 
 
 def _player_indexes():
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
     # Date first after the player: the library's default order is read straight off the index.
-    return tuple("CREATE INDEX IF NOT EXISTS serve_by_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
+    return tuple("CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
                  "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS)
 
 
@@ -50,6 +61,8 @@ def prepare(path, say=None):
     try:
         have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
         todo = [sql for sql in INDEXES + _player_indexes() if sql.split()[5] not in have]
+        # serve_by_*: the first version's player indexes (exact tags only, before levels)
+        todo += ["DROP INDEX serve_by_%s" % o for o in OPPONENTS if "serve_by_%s" % o in have]
         if not todo:
             return
         if say:
@@ -100,6 +113,8 @@ def where(f):
         args.append(f["result"])
     if f.get("opponent") in OPPONENTS:
         q.append(played_by(f["opponent"]) + " = 1")
+    if f.get("level") in LEVELS:
+        q.append(level_is(f["level"]))
     if f.get("since"):
         q.append("%s >= ?" % when)
         args.append(f["since"])
@@ -122,7 +137,7 @@ def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
     if f.get("opponent") in OPPONENTS:
         # The player's index first: the planner, left alone, may scan another index and read
         # every record to test the player.
-        src = "games INDEXED BY serve_by_%s" % f["opponent"]
+        src = "games INDEXED BY serve_who_%s" % f["opponent"]
     order = "%s %s, id %s" % (SORTS.get(sort, SORTS["date"]), "DESC" if desc else "ASC",
                               "DESC" if desc else "ASC")
     total = db.execute("SELECT COUNT(*) FROM %s WHERE %s" % (src, w), args).fetchone()[0]

@@ -98,6 +98,47 @@ class _Release(Exception):
     """Leave the link: a command needs the port for itself (flash: mpremote opens it)."""
 
 
+def flash_step(line):
+    """(k, n) from bawo flash's per-file line '  k/n path (size B)' (file k of n is being
+    copied), else None: what the board page's percentage bar follows."""
+    head = line.split(None, 1)
+    if not line.startswith("  ") or not head:
+        return None
+    k, _, n = head[0].partition("/")
+    if not (k.isdigit() and n.isdigit() and len(k) <= 5 and len(n) <= 5):
+        return None
+    k, n = int(k), int(n)
+    return (k, n) if 1 <= k <= n else None
+
+
+def _free(v):
+    # A count of bytes from the board: shown only if it is one (-1: the board could not tell).
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40:
+        return "%d bytes" % v
+    return "unknown"
+
+
+def facts(hello):
+    """What the board page shows of a HELLO answer, every value checked: the names of
+    docs/protocol.md (board, fw) or the older ones (device, firmware); free flash and heap
+    as 'N bytes', or 'unknown' from a firmware that does not say."""
+    out = {}
+    for k, alt in (("device", "board"), ("firmware", "fw"), ("rules", None), ("profile", None),
+                   ("games", None), ("proto", None)):
+        v = hello.get(k)
+        if v is None and alt:
+            v = hello.get(alt)
+        if isinstance(v, list):
+            v = [str(x)[:32] for x in v[:16]]
+        elif v is not None:
+            v = str(v)[:64]
+        if v is not None:
+            out[k] = v
+    out["flash free"] = _free(hello.get("flash_free"))
+    out["heap free"] = _free(hello.get("heap_free"))
+    return out
+
+
 class Bridge:
     def __init__(self, hub, db_path, port=None, sim=None, enabled=True):
         self.hub = hub
@@ -158,9 +199,7 @@ class Bridge:
                     self.stop.wait(RETRY_S)
                     continue
                 said = None
-                self.info = {k: info.get(k) for k in ("device", "firmware", "rules", "profile",
-                                                      "games", "proto", "free", "heap")
-                             if info.get(k) is not None}
+                self.info = facts(info)
                 flash_req = None
                 try:
                     self._follow(link, log)
@@ -246,7 +285,11 @@ class Bridge:
 
         def say(msg):
             lines.append(msg)
-            self.hub.publish({"type": "flash", "text": msg, "done": False})
+            m = {"type": "flash", "text": msg, "done": False}
+            step = flash_step(msg)
+            if step:
+                m["step"], m["of"] = step
+            self.hub.publish(m)
         self.status(False, "updating the firmware: the board is busy")
         args = argparse.Namespace(port=self.port, sim=self.sim if self.sim else "unset", profile=profile,
                                   dry_run=False, bundle_only=None, no_compile=False, no_reset=False,

@@ -65,8 +65,9 @@ class Session:
 
     def _log(self):
         from ..db import Log
-        players = {"First": "you" if self.human == 0 else "computer",
-                   "Second": "you" if self.human == 1 else "computer"}
+        ai_name = "computer (level %d)" % self.level
+        players = {"First": "you" if self.human == 0 else ai_name,
+                   "Second": "you" if self.human == 1 else ai_name}
         rec = Record.from_state(self.s, Start=self.start, Device="web", Id=self.gid, **players)
         with Log(self.log_path) as log:
             log.add(rec, "play")

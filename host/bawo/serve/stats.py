@@ -1,10 +1,12 @@
 """Statistics drawn as inline SVG (no image files): results over time, win rate by side with
 95% Wilson intervals, game length, most common openings. Per game and per opponent (who played
-each side: the records' First/Second tags; the AI's level is not recorded in a game record)."""
+each side: the records' First/Second tags) and per level of the AI (bawo.players parses the tags)."""
 import math
 from collections import Counter, defaultdict
 
 from markupsafe import Markup, escape
+
+from .. import players as P
 
 COLORS = {"first": "#e8a33d", "second": "#4aa3df", "draw": "#9a9a9a", "open": "#666"}
 OPENING_SAMPLE = 20000   # the newest games read for openings and opponents
@@ -151,17 +153,27 @@ def charts(db, game=None):
     out.append(bars("Game length (plies)", list(lengths.items())[:20]))
     openings = Counter()
     opp = defaultdict(Counter)
+    by_level = defaultdict(Counter)
     for g, result, rec in db.execute("SELECT game, result, record FROM games %s ORDER BY rowid DESC LIMIT %d"
                                      % (where, OPENING_SAMPLE), args):
         openings["%s: %s" % (g, _opening(rec))] += 1
         first, second = _players(rec)
+        fs, ss = sides.get(g, ("S", "N"))
         if first or second:
-            key = "%s vs %s" % (first or "?", second or "?")
-            fs, ss = sides.get(g, ("S", "N"))
+            kinds = [P.parse(first)[0] or first, P.parse(second)[0] or second]
+            key = "%s vs %s" % (kinds[0] or "?", kinds[1] or "?")
             opp[key]["games"] += 1
             opp[key]["first"] += result == fs
+            ai = [k in P.AI for k in kinds]
+            if ai[0] != ai[1] and result != "*":   # the AI against a person: its level's record
+                lv = P.level_of(first, second)
+                key = "level %d" % lv if lv else "level unknown"
+                by_level[key]["games"] += 1
+                by_level[key]["won"] += result == (fs if ai[0] else ss)
     out.append(bars("Most common openings (newest %d games)" % OPENING_SAMPLE,
                     openings.most_common(10), COLORS["open"]))
     out.append(winrates("First side's win rate by players", [
         (k, c["first"], c["games"]) for k, c in sorted(opp.items())]))
+    out.append(winrates("The AI's win rate by level, against a person (newest %d games)" % OPENING_SAMPLE, [
+        (k, c["won"], c["games"]) for k, c in sorted(by_level.items())]))
     return [c for c in out if c]

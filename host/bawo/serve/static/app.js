@@ -195,8 +195,56 @@
       setText("turnline", over ? "Game over: " + (SIDES[data.header.Result] || data.header.Result) +
               (data.header.Result === "draw" ? "" : " wins") : (SIDES[data.turns[ply]] || data.turns[ply]) + " to move");
       fillMoves(document.getElementById("moves"), data.moves, ply);
+      showMarks();
       window.bawo.ply = ply;
     }
+    // Analysis marks (bawo analyse on the server): the value of the shown position for the
+    // side to move, the shown ply's mark, and the mistake / missed wins in the move list.
+    let marks = null, estimate = false;
+    const WORD = { win: "won", loss: "lost", draw: "drawn", unknown: "unknown within the budget" };
+    function valueText(i) {
+      if (!marks) return "–";
+      const side = SIDES[data.turns[i]] || data.turns[i];
+      if (i < n) {
+        const m = marks[i];
+        return estimate ? "ESTIMATE: score " + m.score + " for " + side : side + " to move has " + (WORD[m.before] || m.before);
+      }
+      return "game over";
+    }
+    function showMarks() {
+      setText("value", valueText(ply));
+      if (!marks) { setText("plymark", "–"); return; }
+      const m = ply ? marks[ply - 1] : null;
+      setText("plymark", m ? (estimate ? "ESTIMATE: " : "") + m.text : "–");
+      document.querySelectorAll("#moves li").forEach((li) => {
+        const x = marks[+li.dataset.ply - 1]; if (!x) return;
+        li.title = (estimate ? "ESTIMATE: " : "") + x.text;
+        if (estimate ? x.worst : x.mistake) li.classList.add("mistake");
+        else if (!estimate && x.missed) li.classList.add("missed");
+      });
+    }
+    async function analyse() {
+      const url = "/api/analysis/" + encodeURIComponent(root.dataset.gid);
+      const btn = document.getElementById("analyse"), bar = document.getElementById("anaprog");
+      btn.disabled = true;
+      let r = await post(url);
+      while (!r.error && (r.state === "queued" || r.state === "running")) {
+        bar.hidden = false; bar.max = r.total || 1; bar.value = r.done || 0;
+        setText("anastate", (r.estimate ? "estimating" : "solving") + ": position " + (r.done || 0) + " of " + r.total);
+        await sleep(400);
+        r = await (await fetch(url)).json();
+      }
+      window.bawo.analysis = r;
+      bar.hidden = true; btn.disabled = false;
+      if (r.error || r.state !== "done") { setText("anastate", r.error || "no analysis"); return; }
+      marks = r.marks; estimate = !!r.estimate;
+      const bad = marks.filter((x) => estimate ? x.worst : x.mistake).map((x) => x.ply);
+      setText("anastate", estimate ? "ESTIMATE (level-5 search scores, not a proof); losing the most: ply " + (bad.join(", ") || "none")
+              : bad.length ? "the game was lost at ply " + bad.join(", ") : "no ply turned a won position into a lost one (within the budget)");
+      btn.hidden = true;
+      texts();
+    }
+    document.getElementById("analyse").onclick = analyse;
     async function go(i, animated) {
       i = Math.max(0, Math.min(n, i));
       const my = ++seq;
@@ -250,6 +298,16 @@
     es.onmessage = (e) => {
       const msg = JSON.parse(e.data);
       if (msg.type === "flash") {
+        // The bar: files copied of the bundle (file k of n starts: k-1 are done), full when updated.
+        const bar = document.getElementById("flashbar");
+        let pct = null;
+        if (msg.step) pct = Math.floor(100 * (msg.step - 1) / msg.of);
+        else if (msg.text.startsWith("staged files verified") || (msg.done && msg.ok)) pct = 100;
+        if (pct !== null) {
+          bar.hidden = false; bar.value = pct;
+          setText("flashpct", pct + "%" + (msg.step ? " (copying file " + msg.step + " of " + msg.of + ")" : ""));
+          window.bawo.flashpct = (window.bawo.flashpct || []).concat([pct]);
+        }
         const li = document.createElement("li"); li.textContent = msg.text;
         if (msg.done) li.className = msg.ok ? "ok" : "err";
         document.getElementById("flashlog").appendChild(li);
@@ -269,6 +327,7 @@
     document.getElementById("flash").onclick = async () => {
       if (!confirm("Update the board's firmware now? The game on the board stops.")) return;
       document.getElementById("flashlog").textContent = "";
+      document.getElementById("flashbar").value = 0; setText("flashpct", "0%"); window.bawo.flashpct = [];
       const r = await post("/api/flash");
       window.bawo.flash = r;
     };

@@ -1,0 +1,73 @@
+"""The game page's analysis marks: bawo.analyse run on demand with the budget `bawo analyse`
+uses (its defaults), one game at a time on a worker thread, the result kept in memory per
+game id. Bawo values are exact within the budget; Oware and Bagh-Chal marks are estimates."""
+import collections
+import threading
+
+from shared_rules.errors import RecordError, RulesError
+from shared_rules.record import Record
+
+from .. import analyse as A
+
+KEEP = 200      # analysed games kept in memory (the oldest dropped first)
+
+
+class Analyses:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.run_lock = threading.Lock()    # one analysis at a time: the solver takes a core
+        self.cache = collections.OrderedDict()
+
+    def get(self, gid):
+        with self.lock:
+            e = self.cache.get(gid)
+            return dict(e) if e else {"state": "none"}
+
+    def start(self, gid, record_text):
+        """Start analysing a game (once); returns its entry as get() does."""
+        with self.lock:
+            e = self.cache.get(gid)
+            if e is not None and e["state"] != "error":
+                return dict(e)
+            try:
+                rec = Record.from_text(record_text)
+                rec.replay()
+            except (RecordError, RulesError) as err:
+                e = {"state": "error", "error": "the record does not replay: %s" % err}
+                self._put(gid, e)
+                return dict(e)
+            e = {"state": "queued", "done": 0, "total": len(rec.moves) + 1,
+                 "estimate": rec.header.get("Game") != "bawo"}
+            self._put(gid, e)
+        threading.Thread(target=self._run, args=(gid, rec), daemon=True).start()
+        return dict(e)
+
+    def _put(self, gid, e):
+        self.cache[gid] = e
+        self.cache.move_to_end(gid)
+        while len(self.cache) > KEEP:
+            old = next(iter(self.cache))
+            if self.cache[old]["state"] in ("queued", "running"):
+                break
+            self.cache.popitem(last=False)
+
+    def _run(self, gid, rec):
+        def progress(i, n):
+            with self.lock:
+                e = self.cache.get(gid)
+                if e is not None:
+                    e.update(state="running", done=i, total=n)
+        try:
+            with self.run_lock:
+                marks = A.analyse(rec, progress=progress)
+            for x in marks:
+                x["text"] = A.mark_text(x)
+            upd = {"state": "done", "marks": marks}
+        except Exception as err:   # a solver failure: said on the page, the server goes on
+            upd = {"state": "error", "error": "the analysis stopped: %s" % " ".join(str(err).split())[:200]}
+        with self.lock:
+            e = self.cache.get(gid)
+            if e is not None:
+                e.update(upd)
+                if upd["state"] == "done":
+                    e["done"] = e["total"]
