@@ -207,6 +207,21 @@ class Oware(BaseGame):
             events.append((TURN_END, 0, 0))
         return Position(pits, stores, 1 - pos.turn)
 
+    def try_play(self, pos, move):
+        """The position after action `move` when a cheap check proves it legal and the game
+        not over, else None (then play() decides, with its error): a move from a non-empty
+        pit that leaves the opponent a seed is legal whatever the others do."""
+        s = pos.stores
+        o = pos.turn * 6
+        if not 0 <= move < 6 or s[0] >= 25 or s[1] >= 25 or _row_empty(pos.pits, o) or not pos.pits[o + move]:
+            return None
+        pits = bytearray(pos.pits)
+        stores = bytearray(s)
+        self._sow(pits, stores, o, move, None)
+        if _row_empty(pits, 6 - o):
+            return None
+        return Position(pits, stores, 1 - pos.turn)
+
     def _why_illegal(self, pos, move):
         if not 0 <= move < 6:
             return "illegal move %r" % move

@@ -86,7 +86,7 @@ class Record:
             raise RecordError("record: bad Position tag: %s" % e)
         for k in range(len(self.moves)):
             try:
-                s.push(self.moves[k])
+                s.push(self.moves[k], False)
             except RulesError as e:
                 raise RecordError("record does not replay at ply %d (%s): %s" % (k + 1, self.moves[k], e), k + 1)
         result = h.get("Result", "*")
