@@ -247,30 +247,9 @@ class Bawo(BaseGame):
                     n &= 15
                     for k in range(o, o + 16):
                         b[k] += q
-                # Under a lap: one or two straight runs, no index arithmetic a seed.
-                if step == 1:
-                    e = pos + n
-                    if e < 16:
-                        for k in range(o + pos + 1, o + e + 1):
-                            b[k] += 1
-                    else:
-                        for k in range(o + pos + 1, o + 16):
-                            b[k] += 1
-                        e -= 16
-                        for k in range(o, o + e + 1):
-                            b[k] += 1
-                else:
-                    e = pos - n
-                    if e >= 0:
-                        for k in range(o + e, o + pos):
-                            b[k] += 1
-                    else:
-                        for k in range(o, o + pos):
-                            b[k] += 1
-                        e += 16
-                        for k in range(o + e, o + 16):
-                            b[k] += 1
-                pos = e
+                for _ in range(n):
+                    pos = (pos + step) & 15
+                    b[o + pos] += 1
             else:
                 for _ in range(n):
                     pos = (pos + step) & 15
