@@ -222,6 +222,41 @@ class BaghChal(BaseGame):
             events.append((TURN_END, 0, 0))
         return Position(b, hand, cap, 1 - pos.turn)
 
+    def try_play(self, pos, move):
+        """The position after action `move` when a cheap check proves it legal and the game
+        not over, else None (then play() decides, with its error). A legal tiger move means
+        the tigers can move; a legal goat move, that the goats can."""
+        b = pos.board
+        if pos.captured >= 5 or not 0 <= move < 650:
+            return None
+        hand, cap = pos.hand, pos.captured
+        if move < 25:
+            if pos.turn or not hand or b[move]:
+                return None
+            if _tigers_blocked(b):
+                return None
+            b = bytearray(b)
+            b[move] = GOAT
+            hand -= 1
+        else:
+            a, c = divmod(move - 25, 25)
+            if b[c] or b[a] != (GOAT if pos.turn == 0 else TIGER):
+                return None
+            if c in ADJ[a]:
+                if pos.turn == 0 and (hand or _tigers_blocked(b)):
+                    return None
+            else:
+                mid = (a + c) // 2
+                if pos.turn == 0 or b[mid] != GOAT or (mid, c) not in JUMPS[a]:
+                    return None
+                cap += 1
+            b = bytearray(b)
+            b[c] = b[a]
+            b[a] = EMPTY
+            if cap != pos.captured:
+                b[mid] = EMPTY
+        return Position(b, hand, cap, 1 - pos.turn)
+
     def _why_illegal(self, pos, move):
         text = self.move_str(move) if 0 <= move < 650 else repr(move)
         if pos.turn == 0:

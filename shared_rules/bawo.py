@@ -178,6 +178,30 @@ class Bawo(BaseGame):
         self._sow(b, o, 16 - o, move >> 1, 15 if move & 1 else 1, self.capturing(pos), events)
         return Position(b, 1 - pos.turn)
 
+    def try_play(self, pos, move):
+        """The position after action `move` when a cheap check proves it legal and the game
+        not over, else None (then play() decides, with its error). One sowing instead of
+        every start's: a capturing start that ends is legal whatever the others do; a takata
+        start needs only that no start captures. A legal move also means the mover has one,
+        so the game goes on (RULES.md 1, end)."""
+        b = pos.board
+        o = pos.turn << 4
+        p = 16 - o
+        if not 0 <= move < 32 or _front_empty(b, o) or _front_empty(b, p):
+            return None
+        i = move >> 1
+        n = b[o + i]
+        if n < 2:
+            return None
+        step = 15 if move & 1 else 1
+        cap = _captures(b, o, p, i, n, step)
+        if not cap and self.capturing(pos):
+            return None
+        s = bytearray(b)
+        if not self._sow(s, o, p, i, step, cap, None):
+            return None
+        return Position(s, 1 - pos.turn)
+
     def _why_illegal(self, pos, move):
         text = self.move_str(move)
         if not 0 <= move < 32:

@@ -11,6 +11,7 @@ from shared_rules.position import BasePosition, BaseGame, split_fields, parse_co
 SIDES = "SN"
 _NAMES = ("South", "North")
 _TOTAL = 48
+_TURN = (b"\x00", b"\x01")
 
 
 class Position(BasePosition):
@@ -30,7 +31,7 @@ class Position(BasePosition):
         return self.pits
 
     def key(self):
-        return bytes(self.pits) + bytes(self.stores) + bytes((self.turn,))
+        return bytes(self.pits + self.stores) + _TURN[self.turn]
 
     def format(self):
         return format_position(self)
@@ -125,6 +126,19 @@ class Oware(BaseGame):
         if ev is not None:
             ev.append((PICKUP, i, n))
         j = i
+        if ev is None and n < 12:
+            # The common sowing, fewer than a lap: straight runs, no per-seed checks.
+            j = i + n
+            if j < 12:
+                for k in range(i + 1, j + 1):
+                    p[k] += 1
+            else:
+                j -= 12
+                for k in range(i + 1, 12):
+                    p[k] += 1
+                for k in range(j + 1):
+                    p[k] += 1
+            n = 0
         while n:
             j += 1
             if j == 12:
@@ -205,6 +219,22 @@ class Oware(BaseGame):
                     events.append((STORE, pos.turn, left))
         if events is not None:
             events.append((TURN_END, 0, 0))
+        return Position(pits, stores, 1 - pos.turn)
+
+    def try_play(self, pos, move):
+        """The position after action `move` when a cheap check proves it legal and the game
+        not over, else None (then play() decides, with its error): a move from a non-empty
+        pit that leaves the opponent a seed is legal whatever the others do."""
+        s = pos.stores
+        o = pos.turn * 6
+        # A seed in the pit means the mover's row is not empty: the game goes on.
+        if not 0 <= move < 6 or s[0] >= 25 or s[1] >= 25 or not pos.pits[o + move]:
+            return None
+        pits = bytearray(pos.pits)
+        stores = bytearray(s)
+        self._sow(pits, stores, o, move, None)
+        if _row_empty(pits, 6 - o):
+            return None
         return Position(pits, stores, 1 - pos.turn)
 
     def _why_illegal(self, pos, move):

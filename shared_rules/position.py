@@ -23,6 +23,12 @@ class BaseGame:
         """The final position of a game ended by repetition: by default the position itself."""
         return pos
 
+    def try_play(self, pos, move):
+        """The position after action `move` if a cheap check proves it legal and the game not
+        over, else None: play() then decides, with its error. State.push(m, events=False)
+        calls it first, so replaying a record checks one move a ply, not every legal move."""
+        return None
+
     def _legal(self, pos, move):
         """`move` (text or action) as a legal action, or an error saying why it is not."""
         if isinstance(move, str):

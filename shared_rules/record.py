@@ -20,10 +20,18 @@ from shared_rules.state import State
 TAGS = ("Game", "Rules", "First", "Second", "Device", "Id", "Start", "Result", "Reason", "Position")
 
 
+try:
+    _ascii = str.isascii
+except AttributeError:  # MicroPython
+    _ascii = None
+
+
 def check_tag(name, value):
     """RecordError unless name and value are one line of text (RULES.md section 4): a control
     character in a header would break the text form, or reach a terminal, on every reader."""
     for t in (name, value):
+        if _ascii is not None and _ascii(t) and t.isprintable():
+            continue  # CPython, printable ASCII (the usual header): checked in C, same answer
         for c in t:
             o = ord(c)
             # C0, DEL, C1 and the two Unicode line breaks str.splitlines() also splits on
@@ -86,7 +94,7 @@ class Record:
             raise RecordError("record: bad Position tag: %s" % e)
         for k in range(len(self.moves)):
             try:
-                s.push(self.moves[k])
+                s.push(self.moves[k], False)
             except RulesError as e:
                 raise RecordError("record does not replay at ply %d (%s): %s" % (k + 1, self.moves[k], e), k + 1)
         result = h.get("Result", "*")
@@ -150,14 +158,20 @@ class Record:
                 words.append("%d." % (k // 2 + 1))
             words.append(self.moves[k])
         words.append(self.header.get("Result", "*"))
-        line = ""
+        line = []  # the words of the line being filled, width its length as text
+        width = 0
         for w in words:
-            if line and len(line) + 1 + len(w) > 79:
-                lines.append(line)
-                line = w
+            if width and width + 1 + len(w) > 79:
+                lines.append(" ".join(line))
+                line = [w]
+                width = len(w)
+            elif width:
+                line.append(w)
+                width += 1 + len(w)
             else:
-                line = (line + " " + w) if line else w
-        lines.append(line)
+                line = [w]
+                width = len(w)
+        lines.append(" ".join(line))
         return "\n".join(lines) + "\n"
 
     @classmethod

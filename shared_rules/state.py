@@ -87,26 +87,34 @@ class State:
     def push(self, move, events=None):
         """Play a move (action int or text); returns the events to animate (a list, or the
         `events` sink given, anything with append()); events=False skips them (faster)."""
-        if isinstance(move, str):
-            move = self.game.parse_move(move, self.position)
-        out = self.outcome()
-        if out is not None:
-            raise GameOverError("the game is over (%s): no move can be played" % out.reason)
-        if events is None:
-            events = []
+        g = self.game
         old = self.position
-        new = self.game.play(old, move, None if events is False else events)
-        self._moves.append((move, self.game.move_str(move, old)))
-        if self.history is None or self.history > 0:
-            if self._past:
-                self._past[-1]._legal = None  # an older position's move cache is dead weight
-            self._past.append(old)
-            if self.history is not None and len(self._past) > self.history:
-                self._past.pop(0)
+        if isinstance(move, str):
+            move = g.parse_move(move, old)
+        new = None
+        if events is False and self._repeated is None:
+            # One move checked, not the whole legal list: what makes a replay fast.
+            new = g.try_play(old, move)
+        if new is None:
+            out = self.outcome()
+            if out is not None:
+                raise GameOverError("the game is over (%s): no move can be played" % out.reason)
+            if events is None:
+                events = []
+            new = g.play(old, move, None if events is False else events)
+        self._moves.append((move, g.move_str(move, old)))
+        h = self.history
+        if h is None or h > 0:
+            past = self._past
+            if past:
+                past[-1]._legal = None  # an older position's move cache is dead weight
+            past.append(old)
+            if h is not None and len(past) > h:
+                past.pop(0)
         self.position = new
-        if self._count(new, 1) >= self.game.repetition > 0 and self.game.outcome(new) is None:
+        if g.repetition and self._count(new, 1) >= g.repetition and g.outcome(new) is None:
             self._repeated = new
-            self.position = self.game.repetition_end(new, None if events is False else events)
+            self.position = g.repetition_end(new, None if events is False else events)
         return events
 
     def pop(self):

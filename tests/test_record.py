@@ -116,3 +116,23 @@ def test_header_values_hold_no_control_characters(bad):
     # Printable text of any script is fine.
     d["id"] = "Bawo \u00e9\u4e2d \"quoted\" \\ back"
     assert Record.from_text(Record.from_dict(d).to_text()).header["Id"] == d["id"]
+
+
+def test_move_text_wraps_greedily_at_79_columns():
+    # to_text fills each line with as many words as fit in 79 columns; a word longer than
+    # that stands alone (written unchanged, whatever its length).
+    moves = ["A1+", "B8-"] * 40 + ["x" * 90, "A2+"] + ["a1xa3"] * 30
+    text = Record({"Game": "bawo", "Rules": "1", "Result": "*"}, moves).to_text()
+    lines = text.split("\n\n", 1)[1].rstrip("\n").split("\n")
+    words = [w for w in " ".join(lines).split() if not (w[-1] == "." and w[:-1].isdigit())]
+    assert words == moves + ["*"]
+    for a, b in zip(lines, lines[1:]):
+        assert len(a) <= 79 or " " not in a
+        assert len(a) + 1 + len(b.split(" ")[0]) > 79
+    assert ("x" * 90) in lines
+
+
+@pytest.mark.parametrize("bad", ["\x7f", "a\tb", "\x00", "\u0085", "\u2029"])
+def test_control_characters_in_tags_are_refused(bad):
+    with pytest.raises(RecordError, match="control character"):
+        Record.from_dict({"game": "bawo", "rules": "1", "id": "x" + bad, "moves": []})

@@ -1,5 +1,7 @@
 """State: undo with a bounded history replays from the root, exactly."""
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +32,23 @@ def test_no_move_after_the_end():
     assert s.legal_moves == []
     with pytest.raises(GameOverError, match="front row empty"):
         s.push("A1+")
+
+
+def _fast_path_games():
+    sys.path.insert(0, str(Path(__file__).parent / "mp"))
+    from test_rules_mp import fast_path_games
+    return fast_path_games
+
+
+def test_fast_path_agrees_on_many_random_games():
+    # push(m, False) (replay) checks one move with try_play(): compared at every ply of
+    # random games with legal_moves() and the full push, every move text tried (the
+    # MicroPython run of tests/mp/test_rules_mp.py does a shorter slice).
+    assert _fast_path_games()(list(range(10, 22))) > 2000
+
+
+@pytest.mark.slow
+def test_fast_path_agrees_on_many_more_random_games(request):
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
+    assert _fast_path_games()(list(range(100, 400))) > 50000

@@ -235,6 +235,138 @@ def test_header_control_characters_are_refused():
     assert Record.from_text(Record.from_state(s, Id="pico-\u00e9 1").to_text()).header["Id"] == "pico-\u00e9 1"
 
 
+# Replay checks one move a ply with try_play(), not the whole legal list: it must agree with
+# legal_moves() and play() exactly, and push(m, False) (the fast path) with push(m) (the full
+# one) on every move text, legal or not: same position, outcome, or error and message.
+EDGE = {
+    "bawo": [ENDLESS_CAPTURE, ONLY_ENDLESS_CAPTURES,
+             "2,2,2,2,2,2,2,2/2,0,8,2,2,2,0,4/0,1,0,4,4,0,1,0/3,3,3,3,3,0,0,3 S",  # takata golden
+             "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 N",  # win diagrams
+             "6,5,4,4,6,1,3,7/2,0,3,2,0,4,1,3/1,1,1,0,1,0,1,1/0,1,1,1,0,0,1,0 S",
+             "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 S",  # mover wins
+             "/".join([",".join(["8"] * 8)] * 3 + ["8,8,8,8,8,8,8,7"]) + " S"],
+    "oware": ["0,0,0,0,0,0/6,1,0,0,1,2 S:19 N:19 S", "0,0,0,0,0,0/1,0,0,2,0,0 S:20 N:25 S",
+              "0,0,0,0,0,0/1,0,0,1,0,0 S:22 N:24 S", "0,0,0,0,0,0/0,0,0,0,0,1 S:20 N:27 S",
+              "4,4,4,1,2,1/4,4,4,4,4,3 S:6 N:3 S", "0,0,3,0,0,0/0,0,0,0,0,0 S:22 N:23 S",
+              "0,0,0,1,0,0/0,1,0,0,0,0 S:24 N:22 N", "2,2,2,2,2,2/2,2,2,2,2,2 S:12 N:12 N"],
+    "bagh-chal": ["T...T/...../...../G..../T...T H:15 C:4 T", "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 T",
+                  "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 G", "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 G",
+                  "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 T", "TGGGT/GGGGG/GG.GG/GGGG./T.GGT H:0 C:2 T",
+                  "TG..T/...../..G../...../T...T H:18 C:0 T", "TGGGT/GGGGG/GGGGG/GG.../T...T H:0 C:5 G",
+                  "TGGGT/GG.GG/G.G.G/GG.GG/TGGGT H:3 C:0 G"]  # tigers boxed in, goats in hand,
+}
+
+
+def move_texts(g):
+    """Every move text of a game, legal somewhere or nowhere, and one that does not parse."""
+    if g.name == "bawo":
+        return [g.move_str(m) for m in range(32)] + ["C1+"]
+    if g.name == "oware":
+        return list("ABCDEFabcdef") + ["G"]
+    out = [g.move_str(p) for p in range(25)]
+    for a in range(25):
+        out += [g.move_str(25 + a * 25 + c) for c in g.adjacent[a]]
+        out += [g.move_str(25 + a * 25 + r) for q, r in g.jumps[a]]
+    return out + ["a1-c5"]
+
+
+def pushed(s, text, events):
+    """What push(text, events) does to s, undone: (position, outcome, move) or the error."""
+    try:
+        s.push(text, events)
+    except RulesError as e:
+        return "%s: %s" % (type(e).__name__, e)
+    out = s.outcome()
+    got = (str(s.position), None if out is None else (out.winner, out.reason), s.moves[-1])
+    s.pop()
+    return got
+
+
+def check_fast_path(g, pos):
+    """try_play() against legal_moves()/play() on every action; returns the legal moves."""
+    over = g.outcome(pos) is not None
+    legal = [] if over else g.legal_moves(pos)
+    actions = 650 if g.name == "bagh-chal" else (32 if g.name == "bawo" else 6)
+    for m in range(-1, actions + 1):
+        got = g.try_play(pos, m)
+        if m not in legal:
+            assert got is None, (str(pos), m)
+            continue
+        after = g.play(pos, m)
+        assert str(g.play(pos, m, [])) == str(after)  # sown seed by seed, for the events
+        if got is None:
+            # Only Oware's starving move is left to play(): it ends the game, all collected.
+            assert g.name == "oware" and not any(after.pits), (str(pos), m)
+        else:
+            assert got == after and str(got) == str(after), (str(pos), m, str(got), str(after))
+    return legal
+
+
+def check_push_paths(s, texts):
+    before = str(s.position)
+    for t in texts:
+        fast = pushed(s, t, False)
+        assert fast == pushed(s, t, None), (str(s.position), t, fast)
+        assert str(s.position) == before
+
+
+def fast_path_games(seeds, plies=150, stride=1):
+    """Random games of every engine: at each ply try_play() is checked on every action, and
+    push on every stride-th move text (a different slice each ply)."""
+    n = 0
+    for name in ("bawo", "oware", "bagh-chal"):
+        g = game(name)
+        texts = move_texts(g)
+        starts = [None] + EDGE[name]
+        for seed in seeds:
+            rnd = Rng(seed)
+            for start in starts if seed == seeds[0] else [None]:
+                s = State(g, start)
+                while True:
+                    legal = check_fast_path(g, s.position)
+                    check_push_paths(s, texts[s.ply % stride::stride])
+                    n += 1
+                    if s.outcome() is not None or s.ply >= plies:
+                        break
+                    s.push(legal[rnd.below(len(legal))])
+    return n
+
+
+def test_fast_path_agrees_with_full_legal_moves():
+    assert fast_path_games([1, 2], 40, 4) > 200  # a longer run: tests/test_state.py
+
+
+def test_fast_replay_refuses_as_before():
+    # Record.replay goes by the fast path: every kind of bad move is refused with the full
+    # path's message, at its ply; a good record still replays to the same position.
+    for name in ("bawo", "oware", "bagh-chal"):
+        g = game(name)
+        rnd = Rng(7)
+        s = State(g)
+        while s.outcome() is None and s.ply < 60:
+            legal = s.legal_moves
+            s.push(legal[rnd.below(len(legal))])
+        rec = Record.from_state(s)
+        assert str(rec.replay().position) == str(s.position)
+        for k in (0, len(rec.moves) // 2, len(rec.moves)):
+            ref = State(g)
+            for m in rec.moves[:k]:
+                ref.push(m)
+            for t in move_texts(g):
+                if t == (rec.moves[k] if k < len(rec.moves) else None):
+                    continue
+                want = pushed(ref, t, None)
+                if isinstance(want, str):
+                    try:
+                        Record(rec.header, rec.moves[:k] + [t]).replay()
+                    except RecordError as e:
+                        assert str(e) == "record does not replay at ply %d (%s): %s" % (
+                            k + 1, t, want.split(": ", 1)[1]), (str(e), want)
+                        assert e.ply == k + 1
+                        continue
+                    raise AssertionError("replayed %s at ply %d" % (t, k + 1))
+
+
 def main():
     passed = failed = 0
     names = sorted([n for n in globals() if n.startswith("test_")])
