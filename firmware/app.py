@@ -187,6 +187,7 @@ class App:
         self.capt = -1
         self.board_at = 0
         self.redraw = True
+        self.settings_due = False   # a menu press changed them: written after its frame
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
         self.apply_brightness()
@@ -672,7 +673,7 @@ class App:
             r, c = self.profile.positions[key]
             if self.menu.press(r, c):
                 self.apply_brightness()
-                self.save_settings()
+                self.settings_due = True
                 self.changed()
             else:
                 self.flash(key)
@@ -832,6 +833,9 @@ class App:
         if self.redraw:
             self.draw()
         self.view.show()
+        if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
+            self.settings_due = False
+            self.save_settings()
         if self.link is not None:
             self.link.poll()
 
