@@ -98,14 +98,13 @@ class Menu:
         # Draw straight on the block: menu cells are colours, not seed counts.
         leds = view.blocks[key]
         n = len(leds)
-        for j in range(n):
-            if on:
-                c = color
-            elif j < dots or (not dots and j == 0):
-                c = _dim(color)
-            else:
-                c = 0
-            view.px.set_led(leds[j], c)
+        px = view.px
+        if on:
+            px.paint(leds, 0, n, color)
+        else:
+            d = min(dots if dots else 1, n)   # the first `dots` dim (one if none), rest off
+            px.paint(leds, 0, d, _dim(color))
+            px.paint(leds, d, n, 0)
         view._val[key] = -1 - key  # never equal to a real value: redrawn as a cell later
         view.dirty = True
 
