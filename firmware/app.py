@@ -722,19 +722,29 @@ class App:
         cok = self.cell_of_key
         sh = self.shown
         oware = self.g.name == 'oware'
+        # Locals and once-a-draw values: this loop runs 32 times a frame, and on a Pico
+        # each attribute or property lookup in it costs microseconds.
+        self._turn = self.s.turn
+        cell_at = v.cell
+        bg_of = self._bg
+        fk = self.flash_key
+        mark = self.mark
+        bad = V.BG_BAD
+        off = V.BG_OFF
+        drop = V.MARK_DROP
         for key in range(p.n_keys):
             cell = cok[key]
-            if key == self.flash_key:
-                bg = V.BG_BAD
+            if key == fk:
+                bg = bad
             elif cell == NONE:
-                v.cell(key, 0, V.BG_OFF)
+                cell_at(key, 0, off)
                 continue
             else:
-                bg = self._bg(cell, oware)
+                bg = bg_of(cell, oware)
             if cell == NONE:
-                v.cell(key, 0, bg)
+                cell_at(key, 0, bg)
             else:
-                v.cell(key, sh[cell], bg, V.MARK_DROP if cell == self.mark else 0)
+                cell_at(key, sh[cell], bg, drop if cell == mark else 0)
         if self.g.name == 'bagh-chal':
             pos = self.s.position
             v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
@@ -779,7 +789,7 @@ class App:
             for tgt, m in self.starts[self.sel]:
                 if tgt == cell:
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-        if self._owner(cell, oware) == self.s.turn and self.g.name != 'bagh-chal':
+        if self._owner(cell, oware) == self._turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN
         if self.g.name == 'bagh-chal' and cell in self.starts and self.sel < 0:
             return V.BG_TURN
