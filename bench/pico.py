@@ -14,7 +14,8 @@ only depends on the PC.
 - sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second;
 - parts: what a press's answer is made of, each timed on the Pico (best of 5, ticks_us):
   key scan, App.draw (menu, whole board, a selection), render, show (render + transmit), a
-  move's journal line, the settings file.
+  move's journal line, the settings file, the rules engine playing a move (once) and
+  finding whether the game is over (the next position's legal moves).
 """
 import argparse
 import json
@@ -103,6 +104,16 @@ def select():
     return time.ticks_diff(time.ticks_us(), t0)
 print('PART draw_select', min(select() for _ in range(5)))
 print('PART settings', t(a.save_settings))
+s = a.s
+m = sorted(s.legal_moves)[0]
+gc.collect()
+t0 = time.ticks_us()
+s.push(m, a.evbuf)
+t1 = time.ticks_us()
+s.outcome()
+t2 = time.ticks_us()
+print('PART rules_push', time.ticks_diff(t1, t0))
+print('PART rules_outcome', time.ticks_diff(t2, t1))
 j = a.journal
 
 
@@ -126,7 +137,7 @@ def bench_parts(files, d):
         if line.startswith("PART "):
             _, name, us = line.split()
             out[name] = int(us) / 1000
-    if len(out) < 9:
+    if len(out) < 11:
         raise SystemExit("the parts bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
     return out
 
