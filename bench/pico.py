@@ -11,7 +11,11 @@ only depends on the PC.
   of one frame (512 LEDs: 15.4 ms);
 - ai: the board's AI (shared_rules.ai.Player, the board's budgets) choosing a move in midgame
   positions (seeded random playouts, 10-40 plies in), at every level; mean and max per level;
-- sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second.
+- sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second;
+- parts: what a press's answer is made of, each timed on the Pico (best of 5, ticks_us):
+  key scan, App.draw (menu, whole board, a selection), render, show (render + transmit), a
+  move's journal line, the settings file, the rules engine playing a move (once) and
+  finding whether the game is over (the next position's legal moves).
 """
 import argparse
 import json
@@ -48,6 +52,94 @@ for name, level, text in %r:
     dt = time.ticks_diff(time.ticks_us(), t)
     print('AI', name, level, dt, (p.last_info or {}).get('nodes', -1))
 """
+
+PARTS_SCRIPT = """
+import gc, time
+import hw
+import app as A
+from journal import Journal
+b = hw.open_board('profile.json')
+
+
+def t(f, n=5):
+    best = 1 << 29
+    for _ in range(n):
+        gc.collect()
+        t0 = time.ticks_us()
+        f()
+        best = min(best, time.ticks_diff(time.ticks_us(), t0))
+    return best
+
+
+a = A.App(b, Journal('/games', 'bench'), 'bench',
+          settings={'game': 'bawo', 'opponent': 'people', 'speed': 8})
+a.open_menu()
+a.draw()
+print('PART scan', t(lambda: b.keys.scan(time.ticks_ms())))
+print('PART render', t(b.pixels.render))
+print('PART show', t(b.pixels.show))
+
+
+def menu():
+    a.view.reset()
+    a.draw()
+print('PART draw_menu', t(menu))
+a.new_game('bawo')
+
+
+def full():
+    a.view.reset()
+    a.draw()
+print('PART draw_board', t(full))
+print('PART draw_unchanged', t(a.draw))
+start = sorted(a.starts)[0]
+
+
+def select():
+    a.sel = -1
+    a.draw()
+    a.sel = start
+    t0 = time.ticks_us()
+    a.draw()
+    return time.ticks_diff(time.ticks_us(), t0)
+print('PART draw_select', min(select() for _ in range(5)))
+print('PART settings', t(a.save_settings))
+s = a.s
+m = sorted(s.legal_moves)[0]
+gc.collect()
+t0 = time.ticks_us()
+s.push(m, a.evbuf)
+t1 = time.ticks_us()
+s.outcome()
+t2 = time.ticks_us()
+print('PART rules_push', time.ticks_diff(t1, t0))
+print('PART rules_outcome', time.ticks_diff(t2, t1))
+j = a.journal
+
+
+def line():
+    j.append(a.s.ply + 1, 'A1+')
+print('PART journal_line', t(line, 3))
+"""
+
+
+def bench_parts(files, d):
+    files = dict(files)
+    files["partsbench.py"] = PARTS_SCRIPT.encode()
+    p = boot(files, "bawo-4x8", d)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
+                            "import partsbench"], capture_output=True, text=True, timeout=3000)
+    finally:
+        p.close()
+    out = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("PART "):
+            _, name, us = line.split()
+            out[name] = int(us) / 1000
+    if len(out) < 11:
+        raise SystemExit("the parts bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
+    return out
 
 
 def bundle(profile, dest):
@@ -164,7 +256,7 @@ def main():
     ap.add_argument("--levels", default="1,2,3,4,5")
     ap.add_argument("--games", type=int, default=20, help="games to sync")
     ap.add_argument("--presses", type=int, default=12, help="game presses timed")
-    ap.add_argument("--only", nargs="*", default=["boot", "press", "ai", "sync"])
+    ap.add_argument("--only", nargs="*", default=["boot", "press", "parts", "ai", "sync"])
     a = ap.parse_args()
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
@@ -185,6 +277,11 @@ def main():
                   % ", ".join("%.0f" % x for x in lat[:n_menu]))
             print("  game presses (start pocket, then target: the move is journaled): %s ms"
                   % ", ".join("%.0f" % x for x in lat[n_menu:]))
+        if "parts" in a.only:
+            (d / "pa").mkdir()
+            parts = bench_parts(files, d / "pa")
+            print("parts of an answer on the Pico (best of 5, emulated ms): "
+                  + ", ".join("%s %.2f" % kv for kv in parts.items()))
         if "sync" in a.only:
             (d / "sy").mkdir()
             n, secs, nbytes = bench_sync(files, d / "sy", a.games)

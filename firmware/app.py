@@ -238,6 +238,7 @@ class App:
         self.capt = -1
         self.board_at = 0
         self.redraw = True
+        self.settings_due = False   # a menu press changed them: written after its frame
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
         self.behind = False         # a full flash: see full()
@@ -839,7 +840,7 @@ class App:
             r, c = self.profile.positions[key]
             if self.menu.press(r, c):
                 self.apply_brightness()
-                self.save_settings()
+                self.settings_due = True
                 self.changed()
             else:
                 self.flash(key)
@@ -927,19 +928,29 @@ class App:
         cok = self.cell_of_key
         sh = self.shown
         oware = self.g.name == 'oware'
+        # Locals and once-a-draw values: this loop runs 32 times a frame, and on a Pico
+        # each attribute or property lookup in it costs microseconds.
+        self._turn = self.s.turn
+        cell_at = v.cell
+        bg_of = self._bg
+        fk = self.flash_key
+        mark = self.mark
+        bad = V.BG_BAD
+        off = V.BG_OFF
+        drop = V.MARK_DROP
         for key in range(p.n_keys):
             cell = cok[key]
-            if key == self.flash_key:
-                bg = V.BG_BAD
+            if key == fk:
+                bg = bad
             elif cell == NONE:
-                v.cell(key, 0, V.BG_OFF)
+                cell_at(key, 0, off)
                 continue
             else:
-                bg = self._bg(cell, oware)
+                bg = bg_of(cell, oware)
             if cell == NONE:
-                v.cell(key, 0, bg)
+                cell_at(key, 0, bg)
             else:
-                v.cell(key, sh[cell], bg, V.MARK_DROP if cell == self.mark else 0)
+                cell_at(key, sh[cell], bg, drop if cell == mark else 0)
         if self.g.name == 'bagh-chal':
             pos = self.s.position
             v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
@@ -984,7 +995,7 @@ class App:
             for tgt, m in self.starts.get(self.sel, ()):
                 if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-        if self._owner(cell, oware) == self.s.turn and self.g.name != 'bagh-chal':
+        if self._owner(cell, oware) == self._turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN
         if self.g.name == 'bagh-chal' and cell in self.starts and self.sel < 0:
             return V.BG_TURN
@@ -1042,6 +1053,9 @@ class App:
         if self.redraw:
             self.draw()
         self.view.show()
+        if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
+            self.settings_due = False
+            self.save_settings()
         if self.link is not None:
             self.link.poll()
 

@@ -67,10 +67,17 @@ class Keys:
         return self._state[key] == 1
 
     def _debounce(self, k, r, now):
+        # Eager press, deferred release (QMK's sym_eager_pk): a press is reported on the
+        # second closed reading in a row, so it costs one scan (~2 ms), not debounce_ms;
+        # a release only once the contact read open for debounce_ms. While pressed, the
+        # contact's bounce is inside a press that is already reported, so it is ignored;
+        # release bounce ends before the debounce_ms of open readings do. A single closed
+        # reading (a noise spike shorter than one scan) is no press; a spike spanning two
+        # scans is (the price of answering a press in 20 ms).
         if r != self._raw[k]:
             self._raw[k] = r
             self._since[k] = now
-        elif r != self._state[k] and ticks_diff(now, self._since[k]) >= self.debounce_ms:
+        elif r != self._state[k] and (r or ticks_diff(now, self._since[k]) >= self.debounce_ms):
             self._state[k] = r
             self._push(k | PRESSED if r else k)
 

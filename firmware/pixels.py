@@ -27,6 +27,7 @@ class Pixels:
         self.buf = bytearray(3 * n)   # logical colours, wire order (GRB), before gamma
         self.out = bytearray(3 * n)   # what goes on the wire
         self._zero = bytes(3 * n)
+        self._c3 = bytearray(3)       # paint()'s colour in wire order
         self._map = profile.led_map
         self._w = profile.width
         self._h = profile.height
@@ -74,6 +75,17 @@ class Pixels:
 
     def set_led(self, i, color):
         self._put(i, _rgb(color))
+
+    def paint(self, leds, j0, j1, color):
+        """LEDs leds[j0:j1] in one 0xRRGGBB colour; leds is an array('H') of LED indices
+        (a profile block). A block's dots are runs of one colour: one call a run instead
+        of one a dot, which on a Pico was most of a frame's drawing time."""
+        if j1 > j0:
+            c = self._c3
+            c[self._ro] = (color >> 16) & 0xFF
+            c[self._go] = (color >> 8) & 0xFF
+            c[self._bo] = color & 0xFF
+            _paint(self.buf, leds, j0 | j1 << 16, c)
 
     def set_pixel(self, x, y, color):
         if 0 <= x < self._w and 0 <= y < self._h:
@@ -131,6 +143,18 @@ def _apply_lut_py(src, out, lut, n):
     return total
 
 
+def _paint_py(buf, leds, span, c):
+    c0 = c[0]
+    c1 = c[1]
+    c2 = c[2]
+    for j in range(span & 0xFFFF, span >> 16):
+        o = leds[j] * 3
+        buf[o] = c0
+        buf[o + 1] = c1
+        buf[o + 2] = c2
+    return 0
+
+
 def _scale_py(out, n, s):
     total = 0
     for i in range(n):
@@ -142,11 +166,12 @@ def _scale_py(out, n, s):
 
 _apply_lut = _apply_lut_py
 _scale = _scale_py
+_paint = _paint_py
 
 if sys.implementation.name == 'micropython':
     # Same loops compiled to machine code (viper); a port built without the native
     # emitter rejects the module, and the bytecode loops above stay in use.
     try:
-        from pixels_viper import apply_lut as _apply_lut, scale as _scale
+        from pixels_viper import apply_lut as _apply_lut, scale as _scale, paint as _paint
     except (ImportError, SyntaxError):
         pass

@@ -94,16 +94,11 @@ class View:
         if layer >= nl:
             layer = nl - 1
             top = size
-        for j in range(size):
-            if layer < 0:
-                c = bg
-            elif j < top:
-                c = LAYERS[layer]
-            elif layer > 0:
-                c = LAYERS[layer - 1]
-            else:
-                c = bg
-            px.set_led(leds[j], c)
+        if layer < 0:
+            px.paint(leds, 0, size, bg)
+        else:
+            px.paint(leds, 0, top, LAYERS[layer])
+            px.paint(leds, top, size, LAYERS[layer - 1] if layer > 0 else bg)
         if n > 0 and mark:
             px.set_led(leds[top - 1], mark)
         if n > nl * size:

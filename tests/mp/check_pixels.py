@@ -105,6 +105,34 @@ def test_fill_block_and_clear():
     assert max(c.buf) == 0
 
 
+def test_paint_equals_one_set_led_a_dot():
+    # paint() (viper on MicroPython) writes exactly what set_led() dot by dot writes.
+    for name in ('bawo-4x8', 'grid-5x5'):
+        p = prof(name)
+        a = Capture(p)
+        b = Capture(p)
+        seed = 12345
+        for k in range(len(p.blocks)):
+            leds = p.blocks[k]
+            n = len(leds)
+            for _ in range(3):
+                seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+                j0 = seed % (n + 1)
+                j1 = j0 + (seed >> 8) % (n + 1 - j0)
+                color = (seed >> 3) & 0xFFFFFF
+                a.paint(leds, j0, j1, color)
+                for j in range(j0, j1):
+                    b.set_led(leds[j], color)
+        assert a.buf == b.buf, name
+        assert max(a.buf) > 0
+    buf = bytearray(3 * prof().n_leds)
+    ref = bytearray(len(buf))
+    leds = prof().blocks[7]
+    pixels._paint(buf, leds, 2 | 14 << 16, bytearray(b'\x01\x02\x03'))
+    pixels._paint_py(ref, leds, 2 | 14 << 16, bytearray(b'\x01\x02\x03'))
+    assert buf == ref and max(buf) == 3
+
+
 def test_grid_lines():
     c = Capture(prof('grid-5x5'))
     # Blocks tile the 15x15 lattice and lines run through them: an empty point shows

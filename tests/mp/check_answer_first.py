@@ -1,0 +1,87 @@
+# A press is answered by a frame before the slow flash work it causes, except the move's
+# journal line, which comes first (a move is journaled before it is animated). Runs the
+# real app, journal and key scan on the simulated board, under python3 and micropython.
+import sys
+try:
+    import mpcheck
+except ImportError:
+    sys.path.insert(0, __file__.rsplit('/', 1)[0])
+    import mpcheck
+import os
+import time
+import hw_sim
+import app
+from journal import Journal
+
+TMP = '/tmp/bawo-answer-first-%d' % (time.time_ns() % 1000000007)
+
+
+def _app(settings):
+    for d in ('/tmp', TMP):
+        try:
+            os.mkdir(d)
+        except OSError:
+            pass
+    for n in os.listdir(TMP):
+        os.remove(TMP + '/' + n)
+    board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=0)
+    a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
+                settings=settings)
+    log = []
+    px = board.pixels
+    send = px._transmit
+    px._transmit = lambda buf: (log.append('frame'), send(buf))
+    j = a.journal
+    rewrite = j._rewrite
+    append = j.append
+    j._rewrite = lambda name, data: (log.append('write ' + name), rewrite(name, data))
+    j.append = lambda ply, move: (log.append('journal'), append(ply, move))
+    return a, board, log
+
+
+def _steps(a, board, n):
+    for _ in range(n):
+        board.clock.advance(1)
+        a.step(board.clock.now)
+
+
+def _key(a, row, col):
+    pos = a.profile.positions
+    for k in range(a.profile.n_keys):
+        if tuple(pos[k]) == (row, col):
+            return k
+    raise AssertionError('no key at %d,%d' % (row, col))
+
+
+def test_menu_press_frame_comes_before_the_settings_write():
+    a, board, log = _app({'game': 'bawo', 'opponent': 'people', 'brightness': 2, 'speed': 8})
+    a.boot()
+    assert a.mode == app.MENU
+    _steps(a, board, 5)
+    del log[:]
+    board.press(_key(a, 2, 5))          # brightness row, 6th level
+    _steps(a, board, 2)                 # the second closed scan reports the press
+    assert a.settings['brightness'] == 6
+    assert log == ['frame', 'write settings'], log
+    with open(a.journal.path('settings'), 'rb') as f:
+        assert len(f.read()) > 0
+
+
+def test_move_press_journals_then_shows_in_the_same_pass():
+    a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 4})
+    a.new_game('oware')
+    _steps(a, board, 5)
+    del log[:]
+    key = 0
+    while a.cell_of_key[key] not in a.direct:   # Oware: a pit the mover can sow
+        key += 1
+    board.press(key)
+    _steps(a, board, 1)
+    assert log == [] and a.s.ply == 0   # one closed reading is not a press yet
+    _steps(a, board, 1)
+    assert a.s.ply == 1
+    assert log == ['journal', 'frame'], log
+
+
+if __name__ == '__main__':
+    mpcheck.run(globals())
