@@ -33,11 +33,11 @@ class Handler:
                 'profile': a.profile.name, 'games': a.games}
 
     def _own(self, gid):
-        # The protocol let through only "<name>-<digits>" (no path); a game is this board's
-        # only in the exact form its journal makes, '<board id>-%04d'.
-        c = gid[gid.rfind('-') + 1:]
-        if gid != '%s-%04d' % (self.app.journal.board_id, int(c)):
-            raise self._err(4, 'no game %s on this board' % gid)
+        # The protocol let through only ids of the form the board makes, "<name>-<digits>"
+        # (never a path). Any record of that form in the board's data is the board's to
+        # serve, whichever board id made it (a board whose id changed, a flash moved to
+        # another Pico): LIST lists them, so GET and ACK_GAME must reach them, or sync
+        # would stop on them for good.
         return gid
 
     def set_time(self, t):

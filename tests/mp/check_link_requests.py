@@ -69,12 +69,15 @@ def test_game_ids_are_never_paths():
                 'fuzz-001', '-0001', 1, 1.0, True, [mine], {'id': mine}, ''):
         for typ, pl in ((P.GET, {'id': gid}), (P.ACK_GAME, {'id': gid})):
             assert b.code(typ, pl) == BAD, (typ, gid)
-    # Well formed but not made by this board: no such game, even where the file exists.
-    for gid in ('fuzz-00001', 'other-0001', 'outside-0001', 'fuzz-0099'):
+    # Well formed, no such record in the board's data (one exists outside it): no such game.
+    for gid in ('other-0001', 'outside-0001', 'fuzz-0099'):
         assert b.code(P.GET, {'id': gid}) == P.E_NO_GAME, gid
         assert b.code(P.ACK_GAME, {'id': gid}) == P.E_NO_GAME, gid
     assert snapshot(b.root, b.data) == outside
-    assert 'fuzz-00001.rec' in os.listdir(b.data)
+    # A record of the board's form in its data, whatever board id made it, is the board's:
+    # LIST lists it, so GET reaches it (else a sync would stop on it for good).
+    assert 'fuzz-00001' in [g['id'] for g in b.ok(P.LIST, {})['games']]
+    assert b.ok(P.GET, {'id': 'fuzz-00001'})['total'] == b.ok(P.GET, {'id': mine})['total']
     assert b.ok(P.GET, {'id': mine})['total'] > 0
     b.ok(P.ACK_GAME, {'id': mine})
     assert mine + '.syn' in os.listdir(b.data)
