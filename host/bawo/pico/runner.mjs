@@ -231,6 +231,43 @@ function ledFlush(now) {
   led.start = -1;
 }
 
+// ------------------------------------------------------------------------------------ PIO
+// rp2040js runs PIO from its own setTimeout loop, unrelated to emulated time, and ignores
+// clock dividers and [delay]s. CircuitPython's neopixel_write drives the LEDs through PIO, so
+// here each enabled state machine executes when emulated time says it does: one
+// instruction per (clock divider) system cycles, delays included.
+const pioNext = [[0, 0, 0, 0], [0, 0, 0, 0]];   // system cycle of each machine's next step
+let pioActive = false;
+function pioOnEmulatedTime(rp) {
+  for (const pio of rp.pio) {
+    pio.run = () => { pioActive = true; };       // called when CTRL enables a machine
+  }
+  pioActive = false;
+}
+function pioCatchUp() {
+  const now = Math.floor(mcu.clock.nanos / NS_PER_CYCLE);
+  let any = false;
+  for (let p = 0; p < 2; p++) {
+    const pio = mcu.pio[p];
+    if (pio.stopped) continue;
+    any = true;
+    for (let i = 0; i < 4; i++) {
+      const sm = pio.machines[i];
+      if (!sm.enabled) { pioNext[p][i] = now; continue; }
+      const div = (sm.clockDivInt || 65536) + sm.clockDivFrac / 256;
+      let next = Math.max(pioNext[p][i], now - 64 * div); // no catch-up storm after a pause
+      while (next <= now) {
+        const before = sm.cycles;
+        sm.step();
+        next += Math.max(1, sm.cycles - before) * div;
+      }
+      pioNext[p][i] = next;
+    }
+    pio.checkChangedPins();
+  }
+  pioActive = any;
+}
+
 // ------------------------------------------------------------------------------------ boot
 function boot() {
   if (mcu) base += mcu.clock.nanos;
@@ -247,6 +284,13 @@ function boot() {
   patchSSI(rp);
   rp.peripherals[0x40058].onWatchdogTrigger = () => { rebootPending = true; };
   mcu = rp;
+  if (cfg.circuitpython) {
+    // CircuitPython reads the BOOTSEL button (QSPI SS through SIO's GPIO_HI_IN) at boot and
+    // waits while it reads pressed; rp2040js reports 0 (pressed): released is high.
+    const sioRead = rp.sio.readUint32.bind(rp.sio);
+    rp.sio.readUint32 = (offset) => (offset === 0x008 ? sioRead(offset) | 0x2 : sioRead(offset));
+    pioOnEmulatedTime(rp);
+  }
   attachUSB(rp);
   for (const pin of [...cfg.rows]) rp.gpio[pin].addListener(() => updateColumns());
   rp.gpio[cfg.data_pin].addListener((v) => ledEdge(v, tnow()));
@@ -300,6 +344,12 @@ function run() {
   const limit = cutAt >= 0 ? cutAt - base : Infinity;
   while (budget-- > 0) {
     if (clock.nanos >= limit) { finishCut(); return; }
+    if (pioActive) {
+      if (core.waiting) clock.tick(8 * NS_PER_CYCLE);
+      else clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      pioCatchUp();
+      continue;
+    }
     if (core.waiting) {
       const dt = clock.nanosToNextAlarm;
       if (dt <= 0) { clock.tick(1e6); budget -= 50; continue; } // no timer armed: time still flows
@@ -348,7 +398,7 @@ function command(msg) {
       out({ ev: 'ok', id: msg.id, t: now, frames: led.frames, boots, writes: nor.writes });
       break;
     case 'pc':
-      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM });
+      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM, pio: pioActive, pio_stopped: mcu.pio.map((p) => p.stopped) });
       break;
     case 'gpio':
       out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
