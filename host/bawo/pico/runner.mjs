@@ -92,6 +92,7 @@ class NorFlash {
         this.array[addr] &= byte;
         this.persist(addr, 1);
         this.writes++;
+        snapMaybe();
         return 0;
       }
       default:
@@ -113,6 +114,7 @@ class NorFlash {
       this.persist(addr, size);
       this.wel = false;
       this.writes++;
+      snapMaybe();
     } else if (cmd === 0x02) {
       this.wel = false;
     }
@@ -120,6 +122,19 @@ class NorFlash {
   }
 }
 const nor = new NorFlash();
+
+// Power-cut images without stopping the board: while armed, after a flash write (a byte
+// programmed or a sector erased) the flash file is copied with probability p, i.e. exactly
+// what a power cut at that instant would leave (tests boot some of them, read the rest).
+const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0 };
+function snapMaybe() {
+  if (!snap.dir || snap.n >= snap.max) return;
+  snap.seed = (Math.imul(snap.seed, 1103515245) + 12345) >>> 0;
+  if ((snap.seed >>> 8) / 16777216 >= snap.p) return;
+  const path = `${snap.dir}/snap-${snap.n++}.bin`;
+  fs.copyFileSync(cfg.flash, path);
+  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: nor.cs ? nor.bytes[0] : null });
+}
 
 function patchSSI(rp) {
   const ssi = rp.peripherals[0x18000];
@@ -402,6 +417,10 @@ function command(msg) {
       break;
     case 'gpio':
       out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
+      break;
+    case 'snap':
+      Object.assign(snap, { p: msg.p || 0, seed: msg.seed || 1, dir: msg.dir || null, max: msg.max || 0 });
+      out({ ev: 'ok', id: msg.id, t: now, n: snap.n });
       break;
     case 'cut':
       cutAt = msg.t == null ? now : (msg.rel ? now + msg.t : msg.t);
