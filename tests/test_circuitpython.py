@@ -90,3 +90,75 @@ def test_whole_bawo_game_by_presses_settles_to_the_micropython_frames(cp_bundle,
         pico.close()
     files = read_files(tmp_path / "flash.bin")
     assert any(p.startswith("games/") and p.endswith(".rec") for p in files), sorted(files)
+
+
+# -- bawo flash --circuitpython: onto a mounted CIRCUITPY drive ---------------------------------
+def _drive(tmp_path):
+    d = tmp_path / "CIRCUITPY"
+    d.mkdir()
+    (d / "boot_out.txt").write_text("Adafruit CircuitPython 10.2.1 on 2025-01-01; Raspberry Pi Pico with rp2040\n")
+    return d
+
+
+def _drive_files(d):
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_flash_circuitpython_copies_the_bundle_and_checks_every_file(cp_bundle, tmp_path):
+    d = _drive(tmp_path)
+    r = bawo("flash", "--circuitpython", str(d), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "%d of %d file(s) would be copied" % (len(cp_bundle), len(cp_bundle)) in r.stdout
+    assert sorted(_drive_files(d)) == ["boot_out.txt"]          # a dry run copies nothing
+    r = bawo("flash", "--circuitpython", str(d))
+    assert r.returncode == 0, r.stderr
+    assert "copied %d file(s), all %d verified" % (len(cp_bundle), len(cp_bundle)) in r.stderr
+    on = _drive_files(d)
+    for p, data in cp_bundle.items():
+        assert on[p] == data, p
+    assert "lib/neopixel.py" in on and "code.py" in on and "boot.py" in on
+    assert not any(p.endswith(".mpy") or p in ("hw_sim.py", "board_sim.py") for p in on)
+    # Up to date: nothing copied, all checked. A file changed on the drive is found and replaced.
+    r = bawo("flash", "--circuitpython", str(d))
+    assert "copied 0 file(s), all %d verified" % len(cp_bundle) in r.stderr, r.stderr
+    (d / "app.py").write_bytes(b"# edited by hand\n")
+    r = bawo("flash", "--circuitpython", str(d), "--dry-run")
+    assert "changed  app.py" in r.stdout and "1 of %d file(s)" % len(cp_bundle) in r.stdout, r.stdout
+    r = bawo("flash", "--circuitpython", str(d))
+    assert "copied 1 file(s)" in r.stderr and (d / "app.py").read_bytes() == cp_bundle["app.py"]
+
+
+def test_flash_circuitpython_refuses_what_is_not_a_writable_circuitpy_drive(tmp_path):
+    import os
+    r = bawo("flash", "--circuitpython", str(tmp_path / "nowhere"))
+    assert r.returncode != 0 and "not a directory" in r.stderr and "Traceback" not in r.stderr
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = bawo("flash", "--circuitpython", str(plain))
+    assert r.returncode != 0 and "not a CircuitPython drive" in r.stderr, r.stderr
+    assert list(plain.iterdir()) == []
+    d = _drive(tmp_path)
+    os.chmod(d, 0o555)
+    try:
+        if os.access(d, os.W_OK):     # root ignores permission bits: a file in the way instead
+            os.chmod(d, 0o755)
+            (d / "lib").write_text("a file where the drive needs a folder")
+        r = bawo("flash", "--circuitpython", str(d))
+    finally:
+        os.chmod(d, 0o755)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "cannot write" in r.stderr, r.stderr
+
+
+def test_ports_list_a_pico_running_circuitpython_as_a_board(monkeypatch):
+    import types
+    from serial.tools import list_ports
+    from bawo import ports
+    fake = [types.SimpleNamespace(device="/dev/ttyACM7", vid=0x239A, pid=0x80F4, serial_number="x",
+                                  description="Pico - CircuitPython CDC control"),
+            types.SimpleNamespace(device="/dev/ttyACM8", vid=0x239A, pid=0x8000, serial_number="y",
+                                  description="another Adafruit board")]
+    monkeypatch.setattr(list_ports, "comports", lambda: fake)
+    monkeypatch.delenv("BAWO_PORT", raising=False)
+    monkeypatch.delenv("BAWO_SIM", raising=False)
+    assert ports.resolve() == ["/dev/ttyACM7"]

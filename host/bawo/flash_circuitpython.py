@@ -13,7 +13,6 @@ set), after every other file was written and read back; then everything is read 
 """
 import hashlib
 import os
-import shutil
 
 from .errors import BawoError
 from .flash import firmware_dir, profile_path, rules_dir, _check_profile
@@ -166,17 +165,18 @@ def install(drive, profile, dry_run=False, say=print):
     # code.py last: CircuitPython restarts it when the drive changes.
     for p in sorted(todo, key=lambda p: p == "code.py"):
         dest = os.path.join(drive, p)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
         tmp = dest + ".new"
         try:
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
             with open(tmp, "wb") as f:
                 f.write(files[p])
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, dest)
         except OSError as e:
-            raise CircuitPythonError("cannot write %s (%s): is the drive read-only? Hold MENU while "
-                                     "plugging the board in, then run the same command again" % (dest, e.strerror or e))
+            raise CircuitPythonError("cannot write %s (%s): the board keeps the drive read-only to the PC "
+                                     "unless MENU is held while plugging it in; do that, then run the "
+                                     "same command again" % (dest, e.strerror or e))
         if _drive_hash(dest) != sha(files[p]):
             raise CircuitPythonError("%s reads back different from what was written: run the same "
                                      "command again" % dest)
