@@ -162,3 +162,146 @@ def test_ports_list_a_pico_running_circuitpython_as_a_board(monkeypatch):
     monkeypatch.delenv("BAWO_PORT", raising=False)
     monkeypatch.delenv("BAWO_SIM", raising=False)
     assert ports.resolve() == ["/dev/ttyACM7"]
+
+
+# -- power cuts during journal writes on FAT ----------------------------------------------------
+def _journal(files, work):
+    """(header, moves) of the game in progress on a drive image, read by the firmware's own
+    journal code under CPython (a torn last line dropped, as the board does at boot)."""
+    import shutil
+    from journal import Journal
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir()
+    for p, data in files.items():
+        if p.startswith("games/"):
+            (work / p[6:]).write_bytes(data)
+    return Journal(str(work), "check", log=lambda m: None).read_current()
+
+
+def _position(pico):
+    from bawo.ports import connect
+    ser, link, _info = connect(pico.port, None, timeout=5.0)
+    try:
+        return link.position()
+    finally:
+        ser.close()
+
+
+def power_cut_images(bundle_files, tmp_path, want, seed, boot):
+    """Play Bawo by presses on CircuitPython while the emulator copies the flash at random
+    instants among its flash writes (a byte programmed, a sector erased): each copy is what a
+    power cut at that instant leaves. A move is acknowledged once the board shows its first
+    frame after the move's last press. For every image: the journal on its FAT holds every
+    move acknowledged before the cut, in order, and at most the one move being written after
+    them. `boot` images (those cut inside a flash command first) are powered up again on
+    CircuitPython: the board must resume exactly at the journaled move."""
+    import random
+    from shared_rules import State, game
+    prof = load_profile("bawo-4x8")
+    cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+    from bawo.pico import menu_keys
+    rng = random.Random(seed)
+    snaps = tmp_path / "snaps"
+    snaps.mkdir()
+    pico = boot_cp(tmp_path / "flash.bin", bundle_files)
+    played = []            # (move text, emulated ns of its first frame)
+    try:
+        pico.settle(0)
+        for k in menu_keys(prof, "bawo", "people", 8):
+            pico.tap(k)
+        pico.tap(pico.menu_key)
+        pos = _position(pico)
+        assert pos["mode"] == "play" and pos["ply"] == 0, pos
+        st = State(game("bawo"), pos["position"])
+        pico.command("snap", p=0.004, seed=seed, dir=str(snaps), max=want + 20)
+        while st.outcome() is None and len([e for e in pico.events if e.get("ev") == "snap"]) < want:
+            mv = st.move_str(rng.choice(sorted(st.legal_moves)))
+            keys = sim.presses_for("bawo", str(st.position), mv, cells)
+            for k in keys[:-1]:
+                pico.tap(k)
+            n = len(pico.frames)
+            pico.tap(keys[-1])
+            assert len(pico.frames) > n, "no frame after %s" % mv
+            played.append((mv, pico.frames[n][0]))
+            st.push(mv)
+        pico.command("snap", p=0, dir=None)
+        end = _position(pico)
+        assert end["ply"] == len(played), (end, played)
+    finally:
+        pico.close()
+    images = [e for e in pico.events if e.get("ev") == "snap"]
+    stats = {"images": len(images), "moves": len(played), "mid_command": 0, "torn_or_partial": 0,
+             "booted": 0, "writes_per_move": images[-1]["writes"] // max(1, len(played)) if images else 0}
+    header = None
+    for ev in images:
+        files = read_files(ev["path"])
+        cur = _journal(files, tmp_path / "j")
+        acked = [m for m, t in played if t <= ev["t"]]
+        assert cur is not None, "cut at %d ns: the game in progress is gone (%s)" % (ev["t"], sorted(files))
+        h, moves = cur
+        header = header or h
+        assert h["id"] == header["id"]
+        assert moves[:len(acked)] == acked, "cut at %d ns lost an acknowledged move" % ev["t"]
+        assert moves == [m for m, _ in played][:len(moves)] and len(moves) <= len(acked) + 1, moves
+        stats["mid_command"] += ev["cmd"] is not None
+        ev["moves"] = moves
+    # Power up again from some of them: cut inside a program/erase first.
+    for ev in sorted(images, key=lambda e: e["cmd"] is None)[:boot]:
+        p = CircuitPico(prof, ev["path"])
+        try:
+            p.wait_boot(timeout=600)
+            pos = _position(p)
+        finally:
+            p.close()
+        s = State(game("bawo"))
+        for m in ev["moves"]:
+            s.push(m)
+        assert pos["mode"] == "play" and pos["ply"] == len(ev["moves"]), (pos, ev["moves"])
+        assert pos["position"] == str(s.position), pos
+        stats["booted"] += 1
+    return stats
+
+
+def test_power_cuts_during_journal_writes_on_fat_lose_no_acknowledged_move(cp_bundle, tmp_path):
+    import os
+    want = int(os.environ.get("BAWO_CP_CUTS", "60"))
+    boot = int(os.environ.get("BAWO_CP_CUT_BOOTS", "2"))
+    stats = power_cut_images(cp_bundle, tmp_path, want, seed=7, boot=boot)
+    print("circuitpython power cuts:", stats)
+    assert stats["images"] >= min(want, 50) and stats["booted"] == boot, stats
+
+
+# -- heap ---------------------------------------------------------------------------------------
+def test_level_5_game_fits_in_the_circuitpython_heap(cp_bundle, tmp_path):
+    """The board plays itself at level 5 (both sides, BAWO_CP_HEAP_PLIES plies, 10 by default;
+    a whole game with a large number) on CircuitPython's heap; the smallest free heap is
+    printed. A MemoryError would end code.py without the HEAP line."""
+    import os
+    import re
+    import time
+    from pathlib import Path
+    plies = int(os.environ.get("BAWO_CP_HEAP_PLIES", "10"))
+    files = dict(cp_bundle)
+    files["code.py"] = (Path(__file__).parent / "cp_heapcheck.py").read_text().replace(
+        "%(plies)d", str(plies)).replace("%(game)s", "bawo").encode()
+    make_flash(tmp_path / "flash.bin", files)
+    import serial
+    pico = CircuitPico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+    out = b""
+    try:
+        ser = serial.Serial(pico.port, timeout=0.5)
+        deadline = time.monotonic() + 900
+        while b"HEAP " not in out or not out.split(b"HEAP ", 1)[1].count(b"\n"):
+            assert time.monotonic() < deadline, out[-500:]
+            assert b"Traceback" not in out, out.decode(errors="replace")[-800:]
+            out += ser.read(4096)
+        ser.close()
+    finally:
+        pico.close()
+    line = out.split(b"HEAP ", 1)[1].split(b"\n", 1)[0].decode()
+    collected, raw, ply, thinks, think_ms, think_max, over = line.split()
+    print("circuitpython level 5 bawo: smallest free heap %s bytes after collections (%s as "
+          "found), %s plies, %s searches, longest %s ms" % (collected, raw, ply, thinks, think_max))
+    assert int(ply) >= plies or over == "True"
+    assert int(thinks) >= int(ply) - 1 and int(collected) > 0

@@ -367,6 +367,15 @@ function run() {
     }
     if (core.waiting) {
       const dt = clock.nanosToNextAlarm;
+      if (cfg.circuitpython && (dt <= 0 || dt > 1e6)) {
+        // A real USB host sends a start-of-frame every millisecond; without that wake-up
+        // CircuitPython's idle loop (WFI) sometimes waited forever for an interrupt that never
+        // came while idle time leapt ahead. Wake it every emulated millisecond instead.
+        clock.tick(Math.min(1e6, limit - clock.nanos));
+        core.waiting = false;
+        budget -= 50;
+        continue;
+      }
       if (dt <= 0) { clock.tick(1e6); budget -= 50; continue; } // no timer armed: time still flows
       if (cfg.realtime && dt > 1e6) { clock.tick(1e6); break; }
       clock.tick(Math.min(dt, limit - clock.nanos));
