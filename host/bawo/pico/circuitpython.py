@@ -59,6 +59,21 @@ def make_flash(path, files=None, image=IMAGE):
     return path
 
 
+def _name(entry):
+    """An entry's name as CircuitPython (FatFs) wrote it: a short name that fits 8.3 in lower
+    case has no long-name entry, only the NT case bits (0x08 base, 0x10 extension), which
+    pyfatfs does not apply."""
+    name = str(entry)
+    if entry.lfn_entry is not None:
+        return name
+    base, dot, ext = name.partition(".")
+    if entry.ntres & 0x08:
+        base = base.lower()
+    if entry.ntres & 0x10:
+        ext = ext.lower()
+    return base + dot + ext
+
+
 def read_files(path):
     """{path: bytes} of every file on the CIRCUITPY drive of a flash file."""
     from pyfatfs.PyFatFS import PyFatFS
@@ -70,9 +85,14 @@ def read_files(path):
         fs = PyFatFS(tmp, read_only=True)
         out = {}
         try:
-            for step in fs.walk.files("/"):
-                with fs.openbin(step, "r") as f:
-                    out[step.lstrip("/")] = f.read()
+            def walk(d, prefix, raw):
+                dirs, files, _ = d.get_entries()
+                for e in files:
+                    with fs.openbin(raw + str(e), "r") as f:
+                        out[prefix + _name(e)] = f.read()
+                for e in dirs:
+                    walk(e, prefix + _name(e) + "/", raw + str(e) + "/")
+            walk(fs.fs.root_dir, "", "/")
         finally:
             fs.close()
         return out
