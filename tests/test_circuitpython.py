@@ -274,14 +274,14 @@ def test_power_cuts_during_journal_writes_on_fat_lose_no_acknowledged_move(cp_bu
 
 # -- heap ---------------------------------------------------------------------------------------
 def test_level_5_game_fits_in_the_circuitpython_heap(cp_bundle, tmp_path):
-    """The board plays itself at level 5 (both sides, BAWO_CP_HEAP_PLIES plies, 10 by default;
+    """The board plays itself at level 5 (both sides, BAWO_CP_HEAP_PLIES plies, 6 by default;
     a whole game with a large number) on CircuitPython's heap; the smallest free heap is
     printed. A MemoryError would end code.py without the HEAP line."""
     import os
     import re
     import time
     from pathlib import Path
-    plies = int(os.environ.get("BAWO_CP_HEAP_PLIES", "10"))
+    plies = int(os.environ.get("BAWO_CP_HEAP_PLIES", "6"))
     files = dict(cp_bundle)
     files["code.py"] = (Path(__file__).parent / "cp_heapcheck.py").read_text().replace(
         "%(plies)d", str(plies)).replace("%(game)s", "bawo").encode()
@@ -305,3 +305,29 @@ def test_level_5_game_fits_in_the_circuitpython_heap(cp_bundle, tmp_path):
           "found), %s plies, %s searches, longest %s ms" % (collected, raw, ply, thinks, think_max))
     assert int(ply) >= plies or over == "True"
     assert int(thinks) >= int(ply) - 1 and int(collected) > 0
+
+
+def test_menu_held_at_power_on_leaves_the_drive_to_the_pc(cp_bundle, tmp_path):
+    """boot.py's escape hatch: MENU held while the board powers up keeps CIRCUITPY writable to
+    the PC; the board says so with a blue top row and writes nothing on the drive."""
+    from bawo.pico import canvas_from_wire
+    make_flash(tmp_path / "flash.bin", cp_bundle)
+    prof = load_profile("bawo-4x8")
+    pico = CircuitPico(prof, tmp_path / "flash.bin")
+    try:
+        pico.set_keys({pico.menu_key})
+        pico.wait_boot(timeout=600)
+        pico.set_keys(set())
+        wire = pico.settle(0)
+        for k in (0, pico.menu_key):              # presses do nothing: no game starts
+            pico.tap(k)
+    finally:
+        pico.close()
+    rgb = canvas_from_wire(sim.profile_path("bawo-4x8"), wire)
+    canvas_w = prof["leds"]["width"]
+    px = [rgb[i:i + 3] for i in range(0, len(rgb), 3)]
+    top, rest = px[:canvas_w], px[canvas_w:]
+    assert all(p[2] > 0 and p[0] == 0 and p[1] == 0 for p in top), top
+    assert all(p == b"\0\0\0" for p in rest)
+    files = read_files(tmp_path / "flash.bin")
+    assert not [p for p in files if p.startswith("games/")], sorted(files)
