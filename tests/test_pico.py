@@ -277,7 +277,93 @@ def power_cuts(bundle, tmp_path, cuts, seed):
 
 def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path):
     import os
-    cuts = int(os.environ.get("BAWO_PICO_CUTS", "6"))
+    cuts = int(os.environ.get("BAWO_PICO_CUTS", "5"))
     stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts
+
+
+@pytest.mark.slow
+def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path):
+    stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
+    print("pico power cuts:", stats)
+    assert stats["cuts"] == 120 and stats["in_flash_cmd"] > 0
+
+
+def heap_run(bundle, tmp_path, game="bawo", plies=6):
+    """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
+    thinking, longest think ms, finished)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    files = dict(bundle)
+    script = (Path(__file__).parent / "pico_heapcheck.py").read_text()
+    files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            "import heapcheck"], capture_output=True, text=True, timeout=3000)
+    finally:
+        pico.close()
+    line = [x for x in r.stdout.splitlines() if x.startswith("HEAP ")]
+    assert r.returncode == 0 and line, r.stdout[-2000:] + r.stderr[-2000:]
+    f = line[-1].split()
+    return tuple(int(x) for x in f[1:7]) + (f[7] == "True",)
+
+
+def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
+    import os
+    plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", plies)
+    print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert ply == plies or done
+    assert thinks == ply
+    assert low > 8192          # what the search keeps alive leaves a margin
+
+
+def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--pico", "--moves", "A1+",
+                        "--data", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                       timeout=1200)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "emulated Pico" in r.stdout
+    # The worked turn of 001, as the referee and the unix-port simulator give it.
+    assert "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N" in r.stdout
+    assert "bawo " in r.stdout and "North to move, ply 1" in r.stdout
+    assert (tmp_path / "pico-flash.bin").exists() and (tmp_path / "port").exists()
+
+
+def test_bawo_sim_help_says_what_each_mode_is_for():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    assert "--pico" in text and "most faithful" in text and "unix port is fast" in text
+
+
+def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_path):
+    from bawo.pico import Pico, PicoError, load_profile
+    monkeypatch.setenv("PATH", str(tmp_path))       # no node on it
+    with pytest.raises(PicoError, match="Node.js is not installed"):
+        Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+
+
+def test_the_emulator_is_pinned_by_the_lockfile():
+    from bawo.pico import HERE
+    lock = json.loads((HERE / "package-lock.json").read_text())
+    entry = lock["packages"]["node_modules/rp2040js"]
+    assert entry["version"] == "1.4.1" and entry["integrity"].startswith("sha512-")
+    assert json.loads((HERE / "package.json").read_text())["dependencies"]["rp2040js"] == "1.4.1"
+
+
+@pytest.mark.slow
+def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path):
+    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", 400)
+    print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
+          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+          % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    assert done and low > 8192

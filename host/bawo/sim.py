@@ -833,7 +833,12 @@ def add_parser(subparsers):
         "sim", help="the board's firmware simulated in this terminal (no board needed)",
         description="Run the board's firmware under the MicroPython unix port. Interactive by "
                     "default (keys or mouse clicks press pockets, its serial port is a pty); "
-                    "with --moves/--script/--random/--demo it presses the pockets itself.")
+                    "with --moves/--script/--random/--demo it presses the pockets itself. "
+                    "The unix port is fast and deterministic: the everyday mode for playing, "
+                    "scripts and host tools. --pico runs the real Pico MicroPython image on an "
+                    "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
+                    "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
+                    "than a Pico on a busy PC.")
     p.add_argument("--game", default="bawo", choices=("bawo", "oware", "bagh-chal"))
     p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
     p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
@@ -855,6 +860,10 @@ def add_parser(subparsers):
                         "the person's moves only")
     p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
                    help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
+    p.add_argument("--pico", action="store_true",
+                   help="drive the terminal board with MicroPython's rp2 image on an emulated "
+                        "RP2040 (rp2040js, needs Node.js): Pico timing, heap and flash; its flash "
+                        "is DATA/pico-flash.bin")
     p.add_argument("--mpy", action="store_true",
                    help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
     p.set_defaults(func=run)
@@ -868,6 +877,9 @@ def run(args):
         args.profile = PROFILES[args.game]
     data = args.data or default_data_dir()
     os.makedirs(data, exist_ok=True)
+    if getattr(args, "pico", False):
+        from .pico import terminal
+        return terminal.run(args, data)
     moves = _script_moves(args)
     rnd = args.random
     if args.demo:

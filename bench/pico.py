@@ -1,0 +1,211 @@
+"""The board measured on the emulated RP2040: MicroPython v1.28.0's rp2 image on rp2040js, with
+the bundle `bawo flash` builds on its flash (bawo.pico). Every time is EMULATED time (the
+emulator's clock at 125 MHz), so the figures are the same on any PC; the wall time it takes
+only depends on the PC.
+
+    python bench/pico.py                     # all of it (20 midgame positions a game)
+    python bench/pico.py --positions 3 --only boot press ai sync
+
+- boot: power-on to the first bit of the first frame on the LED data pin;
+- press: a switch closes -> the first bit of the frame that answers it, against the wire time
+  of one frame (512 LEDs: 15.4 ms);
+- ai: the board's AI (shared_rules.ai.Player, the board's budgets) choosing a move in midgame
+  positions (seeded random playouts, 10-40 plies in), at every level; mean and max per level;
+- sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from bawo import sim  # noqa: E402
+from bawo.pico import Pico, load_profile, make_flash, menu_keys, read_files  # noqa: E402,F401
+from shared_rules import State, game  # noqa: E402
+
+GAMES = ("bawo", "oware", "bagh-chal")
+AI_SCRIPT = """
+import gc, time
+from shared_rules import game, State
+from shared_rules.ai import Player
+import app
+for name, level, text in %r:
+    app.load_ai(name) if hasattr(app, 'load_ai') else None
+    g = game(name)
+    s = State(g, text)
+    p = Player(g, level=level, seed=1)
+    gc.collect()
+    t = time.ticks_us()
+    m = p.choose(s)
+    dt = time.ticks_diff(time.ticks_us(), t)
+    print('AI', name, level, dt, (p.last_info or {}).get('nodes', -1))
+"""
+
+
+def bundle(profile, dest):
+    from _pico_helpers import build_bundle
+    return build_bundle(dest, profile)
+
+
+def boot(files, profile, d):
+    make_flash(d / "flash.bin", files)
+    p = Pico(load_profile(profile), d / "flash.bin")
+    p.wait_boot(timeout=600)
+    return p
+
+
+def bench_boot_press(files, d, presses=6):
+    p = boot(files, "bawo-4x8", d)
+    try:
+        first = p.frames[0]
+        out = {"boot_ms": first[0] / 1e6, "frame_wire_ms": (first[1] - first[0]) / 1e6}
+        p.settle(0)
+        prof = load_profile("bawo-4x8")
+        keys = menu_keys(prof, "bawo", "people", 8) + [p.menu_key]
+        cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+        lat = []
+        for k in keys:
+            lat.append(_press_latency(p, k))
+        st = State(game("bawo"))
+        rng = random.Random(1)
+        while len(lat) < len(keys) + presses:
+            mv = st.move_str(rng.choice(sorted(st.legal_moves)))
+            for k in sim.presses_for("bawo", str(st.position), mv, cells):
+                lat.append(_press_latency(p, k))
+            st.push(mv)
+        out["press_ms"] = lat
+        return out
+    finally:
+        p.close()
+
+
+def _press_latency(p, k):
+    n = len(p.frames)
+    t0 = p.set_keys({k})
+    p.wait_frames(n + 1, timeout=600)
+    t1 = p.frames[n][0]
+    p.run_ms(30)
+    p.set_keys(set())
+    p.settle(n + 1, quiet_ms=80)
+    p.run_ms(25)
+    return (t1 - t0) / 1e6
+
+
+def midgame(name, count, seed=5):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = State(game(name))
+        depth = rng.randint(10, 40)
+        for _ in range(depth):
+            if s.outcome() is not None or not s.legal_moves:
+                break
+            s.push(rng.choice(sorted(s.legal_moves)))
+        if s.outcome() is None and s.legal_moves:
+            out.append(str(s.position))
+    return out
+
+
+def bench_ai(files, d, positions, levels):
+    jobs = []
+    for name in GAMES:
+        for text in midgame(name, positions):
+            for lv in levels:
+                jobs.append((name, lv, text))
+    files = dict(files)
+    files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
+    p = boot(files, "bawo-4x8", d)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
+                            "import aibench"], capture_output=True, text=True, timeout=36000)
+    finally:
+        p.close()
+    res = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("AI "):
+            _, name, lv, us, nodes = line.split()
+            res.setdefault((name, int(lv)), []).append((int(us) / 1e6, int(nodes)))
+    if len(sum(res.values(), [])) != len(jobs):
+        raise SystemExit("the AI bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
+    return res
+
+
+def bench_sync(files, d, games):
+    from _pico_helpers import sim_games
+    runs = [("oware" if i % 2 else "bawo", 25 + i) for i in range(games)]
+    recs = sim_games(d / "sim", runs)
+    files = dict(files)
+    files.update({"games/" + n: b for n, b in recs.items()})
+    p = boot(files, "bawo-4x8", d)
+    try:
+        p.settle(0)
+        t0 = p.now()
+        r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--port", p.port,
+                            "--db", str(d / "log.sqlite"), "--json"], capture_output=True, text=True)
+        t1 = p.now()
+    finally:
+        p.close()
+    rep = json.loads(r.stdout)
+    assert len(rep["added"]) == len(recs), rep
+    return len(recs), (t1 - t0) / 1e9, rep["bytes"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--positions", type=int, default=20)
+    ap.add_argument("--levels", default="1,2,3,4,5")
+    ap.add_argument("--games", type=int, default=20, help="games to sync")
+    ap.add_argument("--presses", type=int, default=12, help="game presses timed")
+    ap.add_argument("--only", nargs="*", default=["boot", "press", "ai", "sync"])
+    a = ap.parse_args()
+    wall = time.time()
+    with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
+        d = Path(tmp)
+        files = bundle("bawo-4x8", d / "bundle")
+        if "boot" in a.only or "press" in a.only:
+            (d / "bp").mkdir()
+            r = bench_boot_press(files, d / "bp", a.presses)
+            lat = r["press_ms"]
+            print("boot to first frame: %.0f ms (emulated)" % r["boot_ms"])
+            print("one frame on the wire: %.2f ms (512 LEDs)" % r["frame_wire_ms"])
+            print("press to first bit of the answering frame: mean %.1f ms, max %.1f ms over %d "
+                  "presses (%.2fx / %.2fx the wire time)" % (
+                      sum(lat) / len(lat), max(lat), len(lat), sum(lat) / len(lat) / r["frame_wire_ms"],
+                      max(lat) / r["frame_wire_ms"]))
+            n_menu = len(lat) - a.presses
+            print("  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
+                  % ", ".join("%.0f" % x for x in lat[:n_menu]))
+            print("  game presses (start pocket, then target: the move is journaled): %s ms"
+                  % ", ".join("%.0f" % x for x in lat[n_menu:]))
+        if "sync" in a.only:
+            (d / "sy").mkdir()
+            n, secs, nbytes = bench_sync(files, d / "sy", a.games)
+            print("bawo sync: %d games in %.2f s emulated: %.1f games/s, %.1f KB/s of records"
+                  % (n, secs, n / secs, nbytes / secs / 1024))
+        if "ai" in a.only:
+            (d / "ai").mkdir()
+            levels = [int(x) for x in a.levels.split(",")]
+            res = bench_ai(files, d / "ai", a.positions, levels)
+            print("| game | level | positions | mean s a move | max s a move | mean nodes | nodes/s |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
+            for name in GAMES:
+                for lv in levels:
+                    r = res[(name, lv)]
+                    t = [x[0] for x in r]
+                    n = [x[1] for x in r]
+                    print("| %s | %d | %d | %.3f | %.3f | %.0f | %.0f |" % (
+                        name, lv, len(t), sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
+    print("(wall time of this run: %.0f s)" % (time.time() - wall))
+
+
+if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)
+    main()

@@ -1,0 +1,170 @@
+"""`bawo sim --pico`: the terminal board driven by MicroPython's real rp2 image on the emulated
+RP2040 instead of the unix port. Its flash is DATA/pico-flash.bin (the bundle `bawo flash`
+builds, put there on first use); its USB serial port is a pty, written to DATA/port."""
+from __future__ import annotations
+
+import os
+import select
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .. import sim
+from . import Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
+
+
+def flash_file(data, profile):
+    """DATA/pico-flash.bin, made from a fresh bundle the first time."""
+    path = Path(data) / "pico-flash.bin"
+    if not path.exists():
+        from ..flash import build
+        with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
+            build(tmp, profile, True, "armv6m")
+            make_flash(path, bundle_files(tmp))
+    return path
+
+
+def frame_line(pico, profile_file, wire):
+    prof = load_profile(profile_file)
+    w, h = prof["leds"]["width"], prof["leds"]["height"]
+    return "%dx%d %s" % (w, h, canvas_from_wire(profile_file, wire).hex())
+
+
+def _position(pico):
+    from ..ports import connect
+    ser, link, _ = connect(pico.port, None, timeout=2.0)
+    try:
+        return link.position()
+    finally:
+        ser.close()
+
+
+def status_of(pos):
+    """The simulator's status fields (for its caption) from the board's POSITION reply."""
+    st = {"mode": pos.get("mode"), "game": pos.get("game"), "id": pos.get("id", ""),
+          "ply": pos.get("ply", 0), "turn": pos.get("turn"), "pos": pos.get("position")}
+    if pos.get("result"):
+        st["result"], st["reason"] = pos["result"]["result"], pos["result"]["reason"]
+    return st
+
+
+def run(args, data):
+    profile_file = sim.profile_path(args.profile)
+    prof = load_profile(profile_file)
+    scripted = args.moves or args.script or args.random is not None or args.demo
+    if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:
+        raise sim.SimError("--pico plays people against people in the scripted modes; "
+                           "use the menu (interactive) for the board's AI")
+    path = flash_file(data, profile_file)
+    pico = Pico(prof, path, realtime=not scripted)
+    try:
+        (Path(data) / "port").write_text(pico.port + "\n")
+        print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js), flash %s, "
+              "serial port %s" % (path, pico.port), flush=True)
+        pico.wait_boot(timeout=600)
+        if scripted:
+            return _scripted(args, pico, prof, profile_file)
+        if args.headless or not sys.stdin.isatty():
+            print("bawo sim: running headless; Ctrl-C stops", flush=True)
+            try:
+                while pico.proc.poll() is None:
+                    time.sleep(0.5)
+            except KeyboardInterrupt:
+                pass
+            return 0
+        return _interactive(pico, prof, profile_file)
+    except PicoError as e:
+        raise sim.SimError(str(e))
+    finally:
+        pico.close()
+
+
+def _scripted(args, pico, prof, profile_file):
+    game = args.game
+    speed = args.speed or 8
+    # Settled: no frame for longer than the slowest animation step (a capture: 3 x 700 ms).
+    quiet = 80 if speed == 8 else 2200
+
+    def tap(k):
+        n = len(pico.frames)
+        pico.tap(k, settle=False)
+        pico.settle(n, quiet_ms=quiet)
+    pico.settle(0)
+    pos = _position(pico)
+    if pos.get("mode") == "play":
+        tap(pico.menu_key)       # a game was in progress on this flash: to the menu
+    for k in menu_keys(prof, game, "people", speed):
+        tap(k)
+    tap(pico.menu_key)
+    pos = _position(pico)
+    moves = sim._script_moves(args) or []
+    if args.random is not None or args.demo:
+        moves = sim.random_moves(game, pos["position"], args.seed,
+                                 100000 if args.demo else args.random)
+    cells = sim.key_of_cell(profile_file, game)
+    for mv in moves:
+        if pos.get("result"):
+            break
+        ply = pos["ply"]
+        for k in sim.presses_for(game, pos["position"], mv, cells):
+            tap(k)
+        pos = _position(pico)
+        if pos["ply"] != ply + 1:
+            raise sim.SimError("the board did not take move %s at ply %d (position %s)"
+                               % (mv, ply + 1, pos["position"]))
+        if not args.quiet and not args.headless:
+            print("  ply %3d  %-6s %s" % (pos["ply"], mv, pos["position"]))
+    if not args.headless:
+        print(sim.render(frame_line(pico, profile_file, pico.last_frame()), profile_file,
+                         status_of(pos), color=sys.stdout.isatty()))
+    res = pos.get("result")
+    if res:
+        print("result: %s (%s) after %d plies; record %s" % (res["result"], res["reason"],
+                                                          pos["ply"], pos["id"]))
+    else:
+        print("no result yet after %d plies: %s" % (pos["ply"], pos["position"]))
+    print("emulated time %.3f s" % (pico.now() / 1e9))
+    return 0
+
+
+def _interactive(pico, prof, profile_file):
+    import termios
+    import tty
+    rows = prof["grid"]["rows"]
+    keymap = {}
+    for r, chars in enumerate(sim.GRID_KEYS.get(rows, ())):
+        for c, ch in enumerate(chars):
+            keymap[ch] = r * len(chars) + c
+    keymap.update({"m": pico.menu_key, "\r": pico.menu_key, "\n": pico.menu_key,
+                   "\x7f": pico.back_key, "\b": pico.back_key, "-": pico.back_key})
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
+    geometry = sim._geometry(profile_file)
+    last = None
+    try:
+        while pico.proc.poll() is None:
+            r, _, _ = select.select([sys.stdin], [], [], 0.05)
+            if r:
+                ch = os.read(fd, 64).decode(errors="ignore")
+                if ch in ("q", "\x03"):
+                    break
+                k = sim._click(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
+                if k is not None:
+                    pico.press(k, hold_ms=60, gap_ms=0)
+            wire = pico.last_frame()
+            if wire is None:
+                continue
+            screen = sim.render(frame_line(pico, profile_file, wire), profile_file, {})
+            if screen != last:
+                last = screen
+                sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n")
+                                 + "\x1b[K\n  emulated Pico (rp2 image on rp2040js): pocket letters, "
+                                 "m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n\x1b[J" % pico.port)
+                sys.stdout.flush()
+    finally:
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+    return 0
