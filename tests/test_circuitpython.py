@@ -331,3 +331,44 @@ def test_menu_held_at_power_on_leaves_the_drive_to_the_pc(cp_bundle, tmp_path):
     assert all(p == b"\0\0\0" for p in rest)
     files = read_files(tmp_path / "flash.bin")
     assert not [p for p in files if p.startswith("games/")], sorted(files)
+
+
+# -- differences found, checked under CPython with CircuitPython's modules faked ---------------
+def test_clocks_wrap_where_circuitpython_ticks_wrap(monkeypatch):
+    """CircuitPython has no time.ticks_ms/ticks_diff/sleep_ms/perf_counter; its
+    supervisor.ticks_ms wraps at 2**29. The link's event resend timer and the AI's time cap
+    must measure across that wrap (they used plain subtraction / perf_counter)."""
+    import importlib.util
+    import sys
+    import types
+    from conftest import FIRMWARE
+    monkeypatch.setitem(sys.modules, "supervisor", types.SimpleNamespace(ticks_ms=lambda: 3))
+    for name in ("compat", "link_cp", "ai_cp"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    impl = sys.implementation
+    monkeypatch.setattr(sys, "implementation", types.SimpleNamespace(
+        name="circuitpython", version=impl.version, cache_tag=impl.cache_tag, _multiarch=""))
+
+    def load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    link = load("link_cp", FIRMWARE / "link.py")
+    ai = load("ai_cp", FIRMWARE.parent / "shared_rules" / "ai.py")
+    monkeypatch.setattr(sys, "implementation", impl)
+    period = 1 << 29
+    for mod in (link, ai):
+        assert mod.ticks_ms() == 3
+        assert mod.ticks_diff(5, period - 5) == 10, mod.__name__
+        assert mod.ticks_diff(period - 5, 5) == -10, mod.__name__
+
+
+def test_board_id_from_microcontroller_when_there_is_no_machine_module(monkeypatch):
+    import sys
+    import types
+    import app
+    monkeypatch.setitem(sys.modules, "machine", None)       # import machine -> ImportError
+    monkeypatch.setitem(sys.modules, "microcontroller", types.SimpleNamespace(
+        cpu=types.SimpleNamespace(uid=bytes.fromhex("e66038b7138f2a2c"))))
+    assert app.board_id() == "pico-138f2a2c"
