@@ -92,6 +92,9 @@ class NorFlash {
         this.array[addr] &= byte;
         this.persist(addr, 1);
         this.writes++;
+        if (this.erased && addr >= this.erased.addr && addr < this.erased.addr + this.erased.size) {
+          if (++this.erased.done >= this.erased.size) this.erased = null;
+        }
         snapMaybe();
         return 0;
       }
@@ -114,7 +117,9 @@ class NorFlash {
       this.persist(addr, size);
       this.wel = false;
       this.writes++;
-      snapMaybe();
+      // Until every byte of the block is programmed again, a cut leaves part of it erased.
+      this.erased = { addr, size, done: 0 };
+      snapMaybe(snap.onErase);
     } else if (cmd === 0x02) {
       this.wel = false;
     }
@@ -126,14 +131,16 @@ const nor = new NorFlash();
 // Power-cut images without stopping the board: while armed, after a flash write (a byte
 // programmed or a sector erased) the flash file is copied with probability p, i.e. exactly
 // what a power cut at that instant would leave (tests boot some of them, read the rest).
-const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0 };
-function snapMaybe() {
+// on_erase: also right after every erase, the worst instant of a block's rewrite.
+const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0, onErase: false };
+function snapMaybe(force) {
   if (!snap.dir || snap.n >= snap.max) return;
   snap.seed = (Math.imul(snap.seed, 1103515245) + 12345) >>> 0;
-  if ((snap.seed >>> 8) / 16777216 >= snap.p) return;
+  if (!force && (snap.seed >>> 8) / 16777216 >= snap.p) return;
   const path = `${snap.dir}/snap-${snap.n++}.bin`;
   fs.copyFileSync(cfg.flash, path);
-  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: nor.cs ? nor.bytes[0] : null });
+  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: nor.cs ? nor.bytes[0] : null,
+        erased: nor.erased ? [nor.erased.addr, nor.erased.size, nor.erased.done] : null });
 }
 
 function patchSSI(rp) {
@@ -428,7 +435,8 @@ function command(msg) {
       out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
       break;
     case 'snap':
-      Object.assign(snap, { p: msg.p || 0, seed: msg.seed || 1, dir: msg.dir || null, max: msg.max || 0 });
+      Object.assign(snap, { p: msg.p || 0, seed: msg.seed || 1, dir: msg.dir || null, max: msg.max || 0,
+                            onErase: !!msg.on_erase });
       out({ ev: 'ok', id: msg.id, t: now, n: snap.n });
       break;
     case 'cut':
