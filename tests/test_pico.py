@@ -40,8 +40,10 @@ def test_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path
         assert files[path] == data
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def twins_4x8(bundle_4x8, tmp_path_factory):
+    # One per test, not per module: an emulated Pico runs flat out even when idle, and a
+    # module-wide one would burn a core while the worker runs the module's other tests.
     d = tmp_path_factory.mktemp("twins")
     pico = boot_pico(d / "flash.bin", bundle_4x8)
     board = sim.BoardProcess("bawo-4x8", str(d / "sim"), speed=None)
@@ -54,8 +56,6 @@ def twins_4x8(bundle_4x8, tmp_path_factory):
 def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game, seed):
     t = twins_4x8
     t.pico.settle(0)
-    if t.board.status["mode"] != "menu":
-        t.tap(t.pico.menu_key)           # the previous game's end: MENU opens the menu
     t.settings(game, "people", speed=8)
     st = t.board.idle()
     assert st["mode"] == "play" and st["game"] == game and st["ply"] == 0
