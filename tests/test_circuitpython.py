@@ -215,8 +215,8 @@ def power_cut_images(bundle_files, tmp_path, want, seed):
         assert pos["mode"] == "play" and pos["ply"] == 0, pos
         st = State(game("bawo"), pos["position"])
         # Right after each 4 KiB erase (the worst instant of a block's rewrite) and at random
-        # bytes programmed; about 20 erases a move.
-        pico.command("snap", p=0.0002, on_erase=True, seed=seed, dir=str(snaps), max=want)
+        # bytes programmed: about 4 erases and 13 random bytes a move, so 60 images take 4 moves.
+        pico.command("snap", p=0.0008, on_erase=True, seed=seed, dir=str(snaps), max=want)
         while st.outcome() is None and len([e for e in pico.events if e.get("ev") == "snap"]) < want:
             mv = st.move_str(rng.choice(sorted(st.legal_moves)))
             keys = sim.presses_for("bawo", str(st.position), mv, cells)
