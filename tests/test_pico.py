@@ -283,8 +283,15 @@ def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tm
     assert stats["cuts"] == cuts
 
 
+def _slow_only(request):
+    # The project's soak runs: collected always, run only by `pytest -m slow`.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
+
+
 @pytest.mark.slow
-def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path):
+def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path, request):
+    _slow_only(request)
     stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
     print("pico power cuts:", stats)
     assert stats["cuts"] == 120 and stats["in_flash_cmd"] > 0
@@ -361,7 +368,8 @@ def test_the_emulator_is_pinned_by_the_lockfile():
 
 
 @pytest.mark.slow
-def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path):
+def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path, request):
+    _slow_only(request)
     low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", 400)
     print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
           "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
