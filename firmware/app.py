@@ -1073,14 +1073,20 @@ class App:
         while True:
             self.step(self.board.ticks_ms())
             if sleep_ms:
-                time.sleep_ms(sleep_ms)
+                # CircuitPython's time has no sleep_ms.
+                time.sleep_ms(sleep_ms) if hasattr(time, 'sleep_ms') else time.sleep(sleep_ms / 1000)
 
 
 def board_id():
+    from binascii import hexlify
     try:
         import machine
-        from binascii import hexlify
         return 'pico-' + hexlify(machine.unique_id()).decode()[-8:]
+    except (ImportError, AttributeError):
+        pass
+    try:  # CircuitPython has no machine module: the same flash chip id, from microcontroller
+        import microcontroller
+        return 'pico-' + hexlify(microcontroller.cpu.uid).decode()[-8:]
     except (ImportError, AttributeError):
         return None
 

@@ -3,14 +3,45 @@ import protocol as P
 
 try:
     from time import ticks_ms, ticks_diff
-except ImportError:  # CPython, for host-side tests
-    import time as _t
+except ImportError:
+    import sys as _sys
+    if _sys.implementation.name == "circuitpython":
+        # supervisor.ticks_ms wraps at 2**29 (the board's clock, app.attach_link's now_ms):
+        # compat's ticks_diff wraps there too.
+        from compat import ticks_ms, ticks_diff
+    else:  # CPython, for host-side tests
+        import time as _t
 
-    def ticks_ms():
-        return int(_t.monotonic() * 1000)
+        def ticks_ms():
+            return int(_t.monotonic() * 1000)
 
-    def ticks_diff(a, b):
-        return a - b
+        def ticks_diff(a, b):
+            return a - b
+
+
+def console():
+    """(read, write) over CircuitPython's USB console (usb_cdc.console: the REPL's serial port,
+    the one port a Pico running CircuitPython shows unless boot.py enables the data channel).
+    Its sys.stdin has no .buffer and reads text, so the bytes come from usb_cdc directly;
+    CircuitPython itself turns a Ctrl-C byte into KeyboardInterrupt."""
+    import usb_cdc
+    ser = usb_cdc.console
+    # Never block the game loop on a PC that stopped reading.
+    ser.write_timeout = 0.2
+    buf = bytearray(256)
+    mv = memoryview(buf)
+
+    def read():
+        n = ser.in_waiting
+        if not n:
+            return None
+        n = ser.readinto(mv[:min(n, 256)])
+        return bytes(mv[:n]) if n else None
+
+    def write(data):
+        ser.write(data)
+
+    return read, write
 
 
 class LinkError(Exception):
@@ -31,6 +62,8 @@ def stdio():
     A Ctrl-C byte raises KeyboardInterrupt, as on the Pico's USB serial.
     """
     import sys
+    if sys.implementation.name == "circuitpython":
+        return console()
     import select
 
     poller = select.poll()

@@ -46,11 +46,11 @@ def game(name, **options):
 
 def unload(keep=None, also=()):
     """Forget the engines other than `keep` (and the modules named in `also`) so the
-    garbage collector can free them; they load again on next use. MicroPython only: on
+    garbage collector can free them; they load again on next use. MicroPython and CircuitPython only: on
     CPython the memory does not matter, and positions alive elsewhere in the process
     would no longer compare equal to those of a reloaded module."""
     import sys
-    if sys.implementation.name != "micropython":
+    if sys.implementation.name not in ("micropython", "circuitpython"):
         return
     drop = [GAMES[n][0] for n in GAMES if n != keep] + list(also)
     here = globals()

@@ -21,13 +21,20 @@ except ImportError:
 try:
     from time import ticks_ms, ticks_diff
 except ImportError:
-    import time as _time
+    try:
+        # CircuitPython: no time.ticks_ms nor perf_counter; supervisor.ticks_ms wraps at 2**29.
+        from supervisor import ticks_ms
 
-    def ticks_ms():
-        return int(_time.perf_counter() * 1000)
+        def ticks_diff(a, b):
+            return ((a - b + (1 << 28)) & ((1 << 29) - 1)) - (1 << 28)
+    except ImportError:
+        import time as _time
 
-    def ticks_diff(a, b):
-        return a - b
+        def ticks_ms():
+            return int(_time.perf_counter() * 1000)
+
+        def ticks_diff(a, b):
+            return a - b
 
 _EXACT = const(0)
 _LOWER = const(1)

@@ -51,3 +51,14 @@ def mpy_cross_all(files, tmp_path):
 @pytest.fixture
 def micropython():
     return run_micropython
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked slow (soaks, long fuzzing, long emulator runs) are collected always and run
+    only with `-m slow`: the README's test command stays within its 10 minutes."""
+    if "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="long run: pytest -m slow")
+    for item in items:
+        if item.get_closest_marker("slow"):
+            item.add_marker(skip)

@@ -245,7 +245,8 @@ def build_parser():
                bawo flash --dry-run                what would change
                bawo flash --profile bawo-4x8
                bawo flash --port /dev/ttyACM0 --profile grid-5x5
-               bawo flash --bundle-only out/       build the bundle into out/ and stop""")
+               bawo flash --bundle-only out/       build the bundle into out/ and stop
+               bawo flash --circuitpython /media/$USER/CIRCUITPY   a Pico running CircuitPython""")
     _add_port(s)
     s.add_argument("--profile", default="bawo-4x8", metavar="NAME",
                    help="hardware profile, hardware/profiles/NAME.json (default bawo-4x8)")
@@ -255,6 +256,9 @@ def build_parser():
     s.add_argument("--no-reset", action="store_true",
                    help="do not soft-reset (needed for a unix-port REPL: mpremote `resume`)")
     s.add_argument("--mpy", metavar="VER", help="board's MicroPython version (skip asking it), e.g. 1.28.0")
+    s.add_argument("--circuitpython", metavar="DRIVE",
+                   help="a Pico running CircuitPython: copy the .py bundle onto its mounted CIRCUITPY "
+                        "drive (every file's hash checked); see hardware/README.md")
     s.set_defaults(func=cmd_flash)
 
     s = _sub(subs, "play", "play against the computer in the terminal",
@@ -687,6 +691,13 @@ def cmd_watch(args):
 
 
 def cmd_flash(args):
+    if args.circuitpython:
+        from .flash_circuitpython import install
+        if args.bundle_only or args.port or args.no_compile or args.mpy:
+            raise BawoError("--circuitpython copies onto a drive: it takes only --profile and --dry-run")
+        install(args.circuitpython, args.profile, dry_run=args.dry_run,
+                say=lambda m: print(m, file=sys.stderr))
+        return 0
     from .flash import run
     return run(args)
 

@@ -25,7 +25,7 @@ STAGE = ".bawo_new"
 KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would be ignored
 # Firmware files for other runtimes: the simulator, CircuitPython. Any *_sim.py / sim_*.py is
 # simulator-only too (see is_sim_only).
-SKIP_FIRMWARE = ("hw_sim.py", "hw_circuitpython.py", "board_sim.py", "manifest.py")
+SKIP_FIRMWARE = ("hw_sim.py", "hw_circuitpython.py", "drive_mode.py", "board_sim.py", "manifest.py")
 SKIP_RULES = ("manifest.py",)
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",

@@ -1,7 +1,8 @@
 """Finding and opening the board's serial port.
 
 Order: --port, then the simulator's pty (--sim DIR or $BAWO_SIM), then $BAWO_PORT, then every
-USB port with the Raspberry Pi vendor id (0x2E8A) that answers the handshake.
+USB port with the Raspberry Pi vendor id (0x2E8A), or CircuitPython's Pico id (239a:80f4), that
+answers the handshake.
 """
 import errno
 import os
@@ -10,6 +11,8 @@ import sys
 from .errors import BawoError
 
 RPI_VID = 0x2E8A
+# A Pico running CircuitPython shows up as Adafruit's 239a:80f4 (its console is the board's link).
+CIRCUITPY_PICO = (0x239A, 0x80F4)
 BAUD = 115200  # ignored by USB CDC and ptys, but pyserial needs one
 # Names the simulator may use for the file holding its pty path, in its data dir.
 SIM_PORT_FILES = ("port", "pty", "pty.txt", "port.txt")
@@ -60,7 +63,7 @@ def candidates():
             "pid": "%04x" % p.pid if p.pid is not None else None,
             "serial": p.serial_number,
             "description": p.description,
-            "pico": p.vid == RPI_VID,
+            "pico": p.vid == RPI_VID or (p.vid, p.pid) == CIRCUITPY_PICO,
         })
     out.sort(key=lambda d: (not d["pico"], d["device"]))
     return out
@@ -105,7 +108,7 @@ def resolve(port=None, sim=None):
     picos = [c["device"] for c in candidates() if c["pico"]]
     if not picos:
         raise PortError("no board found: plug it in with a data USB cable (the board shows up with "
-                        "USB id 2e8a:xxxx), or give --port PATH; `bawo sim` starts a simulated board")
+                        "USB id 2e8a:xxxx, or 239a:80f4 under CircuitPython), or give --port PATH; `bawo sim` starts a simulated board")
     return picos
 
 

@@ -78,15 +78,16 @@ def ensure_runtime():
 
 
 # -- flash images -------------------------------------------------------------------------
-def uf2_blocks(data):
-    """(flash offset, payload) of each UF2 block."""
+def uf2_blocks(data, limit=FS_OFFSET):
+    """(flash offset, payload) of each UF2 block; each must lie below `limit` (where the
+    image's filesystem starts)."""
     for i in range(0, len(data), 512):
         b = data[i:i + 512]
         if len(b) < 512 or b[:8] != b"UF2\nWQ]\x9e":
             raise PicoError("not a UF2 image")
         addr = int.from_bytes(b[12:16], "little")
         size = int.from_bytes(b[16:20], "little")
-        if not 0x10000000 <= addr < 0x10000000 + FS_OFFSET or size > 476:
+        if not 0x10000000 <= addr < 0x10000000 + limit or size > 476:
             raise PicoError("UF2 block outside the firmware's part of flash")
         yield addr - 0x10000000, b[32:32 + size]
 
@@ -147,7 +148,7 @@ class Pico:
     """A running emulated Pico. profile: the hardware profile dict (pins); flash: the flash
     file. The USB serial port is self.port (a pty path)."""
 
-    def __init__(self, profile, flash, realtime=False, log=None):
+    def __init__(self, profile, flash, realtime=False, log=None, options=None):
         ensure_runtime()
         keys = profile["keys"]
         buttons = profile.get("buttons", {})
@@ -167,6 +168,7 @@ class Pico:
                "rows": keys["rows"], "cols": keys["cols"],
                "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
                "data_pin": profile["leds"]["data_pin"], "realtime": bool(realtime)}
+        cfg.update(options or {})     # runner switches for other images (bawo.pico.circuitpython)
         self.proc = subprocess.Popen([node_binary(), str(RUNNER), json.dumps(cfg)], cwd=str(HERE),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),))

@@ -92,6 +92,10 @@ class NorFlash {
         this.array[addr] &= byte;
         this.persist(addr, 1);
         this.writes++;
+        if (this.erased && addr >= this.erased.addr && addr < this.erased.addr + this.erased.size) {
+          if (++this.erased.done >= this.erased.size) this.erased = null;
+        }
+        snapMaybe();
         return 0;
       }
       default:
@@ -113,6 +117,9 @@ class NorFlash {
       this.persist(addr, size);
       this.wel = false;
       this.writes++;
+      // Until every byte of the block is programmed again, a cut leaves part of it erased.
+      this.erased = { addr, size, done: 0 };
+      snapMaybe(snap.onErase);
     } else if (cmd === 0x02) {
       this.wel = false;
     }
@@ -120,6 +127,21 @@ class NorFlash {
   }
 }
 const nor = new NorFlash();
+
+// Power-cut images without stopping the board: while armed, after a flash write (a byte
+// programmed or a sector erased) the flash file is copied with probability p, i.e. exactly
+// what a power cut at that instant would leave (tests boot some of them, read the rest).
+// on_erase: also right after every erase, the worst instant of a block's rewrite.
+const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0, onErase: false };
+function snapMaybe(force) {
+  if (!snap.dir || snap.n >= snap.max) return;
+  snap.seed = (Math.imul(snap.seed, 1103515245) + 12345) >>> 0;
+  if (!force && (snap.seed >>> 8) / 16777216 >= snap.p) return;
+  const path = `${snap.dir}/snap-${snap.n++}.bin`;
+  fs.copyFileSync(cfg.flash, path);
+  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: nor.cs ? nor.bytes[0] : null,
+        erased: nor.erased ? [nor.erased.addr, nor.erased.size, nor.erased.done] : null });
+}
 
 function patchSSI(rp) {
   const ssi = rp.peripherals[0x18000];
@@ -231,6 +253,43 @@ function ledFlush(now) {
   led.start = -1;
 }
 
+// ------------------------------------------------------------------------------------ PIO
+// rp2040js runs PIO from its own setTimeout loop, unrelated to emulated time, and ignores
+// clock dividers and [delay]s. CircuitPython's neopixel_write drives the LEDs through PIO, so
+// here each enabled state machine executes when emulated time says it does: one
+// instruction per (clock divider) system cycles, delays included.
+const pioNext = [[0, 0, 0, 0], [0, 0, 0, 0]];   // system cycle of each machine's next step
+let pioActive = false;
+function pioOnEmulatedTime(rp) {
+  for (const pio of rp.pio) {
+    pio.run = () => { pioActive = true; };       // called when CTRL enables a machine
+  }
+  pioActive = false;
+}
+function pioCatchUp() {
+  const now = Math.floor(mcu.clock.nanos / NS_PER_CYCLE);
+  let any = false;
+  for (let p = 0; p < 2; p++) {
+    const pio = mcu.pio[p];
+    if (pio.stopped) continue;
+    any = true;
+    for (let i = 0; i < 4; i++) {
+      const sm = pio.machines[i];
+      if (!sm.enabled) { pioNext[p][i] = now; continue; }
+      const div = (sm.clockDivInt || 65536) + sm.clockDivFrac / 256;
+      let next = Math.max(pioNext[p][i], now - 64 * div); // no catch-up storm after a pause
+      while (next <= now) {
+        const before = sm.cycles;
+        sm.step();
+        next += Math.max(1, sm.cycles - before) * div;
+      }
+      pioNext[p][i] = next;
+    }
+    pio.checkChangedPins();
+  }
+  pioActive = any;
+}
+
 // ------------------------------------------------------------------------------------ boot
 function boot() {
   if (mcu) base += mcu.clock.nanos;
@@ -247,6 +306,13 @@ function boot() {
   patchSSI(rp);
   rp.peripherals[0x40058].onWatchdogTrigger = () => { rebootPending = true; };
   mcu = rp;
+  if (cfg.circuitpython) {
+    // CircuitPython reads the BOOTSEL button (QSPI SS through SIO's GPIO_HI_IN) at boot and
+    // waits while it reads pressed; rp2040js reports 0 (pressed): released is high.
+    const sioRead = rp.sio.readUint32.bind(rp.sio);
+    rp.sio.readUint32 = (offset) => (offset === 0x008 ? sioRead(offset) | 0x2 : sioRead(offset));
+    pioOnEmulatedTime(rp);
+  }
   attachUSB(rp);
   for (const pin of [...cfg.rows]) rp.gpio[pin].addListener(() => updateColumns());
   rp.gpio[cfg.data_pin].addListener((v) => ledEdge(v, tnow()));
@@ -300,8 +366,23 @@ function run() {
   const limit = cutAt >= 0 ? cutAt - base : Infinity;
   while (budget-- > 0) {
     if (clock.nanos >= limit) { finishCut(); return; }
+    if (pioActive) {
+      if (core.waiting) clock.tick(8 * NS_PER_CYCLE);
+      else clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      pioCatchUp();
+      continue;
+    }
     if (core.waiting) {
       const dt = clock.nanosToNextAlarm;
+      if (cfg.circuitpython && (dt <= 0 || dt > 1e6)) {
+        // A real USB host sends a start-of-frame every millisecond; without that wake-up
+        // CircuitPython's idle loop (WFI) sometimes waited forever for an interrupt that never
+        // came while idle time leapt ahead. Wake it every emulated millisecond instead.
+        clock.tick(Math.min(1e6, limit - clock.nanos));
+        core.waiting = false;
+        budget -= 50;
+        continue;
+      }
       if (dt <= 0) { clock.tick(1e6); budget -= 50; continue; } // no timer armed: time still flows
       if (cfg.realtime && dt > 1e6) { clock.tick(1e6); break; }
       clock.tick(Math.min(dt, limit - clock.nanos));
@@ -348,10 +429,15 @@ function command(msg) {
       out({ ev: 'ok', id: msg.id, t: now, frames: led.frames, boots, writes: nor.writes });
       break;
     case 'pc':
-      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM });
+      out({ ev: 'ok', id: msg.id, t: now, pc: mcu.core.PC, waiting: mcu.core.waiting, lr: mcu.core.LR, cs: nor.cs, bytes: nor.bytes.slice(0, 8), primask: mcu.core.PM, pio: pioActive, pio_stopped: mcu.pio.map((p) => p.stopped) });
       break;
     case 'gpio':
       out({ ev: 'ok', id: msg.id, t: now, values: mcu.gpio.map((p) => p.value) });
+      break;
+    case 'snap':
+      Object.assign(snap, { p: msg.p || 0, seed: msg.seed || 1, dir: msg.dir || null, max: msg.max || 0,
+                            onErase: !!msg.on_erase });
+      out({ ev: 'ok', id: msg.id, t: now, n: snap.n });
       break;
     case 'cut':
       cutAt = msg.t == null ? now : (msg.rel ? now + msg.t : msg.t);

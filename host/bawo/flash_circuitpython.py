@@ -1,0 +1,189 @@
+"""`bawo flash --circuitpython DRIVE`: the firmware for a Pico running CircuitPython, copied onto
+its mounted CIRCUITPY drive (the way CircuitPython installs code), every file's hash checked.
+
+The bundle: the firmware and shared_rules as .py source (CircuitPython cannot load MicroPython's
+.mpy and its own mpy-cross is not on PyPI), `code.py` (CircuitPython runs it at power-on),
+`boot.py` (makes the drive writable to the board so it can keep its journal; MENU held at
+power-on leaves it writable to the PC instead), profile.json, and lib/neopixel.py from the
+adafruit-circuitpython-neopixel package on PyPI (adafruit_pixelbuf is built into CircuitPython).
+
+Install order, so that an interruption never leaves a half-old half-new firmware running:
+code.py is written last (CircuitPython reloads when the drive changes and would run a mixed
+set), after every other file was written and read back; then everything is read back again.
+"""
+import hashlib
+import os
+
+from .errors import BawoError
+from .flash import firmware_dir, profile_path, rules_dir, _check_profile
+
+NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
+# Files only the MicroPython build or the simulator use (see flash.SKIP_FIRMWARE).
+SKIP = ("hw_sim.py", "board_sim.py", "manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
+KEEP_ON_DRIVE = ("games", "boot_out.txt", "settings.toml", ".fseventsd", ".metadata_never_index",
+                 ".Trashes", "System Volume Information", "sd")
+
+
+class CircuitPythonError(BawoError):
+    pass
+
+
+BOOT_PY = """# CircuitPython runs this once at power-on, before USB starts (bawo flash --circuitpython).
+# The board keeps its games on this drive, so it remounts it writable for itself; the PC then
+# sees it read-only. To copy files onto the drive from the PC (an update), hold MENU while
+# plugging the board in: the drive stays writable to the PC and the LEDs show it (a blue
+# first row) until the next power-on without MENU held.
+import json
+import board
+import digitalio
+import storage
+
+with open('/profile.json') as f:
+    _p = json.load(f)
+_menu = digitalio.DigitalInOut(getattr(board, 'GP%d' % _p['buttons']['menu']))
+_menu.switch_to_input(pull=digitalio.Pull.UP)
+_held = not _menu.value
+_menu.deinit()
+if _held:
+    print('bawo: MENU held at power-on: CIRCUITPY stays writable to the PC, the board keeps no games')
+else:
+    storage.remount('/', readonly=False)
+"""
+
+CODE_PY = """# CircuitPython runs code.py: the Bawo Board firmware (same files as on MicroPython).
+import storage
+if storage.getmount('/').readonly:
+    # boot.py left the drive to the PC (MENU held at power-on): show it, keep no games.
+    import drive_mode
+    drive_mode.show('profile.json')
+else:
+    import main
+"""
+
+
+def neopixel_source():
+    """(bytes, version) of neopixel.py from the installed adafruit-circuitpython-neopixel, checked
+    against the hash its wheel recorded."""
+    import base64
+    import importlib.metadata as md
+    try:
+        dist = md.distribution(NEOPIXEL_DIST)
+    except md.PackageNotFoundError:
+        raise CircuitPythonError("the %s package is missing: pip install %s" % (NEOPIXEL_DIST, NEOPIXEL_DIST))
+    for f in dist.files or ():
+        if str(f) == "neopixel.py":
+            data = f.read_binary() if hasattr(f, "read_binary") else open(dist.locate_file(f), "rb").read()
+            want = f.hash.value if f.hash else None
+            got = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            if want != got:
+                raise CircuitPythonError("neopixel.py of %s %s differs from its wheel's record: "
+                                         "pip install --force-reinstall %s" % (NEOPIXEL_DIST, dist.version, NEOPIXEL_DIST))
+            return data, dist.version
+    raise CircuitPythonError("%s %s has no neopixel.py" % (NEOPIXEL_DIST, dist.version))
+
+
+def bundle(profile):
+    """{drive path: bytes} of everything the board needs on its CIRCUITPY drive."""
+    out = {}
+    fw = firmware_dir()
+    for f in sorted(os.listdir(fw)):
+        if (f.endswith(".py") and f not in SKIP and not f.endswith("_sim.py")
+                and not f.startswith(("sim_", "test_")) and f != "__init__.py"):
+            with open(os.path.join(fw, f), "rb") as fh:
+                out[f] = fh.read()
+    rd = rules_dir()
+    for f in sorted(os.listdir(rd)):
+        if f.endswith(".py") and f not in ("manifest.py", "__main__.py"):
+            with open(os.path.join(rd, f), "rb") as fh:
+                out["shared_rules/" + f] = fh.read()
+    src = profile_path(profile)
+    _check_profile(src)
+    with open(src, "rb") as fh:
+        out["profile.json"] = fh.read()
+    # main.py is the MicroPython entry; on CircuitPython code.py imports it as a module.
+    with open(os.path.join(fw, "main.py"), "rb") as fh:
+        out["main.py"] = fh.read()
+    out["code.py"] = CODE_PY.encode()
+    out["boot.py"] = BOOT_PY.encode()
+    out["lib/neopixel.py"] = neopixel_source()[0]
+    return out
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def build(dest, profile):
+    """Write the bundle into dest; {path: sha256 hex}."""
+    files = bundle(profile)
+    for p, data in files.items():
+        out = os.path.join(dest, p)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(data)
+    return {p: sha(d) for p, d in files.items()}
+
+
+def _drive_hash(path):
+    try:
+        with open(path, "rb") as f:
+            return sha(f.read())
+    except OSError:
+        return None
+
+
+def check_drive(drive):
+    if not os.path.isdir(drive):
+        raise CircuitPythonError("%s is not a directory: give the mounted CIRCUITPY drive "
+                                 "(e.g. /media/$USER/CIRCUITPY)" % drive)
+    if not os.path.isfile(os.path.join(drive, "boot_out.txt")):
+        raise CircuitPythonError("%s has no boot_out.txt, so it is not a CircuitPython drive: "
+                                 "install CircuitPython on the Pico first (see hardware/README.md)" % drive)
+
+
+def plan(drive, files):
+    """{path: 'new'|'changed'|'same'} for each bundle file on the drive."""
+    out = {}
+    for p, data in files.items():
+        h = _drive_hash(os.path.join(drive, p))
+        out[p] = "new" if h is None else ("same" if h == sha(data) else "changed")
+    return out
+
+
+def install(drive, profile, dry_run=False, say=print):
+    """Copy what differs onto the drive; every file read back and its hash compared.
+    Returns (copied, total)."""
+    check_drive(drive)
+    files = bundle(profile)
+    changes = plan(drive, files)
+    todo = [p for p in sorted(files) if changes[p] != "same"]
+    if dry_run:
+        for p in sorted(files):
+            print("%-8s %s" % (changes[p], p))
+        print("%d of %d file(s) would be copied to %s" % (len(todo), len(files), drive))
+        return 0, len(files)
+    # code.py last: CircuitPython restarts it when the drive changes.
+    for p in sorted(todo, key=lambda p: p == "code.py"):
+        dest = os.path.join(drive, p)
+        tmp = dest + ".new"
+        try:
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(files[p])
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, dest)
+        except OSError as e:
+            raise CircuitPythonError("cannot write %s (%s): the board keeps the drive read-only to the PC "
+                                     "unless MENU is held while plugging it in; do that, then run the "
+                                     "same command again" % (dest, e.strerror or e))
+        if _drive_hash(dest) != sha(files[p]):
+            raise CircuitPythonError("%s reads back different from what was written: run the same "
+                                     "command again" % dest)
+    bad = [p for p in sorted(files) if _drive_hash(os.path.join(drive, p)) != sha(files[p])]
+    if bad:
+        raise CircuitPythonError("after copying, %s differ(s) from the bundle: run the same command "
+                                 "again" % ", ".join(bad))
+    say("copied %d file(s), all %d verified on %s; unplug the board and plug it in again (without "
+        "MENU held) to play" % (len(todo), len(files), drive))
+    return len(todo), len(files)
