@@ -301,32 +301,8 @@ def mark_text(x):
 
 
 def cmd_analyse(args):
-    from .cli import _open_log, _open_input
-    from shared_rules.record import Record, RecordError
-    if args.file:
-        from .export import read
-        with _open_input(args.file) as src:
-            for where, rec, err in read(src):
-                if err:
-                    raise BawoError("%s %s: %s" % (args.file, where, err))
-                break
-            else:
-                raise BawoError("%s holds no record" % args.file)
-    else:
-        if not args.id:
-            raise BawoError("which game? give an ID (see `bawo games`) or --file FILE")
-        log = _open_log(args, readonly=True)
-        try:
-            row = log.get(args.id)
-        finally:
-            log.close()
-        if row is None:
-            raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
-        try:
-            rec = Record.from_text(row["record"])
-        except RecordError as e:
-            raise BawoError("game %s in the log does not read (%s): `bawo export -f text` "
-                            "writes it as stored" % (row["id"], e))
+    from .cli import record_from_args
+    rec = record_from_args(args)
     marks = analyse(rec, args.max_nodes, args.max_seconds or 2.0, progress=sys.stderr.isatty())
     if args.json:
         sys.stdout.write(json.dumps(marks, indent=1) + "\n")

@@ -453,9 +453,9 @@ def cmd_games(args):
     return 0
 
 
-def cmd_show(args):
+def record_from_args(args):
+    """The one record a command names: --file FILE (its first record) or an ID in the log."""
     from shared_rules.record import Record
-    from .play import show_record
     from shared_rules.errors import RecordError
     if args.file:
         from .export import read
@@ -463,24 +463,27 @@ def cmd_show(args):
             for where, rec, err in read(src):
                 if err:
                     raise BawoError("%s %s: %s" % (args.file, where, err))
-                break
-            else:
-                raise BawoError("%s holds no record" % args.file)
-    else:
-        if not args.id:
-            raise BawoError("which game? give an ID (see `bawo games`) or --file FILE")
-        log = _open_log(args, readonly=True)
-        try:
-            row = log.get(args.id)
-        finally:
-            log.close()
-        if row is None:
-            raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
-        try:
-            rec = Record.from_text(row["record"])
-        except RecordError as e:
-            raise BawoError("game %s in the log does not read (%s): `bawo export -f text` "
-                            "writes it as stored" % (row["id"], e))
+                return rec
+        raise BawoError("%s holds no record" % args.file)
+    if not args.id:
+        raise BawoError("which game? give an ID (see `bawo games`) or --file FILE")
+    log = _open_log(args, readonly=True)
+    try:
+        row = log.get(args.id)
+    finally:
+        log.close()
+    if row is None:
+        raise BawoError("no game %r in %s: `bawo games` lists the ids" % (args.id, log.path))
+    try:
+        return Record.from_text(row["record"])
+    except RecordError as e:
+        raise BawoError("game %s in the log does not read (%s): `bawo export -f text` "
+                        "writes it as stored" % (row["id"], e))
+
+
+def cmd_show(args):
+    from .play import show_record
+    rec = record_from_args(args)
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
     marks = None
     if getattr(args, "analyse", False):
@@ -549,9 +552,10 @@ class Progress:
 
 
 def cmd_export(args):
-    from .export import write
     if getattr(args, "analyse", False):
         from .analyse import write_marked as write
+    else:
+        from .export import write
     log = _open_log(args, readonly=True)
     try:
         rows = _Counted(log.select(args.game, args.since, args.until, args.result))
