@@ -246,7 +246,15 @@ class Sim:
                 step = 1 if d is None else max(1, d)
             else:
                 step = 1
-            self.clock.advance(step)
+            if self.fake:
+                self.clock.advance(step)
+            else:
+                # A real-clock board waits in real time: a clock run ahead here would go back
+                # when the serving loop reads the real ticks again (debounce and taps run on it).
+                import time
+                time.sleep_ms(min(step, 2))
+                step = max(1, ticks_diff(ticks_ms(), self.clock.now))
+                self.clock.set(ticks_ms())
             t += step
         return False
 

@@ -127,6 +127,7 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     assert a.sel == a._start_cell(want, 0)
     # Of the start's targets only the hinted move's is lit (blinking: look while it is on).
     a.blink = 1
+    a.draw()   # the frame the person sees (draw caches what its cells read)
     lit = [t for t, m in a.starts[a.sel] if a._bg(t, False) == app.V.BG_TARGET]
     assert lit == [t for t, m in a.starts[a.sel] if m == want] and len(lit) == 1, lit
     a.on_press(a.key_of_cell[lit[0]])          # the person plays it
