@@ -104,3 +104,28 @@ def sim_games(dest, runs):
 def bawo(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "bawo.cli", *args], capture_output=True,
                           text=True, cwd=str(ROOT), timeout=timeout)
+
+
+def journal_on_flash(files, work):
+    """(header, moves) of the game in progress among a board's files (a flash or drive image
+    read back), read by the firmware's own journal code under CPython (a torn last line
+    dropped, as the board does at boot)."""
+    import shutil
+    from journal import Journal
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir()
+    for p, data in files.items():
+        if p.startswith("games/"):
+            (work / p[6:]).write_bytes(data)
+    return Journal(str(work), "check", log=lambda m: None).read_current()
+
+
+def position(pico, timeout=2.0):
+    """POSITION over the board's USB serial port."""
+    from bawo.ports import connect
+    ser, link, _info = connect(pico.port, None, timeout=timeout)
+    try:
+        return link.position()
+    finally:
+        ser.close()

@@ -14,7 +14,7 @@ from bawo.flash_circuitpython import bundle
 from bawo.pico import load_profile
 from bawo.pico.circuitpython import CircuitPico, make_flash, read_files
 
-from _pico_helpers import Twins, bawo, sim_games
+from _pico_helpers import Twins, journal_on_flash, position, bawo, sim_games
 
 
 @pytest.fixture(scope="module")
@@ -168,29 +168,6 @@ def test_ports_list_a_pico_running_circuitpython_as_a_board(monkeypatch):
 
 
 # -- power cuts during journal writes on FAT ----------------------------------------------------
-def _journal(files, work):
-    """(header, moves) of the game in progress on a drive image, read by the firmware's own
-    journal code under CPython (a torn last line dropped, as the board does at boot)."""
-    import shutil
-    from journal import Journal
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir()
-    for p, data in files.items():
-        if p.startswith("games/"):
-            (work / p[6:]).write_bytes(data)
-    return Journal(str(work), "check", log=lambda m: None).read_current()
-
-
-def _position(pico):
-    from bawo.ports import connect
-    ser, link, _info = connect(pico.port, None, timeout=5.0)
-    try:
-        return link.position()
-    finally:
-        ser.close()
-
-
 def power_cut_images(bundle_files, tmp_path, want, seed):
     """Play Bawo by presses on CircuitPython while the emulator copies the flash at random
     instants among its flash writes (right after each sector erase, and at random bytes
@@ -214,7 +191,7 @@ def power_cut_images(bundle_files, tmp_path, want, seed):
         for k in menu_keys(prof, "bawo", "people", 8):
             pico.tap(k)
         pico.tap(pico.menu_key)
-        pos = _position(pico)
+        pos = position(pico, timeout=5.0)
         assert pos["mode"] == "play" and pos["ply"] == 0, pos
         st = State(game("bawo"), pos["position"])
         # Right after each 4 KiB erase (the worst instant of a block's rewrite) and at random
@@ -231,7 +208,7 @@ def power_cut_images(bundle_files, tmp_path, want, seed):
             played.append((mv, pico.frames[n][0]))
             st.push(mv)
         pico.command("snap", p=0, dir=None)
-        end = _position(pico)
+        end = position(pico, timeout=5.0)
         assert end["ply"] == len(played), (end, played)
         programmed = pico.command("time")["writes"]
     finally:
@@ -244,7 +221,7 @@ def power_cut_images(bundle_files, tmp_path, want, seed):
     for ev in images:
         try:
             files = read_files(ev["path"])
-            cur = _journal(files, tmp_path / "j")
+            cur = journal_on_flash(files, tmp_path / "j")
         except Exception:               # not even a FAT volume any more
             files, cur = {}, None
         acked = [m for m, t in played if t <= ev["t"]]
@@ -288,7 +265,7 @@ def test_power_cut_images_on_fat_resume_where_the_journal_ends(cut_images):
     p = CircuitPico(load_profile("bawo-4x8"), ev["path"])
     try:
         p.wait_boot(timeout=600)
-        pos = _position(p)
+        pos = position(p, timeout=5.0)
     finally:
         p.close()
     s = State(game("bawo"))

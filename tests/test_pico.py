@@ -10,7 +10,7 @@ import pytest
 from bawo import sim
 from bawo.pico import read_files
 
-from _pico_helpers import Twins, boot_pico, build_bundle
+from _pico_helpers import Twins, journal_on_flash, position, boot_pico, build_bundle
 from bawo.pico import menu_keys
 
 
@@ -171,29 +171,6 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
         assert files[path] == data, path
 
 
-def _journal_on_flash(files, work):
-    """(header, moves) of the game in progress on a flash image, read by the firmware's own
-    journal code under CPython (a torn last line dropped, as the board does at boot)."""
-    import shutil
-    from journal import Journal
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir()
-    for p, data in files.items():
-        if p.startswith("games/"):
-            (work / p[6:]).write_bytes(data)
-    return Journal(str(work), "check", log=lambda m: None).read_current()
-
-
-def _position(pico):
-    from bawo.ports import connect
-    ser, link, _info = connect(pico.port, None, timeout=2.0)
-    try:
-        return link.position()
-    finally:
-        ser.close()
-
-
 def power_cuts(bundle, tmp_path, cuts, seed):
     """Cut the power `cuts` times at random emulated instants while a person plays Bawo by
     presses (around the journal writes: the cut falls in the 250 ms after a move's first
@@ -215,7 +192,7 @@ def power_cuts(bundle, tmp_path, cuts, seed):
         pico = Pico(prof, flash)
         try:
             pico.wait_boot(timeout=300)
-            pos = _position(pico)
+            pos = position(pico)
             if expect is None:
                 assert pos.get("mode") in ("menu", "over") or pos.get("ply", 0) == 0, pos
             else:
@@ -233,9 +210,9 @@ def power_cuts(bundle, tmp_path, cuts, seed):
                 if cycle == 0:
                     for k in menu_keys(prof, "bawo", "people", 8):
                         pico.tap(k)
-                while _position(pico).get("mode") != "play" or _position(pico).get("result"):
+                while position(pico).get("mode") != "play" or position(pico).get("result"):
                     pico.tap(pico.menu_key)
-                pos = _position(pico)
+                pos = position(pico)
             st = State(game("bawo"), pos["position"])
             # A person's moves: 1-3 of them, the cut somewhere in the last one.
             n = rng.randint(1, 3)
@@ -270,7 +247,7 @@ def power_cuts(bundle, tmp_path, cuts, seed):
                 Record.from_text(data.decode()).replay()
         for p in records:
             assert p in files, "record %s lost" % p
-        expect = _journal_on_flash(files, tmp_path / "j")
+        expect = journal_on_flash(files, tmp_path / "j")
         stats["games"] = len(records)
     return stats
 
