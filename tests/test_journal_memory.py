@@ -43,12 +43,14 @@ def test_sync_a_board_that_played_100000_games_in_160k(tmp_path):
                              mpy_dir=sim.build_mpy(tmp_path / "mpy"), link=relay.board_ends())
     relay.start()
 
+    said = []   # what the board printed, for the failure message
+
     def drain():
         try:
             while board.proc.poll() is None:
-                board.readline(timeout=3600)
-        except Exception:
-            pass
+                said.append(board.readline(timeout=3600))
+        except Exception as e:
+            said.append(repr(e))
     threading.Thread(target=drain, daemon=True).start()
     import serial
     ser = serial.Serial(relay.path, 115200, timeout=0.05)
@@ -64,6 +66,9 @@ def test_sync_a_board_that_played_100000_games_in_160k(tmp_path):
         assert all(g["synced"] for g in link.list_games())
         st = link.new_game("bawo")   # the next game number, past the counter
         assert st["id"] == "%s-%d" % (BOARD, LIFETIME + 1)
+    except Exception:
+        print("the board printed:", said[-30:], "exit", board.proc.poll())
+        raise
     finally:
         ser.close()
         relay.stop = True
