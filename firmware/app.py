@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms
 from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
-from journal import Journal, seal, unseal, CUR, SETTINGS
+from journal import Journal, seal, unseal, unload_records, CUR, SETTINGS
 import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RulesError
@@ -120,8 +120,10 @@ def load_ai(name):
 def use_engine(name, ai=False):
     """Keep only the engine of the game being played in RAM: a module's bytecode lives on
     the heap, and the other two engines are a third of the free heap of a 160 KB build.
-    The AI's modules stay only while the board plays a side (ai)."""
+    The AI's modules stay only while the board plays a side (ai); the archive's code
+    (journal.unload_records) comes back when a host syncs."""
     shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
+    unload_records()
     gc.collect()
 
 
@@ -444,17 +446,21 @@ class App:
             header['start'] = start
         try:
             self._setup(header)
+            try:
+                self.journal.start(header)
+            except OSError as e:
+                self._unsaved(e)
         except Exception:
-            # Out of memory loading the game (the request was checked above): no game now,
-            # so the menu, as at boot; never a mode whose game is missing.
+            # Out of memory loading the game or naming it (the request was checked above):
+            # no game now, so the menu, as at boot; never a game without its engine or id.
             self.s = self.g = self.header = self.opponent = None
             self.board_side = self.host_side = -1
+            try:
+                self.journal.discard_current()   # its journal, if it got that far
+            except Exception:
+                pass
             self.open_menu()
             raise
-        try:
-            self.journal.start(header)
-        except OSError as e:
-            self._unsaved(e)
         self._position_changed()
         self.mode = PLAY
         self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
@@ -572,6 +578,13 @@ class App:
         self.abort_key = -1
         self.abort_think = False
         self.thinking = True
+        if self.opponent is None:
+            # _finish drops it to make room for a record; when the record then fails for
+            # memory (a NEW over this game), this game goes on and needs it back.
+            h = self.header
+            self.opponent = with_book(make_opponent(self.g, h.get('level', 3), h.get('seed', 1),
+                                                    self._think_poll, self.say),
+                                      self.g.name, h, self.board_side)
         gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
         t0 = ticks_ms()
         try:

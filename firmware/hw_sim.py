@@ -73,8 +73,9 @@ class SimPixels(Pixels):
 
     def __init__(self, profile, brightness=None, out=None):
         Pixels.__init__(self, profile, brightness)
-        self.last = bytearray(3 * self.n)   # copied into, not reallocated: a Pico's
-        # transmit allocates nothing, so neither does its model on the 160 KB heap
+        # The frame last sent: the wire buffer itself, which only the next show() changes
+        # (no copy: a frame's bytes on the 160 KB heap, as a Pico's transmit keeps none).
+        self.last = self.out
         self.frames = 0
         self._fd = None
         self._stream = None
@@ -89,7 +90,7 @@ class SimPixels(Pixels):
             self._stream = out
 
     def _transmit(self, buf):
-        self.last[:] = buf
+        self.last = buf
         self.frames += 1
         if self._fd is not None or self._stream is not None:
             p = self.profile

@@ -278,7 +278,7 @@ class Journal:
                 # after it; the app rewrites the whole journal once there is room.
                 self.torn = True
                 self.log('torn line not cut (%s)' % e)
-        if self._find_record(header['id']) is not None:
+        if self.find_record(header['id']) is not None:
             # Cut between writing the record and removing the journal: already finished.
             self._remove(CUR)
             return None
@@ -335,7 +335,8 @@ class Journal:
         self._remove(CUR)
 
     # -- records ----------------------------------------------------------------------
-    def _find_record(self, gid):
+    def find_record(self, gid):
+        """The file name of record gid (unsynced or synced), None if there is none."""
         for ext in (REC, SYN):
             if _exists(self.path(gid + ext)):
                 return gid + ext
@@ -350,61 +351,31 @@ class Journal:
         out.sort()
         return [x[1] for x in out]
 
-    def _verify(self, name):
-        # Streams the file through crc32 so a long record needs no big buffer.
-        p = self.path(name)
-        try:
-            size = os.stat(p)[6]
-            body = size - CRC_TAIL
-            if body < 0:
-                return False
-            crc = 0
-            buf = bytearray(256)
-            mv = memoryview(buf)
-            left = body
-            with open(p, 'rb') as f:
-                while left > 0:
-                    k = f.readinto(buf)
-                    if not k:
-                        return False
-                    k = min(k, left)
-                    crc = crc32(mv[:k], crc)
-                    left -= k
-                f.seek(body)
-                tail = f.read()
-            return tail == b'#crc %08x\n' % crc
-        except OSError:
-            return False
+    def _forget(self, name):
+        c = _counter_of(name)
+        tag = self._meta[0]
+        if 0 <= c < _MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
+            tag[c & (len(tag) - 1)] = 0
 
+    # Finished records are read only at boot and while a host syncs: that code lives in
+    # archive.py, loaded when asked for and dropped when a game starts (unload_records), so
+    # its bytecode does not sit on the heap beside a game's.
     def check_records(self):
         """Set aside every record that fails its checksum, and a directory wherever the
         board keeps a file; drop leftover temp files."""
-        for name in self.names():
-            if name.endswith(BAD):
-                continue
-            if _is_dir(self.path(name)):
-                if name in FILES or name.endswith('.tmp'):
-                    self.set_aside(name, 'a directory where a file belongs')
-            elif name.endswith('.tmp'):
-                self._remove(name)
-        for name in self._records():
-            if not self._verify(name):
-                self.set_aside(name, 'checksum mismatch')
+        import archive
+        archive.check(self)
+
+    def list_games(self):
+        """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first
+        (see archive.list_games)."""
+        import archive
+        return archive.list_games(self)
 
     def record_bytes(self, gid, off, n):
         """(bytes, total, crc32 of the whole record) of record `gid`, or None if unknown."""
-        name = self._find_record(gid)
-        if name is None:
-            return None
-        p = self.path(name)
-        total = os.stat(p)[6] - CRC_TAIL
-        with open(p, 'rb') as f:
-            f.seek(total + 5)
-            crc = int(f.read(8), 16)
-            off = max(0, min(off, total))
-            f.seek(off)
-            data = f.read(max(0, min(n, total - off)))
-        return data, total, crc
+        import archive
+        return archive.record_bytes(self, gid, off, n)
 
     def read_record(self, gid):
         r = self.record_bytes(gid, 0, 1 << 20)
@@ -412,134 +383,8 @@ class Journal:
 
     def mark_synced(self, gid):
         """True if the record exists (synced now or before)."""
-        name = self._find_record(gid)
-        if name is None:
-            return False
-        if name.endswith(REC):
-            try:
-                os.rename(self.path(name), self.path(gid + SYN))
-            except OSError as e:
-                # A littlefs too full even to rename: the host has the game, so it may go.
-                self.log('%s synced, removed: flash too full to mark it (%s)' % (name, e))
-                os.remove(self.path(name))
-                self._forget(name)
-                self.freed += 1
-            _sync()
-        self.make_room()
-        return True
-
-    def _summary(self, name):
-        """{'id', 'game', 'plies', 'result', 'reason', 'synced'} of a record file name.
-
-        The cache must not fragment the heap: one object per record, made at odd times
-        between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
-        could no longer get 8 KB with 1.7 MB free). So it is three arrays, sized by the
-        records on flash (see _size_cache), never by the game counter: a board that played
-        100,000 games has the cache of a new one. A record's slot is its counter modulo the
-        size; the first array holds 1 + the counter there (0: empty), the others its plies
-        and 1 + game/result/reason indexes in self._strs. Foreign names are scanned every
-        time. list_games returns a view, so a LIST page builds only its own dicts."""
-        gid = name[:-4]
-        c = _counter_of(gid)
-        if c < 0 or c >= _MAX_COUNTER or gid != '%s-%04d' % (self.board_id, c):
-            c = -1
-        tag, ply, codes = self._meta
-        i = c & (len(tag) - 1)
-        if c >= 0 and len(tag) and tag[i] == c + 1:
-            code = codes[i] - 1
-            plies = ply[i]
-            st = self._strs
-            game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
-        else:
-            game, plies, result, reason = self._scan(name)
-            if c >= 0 and len(tag) and plies < 65536:
-                code = self._code(game) | self._code(result) << 7 | self._code(reason) << 14
-                if code >= 0:
-                    tag[i] = c + 1
-                    ply[i] = plies
-                    codes[i] = code + 1
-        return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
-                'synced': name.endswith(SYN)}
-
-    def _size_cache(self, n):
-        # A power of two >= n records (64..CACHE_MAX): consecutive counters never share a
-        # slot. Resized (and emptied) only when the number of records crosses a power of two.
-        size = 64
-        while size < n and size < CACHE_MAX:
-            size <<= 1
-        if len(self._meta[0]) != size:
-            self._meta = None
-            self._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
-                          array('I', bytes(4 * size)))
-
-    def _code(self, s):
-        # Index of s in the interned strings (a handful: games, results, reasons); a large
-        # negative number when the table is full, so the summary is not cached.
-        st = self._strs
-        for i in range(len(st)):
-            if st[i] == s:
-                return i
-        if len(st) >= 127:
-            return -(1 << 22)
-        st.append(s)
-        return len(st) - 1
-
-    def _forget(self, name):
-        c = _counter_of(name)
-        tag = self._meta[0]
-        if 0 <= c < _MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
-            tag[c & (len(tag) - 1)] = 0
-
-    def _scan(self, name):
-        # Streams the record through a small buffer: no record-sized string, no list of
-        # its lines (a record is up to ~12 KB; the Pico's heap cannot spare that contiguously).
-        p = self.path(name)
-        left = os.stat(p)[6] - CRC_TAIL
-        if left < 0:
-            raise ValueError('short record')
-        game = result = reason = ''
-        plies = 0
-        buf = bytearray(256)
-        mv = memoryview(buf)
-        carry = b''
-        with open(p, 'rb') as f:
-            while left > 0 or carry:
-                k = f.readinto(buf) if left > 0 else 0
-                if k:
-                    k = min(k, left)
-                    left -= k
-                    chunk = bytes(mv[:k])
-                    if carry:
-                        chunk = carry + chunk
-                    lines = chunk.split(b'\n')
-                    carry = lines.pop()
-                    if len(carry) > 512:  # no line is this long; count it anyway
-                        lines.append(carry)
-                        carry = b''
-                else:
-                    left = 0
-                    lines = [carry]
-                    carry = b''
-                for line in lines:
-                    if line.startswith(b'[Game '):
-                        game = line[7:-2].decode()
-                    elif line.startswith(b'[Result '):
-                        result = line[9:-2].decode()
-                    elif line.startswith(b'[Reason '):
-                        reason = line[9:-2].decode()
-                    elif line and line[0] != 91:  # '['
-                        for w in line.split():
-                            if w[-1] != 46:  # '.'
-                                plies += 1
-        return (game, max(0, plies - 1), result, reason)
-
-    def list_games(self):
-        """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
-        A view: each item is read (or taken from the cache) when indexed, so one LIST page
-        does not hold a dict per record on the board (they would fragment the heap)."""
-        names = self._records()
-        self._size_cache(len(names))
-        return _Games(self, names)
+        import archive
+        return archive.mark_synced(self, gid)
 
     # -- space ------------------------------------------------------------------------
     def free_bytes(self):
@@ -628,20 +473,7 @@ class Journal:
         self._rewrite(COUNTER, seal(str(n)))
 
 
-class _Games:
-    def __init__(self, journal, names):
-        self.j = journal
-        self.names = names
-
-    def __len__(self):
-        return len(self.names)
-
-    def __getitem__(self, i):
-        name = self.names[i]  # IndexError ends iteration
-        try:
-            return self.j._summary(name)
-        except (OSError, ValueError, UnicodeError):
-            self.j.set_aside(name, 'unreadable')
-            # Listed once more as synced, so a host does not try to fetch it.
-            return {'id': name[:-4], 'game': '', 'plies': 0, 'result': '',
-                    'reason': 'unreadable', 'synced': True}
+def unload_records():
+    """Drop archive.py's bytecode (it comes back on the next LIST, GET or ACK_GAME)."""
+    import sys
+    sys.modules.pop('archive', None)

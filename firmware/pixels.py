@@ -26,7 +26,9 @@ class Pixels:
         n = self.n = profile.n_leds
         self.buf = bytearray(3 * n)   # logical colours, wire order (GRB), before gamma
         self.out = bytearray(3 * n)   # what goes on the wire
-        self._zero = bytes(3 * n)
+        # Cleared by the viper loop where there is one (multiplying by 0); elsewhere copied
+        # from zeros, which costs a frame's bytes of heap but no slow Python loop a frame.
+        self._zero = None if _scale is not _scale_py else bytes(3 * n)
         self._c3 = bytearray(3)       # paint()'s colour in wire order
         self._map = profile.led_map
         self._w = profile.width
@@ -64,7 +66,10 @@ class Pixels:
 
     # -- drawing -------------------------------------------------------------
     def clear(self):
-        self.buf[:] = self._zero
+        if self._zero is None:
+            _scale(self.buf, len(self.buf), 0)
+        else:
+            self.buf[:] = self._zero
 
     def _put(self, i, c):
         o = i * 3

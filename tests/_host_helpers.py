@@ -41,6 +41,13 @@ def journal_module():
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         sys.modules[name] = mod
+        # The journal imports archive.py (finished records) when asked, and archive.py
+        # imports the journal's helpers: both by their board names, neither a stdlib name.
+        sys.modules.setdefault("journal", mod)
+        spec = importlib.util.spec_from_file_location("archive", FIRMWARE / "archive.py")
+        arch = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(arch)
+        sys.modules.setdefault("archive", arch)
     return sys.modules[name]
 
 

@@ -51,11 +51,14 @@ def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     monkeypatch.setattr(D, "_fw", None)
     monkeypatch.setattr(D, "_apps", {})
     names = D._FW_MODULES + ("shared_rules.oware", "shared_rules.bawo", "shared_rules.baghchal")
+    # The test's own positions load their engines first: what the drawing finds loaded, it
+    # leaves loaded (this test alone in a process, or after others, sees the same).
+    bawo, oware = make_game("bawo"), make_game("oware")
+    start = {g.name: g.format(State(g).position) for g in (bawo, oware)}
     before = {n: sys.modules.get(n) for n in names}
     path = list(sys.path)
-    g = make_game("bawo")
-    D.leds("bawo", g.format(State(g).position))
-    D.leds("oware", make_game("oware").format(State(make_game("oware")).position))
+    D.leds("bawo", start["bawo"])
+    D.leds("oware", start["oware"])
     assert {n: sys.modules.get(n) for n in names} == before and sys.path == path
 
 

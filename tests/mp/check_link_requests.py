@@ -105,6 +105,52 @@ def test_new_without_memory_for_the_game_leaves_the_menu_not_a_broken_game():
     rmtree(b.root)
 
 
+def test_new_without_memory_for_the_journal_leaves_the_menu_not_a_game_without_id():
+    # The fuzzer under the 160 KB heap found it: the game was set up, then naming it in the
+    # journal (a directory listing) ran out of memory, and POSITION failed on the missing id.
+    b = _board('newjnl')
+    _game_with_a_move(b)
+    start = b.app.journal.start
+
+    def full(header):
+        raise MemoryError('memory allocation failed, allocating 256 bytes')
+    b.app.journal.start = full
+    r = b.request(P.NEW, {'kind': 'oware'})
+    assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
+    b.app.journal.start = start
+    for _ in range(5):
+        b.step(1000)
+    assert b.app.mode == 0 and b.app.s is None and b.app.header is None
+    assert b.ok(P.POSITION)['mode'] == 'menu'
+    b.ok(P.NEW, {'kind': 'bawo'})
+    assert b.ok(P.POSITION)['id']
+    rmtree(b.root)
+
+
+def test_new_without_memory_for_the_old_games_record_keeps_that_game_and_its_ai():
+    # Also from the fuzzer: NEW over a game against the board's AI ran out of memory writing
+    # the old game's record, after the AI had been dropped for room; the board's next turn
+    # then died on the missing AI.
+    b = _board('newrec', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    first = b.ok(P.POSITION)
+    rec = b.app._record_text
+
+    def full():
+        raise MemoryError('memory allocation failed, allocating 512 bytes')
+    b.app._record_text = full
+    mv = first['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)   # the person's move: the board to move next
+    r = b.request(P.NEW, {'kind': 'bawo'})
+    assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
+    b.app._record_text = rec
+    for _ in range(10):
+        b.step(1000)   # the board's turn comes: it must think and play
+    pos = b.ok(P.POSITION)
+    assert pos['id'] == first['id'] and pos['ply'] >= 2, pos
+    rmtree(b.root)
+
+
 def _probe(spec):
     """(bad values, good values) of one schema field."""
     name, kind, lo, hi, default = spec

@@ -1,0 +1,216 @@
+# Finished-game records on flash, as a host sees them: check at boot, LIST (with its cache),
+# GET and ACK_GAME. Kept out of journal.py because only boot and a sync need it: the journal
+# loads it on use and the app drops it when a game starts (journal.unload_records).
+import os
+from array import array
+from journal import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, crc32, _sync,
+                     _is_dir, _counter_of)
+
+
+def _verify(j, name):
+    # Streams the file through crc32 so a long record needs no big buffer.
+    p = j.path(name)
+    try:
+        size = os.stat(p)[6]
+        body = size - CRC_TAIL
+        if body < 0:
+            return False
+        crc = 0
+        buf = bytearray(256)
+        mv = memoryview(buf)
+        left = body
+        with open(p, 'rb') as f:
+            while left > 0:
+                k = f.readinto(buf)
+                if not k:
+                    return False
+                k = min(k, left)
+                crc = crc32(mv[:k], crc)
+                left -= k
+            f.seek(body)
+            tail = f.read()
+        return tail == b'#crc %08x\n' % crc
+    except OSError:
+        return False
+
+
+def check(j):
+    """Set aside every record that fails its checksum, and a directory wherever the
+    board keeps a file; drop leftover temp files."""
+    for name in j.names():
+        if name.endswith(BAD):
+            continue
+        if _is_dir(j.path(name)):
+            if name in FILES or name.endswith('.tmp'):
+                j.set_aside(name, 'a directory where a file belongs')
+        elif name.endswith('.tmp'):
+            j._remove(name)
+    for name in j._records():
+        if not _verify(j, name):
+            j.set_aside(name, 'checksum mismatch')
+
+
+def record_bytes(j, gid, off, n):
+    """(bytes, total, crc32 of the whole record) of record `gid`, or None if unknown."""
+    name = j.find_record(gid)
+    if name is None:
+        return None
+    p = j.path(name)
+    total = os.stat(p)[6] - CRC_TAIL
+    with open(p, 'rb') as f:
+        f.seek(total + 5)
+        crc = int(f.read(8), 16)
+        off = max(0, min(off, total))
+        f.seek(off)
+        data = f.read(max(0, min(n, total - off)))
+    return data, total, crc
+
+
+def mark_synced(j, gid):
+    """True if the record exists (synced now or before)."""
+    name = j.find_record(gid)
+    if name is None:
+        return False
+    if name.endswith(REC):
+        try:
+            os.rename(j.path(name), j.path(gid + SYN))
+        except OSError as e:
+            # A littlefs too full even to rename: the host has the game, so it may go.
+            j.log('%s synced, removed: flash too full to mark it (%s)' % (name, e))
+            os.remove(j.path(name))
+            j._forget(name)
+            j.freed += 1
+        _sync()
+    j.make_room()
+    return True
+
+
+def list_games(j):
+    """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
+    A view: each item is read (or taken from the cache) when indexed, so one LIST page
+    does not hold a dict per record on the board (they would fragment the heap)."""
+    names = j._records()
+    _size_cache(j, len(names))
+    return _Games(j, names)
+
+
+def _summary(j, name):
+    """{'id', 'game', 'plies', 'result', 'reason', 'synced'} of a record file name.
+
+    The cache must not fragment the heap: one object per record, made at odd times
+    between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
+    could no longer get 8 KB with 1.7 MB free). So it is three arrays, sized by the
+    records on flash (see _size_cache), never by the game counter: a board that played
+    100,000 games has the cache of a new one. A record's slot is its counter modulo the
+    size; the first array holds 1 + the counter there (0: empty), the others its plies
+    and 1 + game/result/reason indexes in j._strs. Foreign names are scanned every
+    time. list_games returns a view, so a LIST page builds only its own dicts."""
+    gid = name[:-4]
+    c = _counter_of(gid)
+    if c < 0 or c >= _MAX_COUNTER or gid != '%s-%04d' % (j.board_id, c):
+        c = -1
+    tag, ply, codes = j._meta
+    i = c & (len(tag) - 1)
+    if c >= 0 and len(tag) and tag[i] == c + 1:
+        code = codes[i] - 1
+        plies = ply[i]
+        st = j._strs
+        game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
+    else:
+        game, plies, result, reason = _scan(j, name)
+        if c >= 0 and len(tag) and plies < 65536:
+            code = _code(j, game) | _code(j, result) << 7 | _code(j, reason) << 14
+            if code >= 0:
+                tag[i] = c + 1
+                ply[i] = plies
+                codes[i] = code + 1
+    return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
+            'synced': name.endswith(SYN)}
+
+
+def _size_cache(j, n):
+    # A power of two >= n records (64..CACHE_MAX): consecutive counters never share a
+    # slot. Resized (and emptied) only when the number of records crosses a power of two.
+    size = 64
+    while size < n and size < CACHE_MAX:
+        size <<= 1
+    if len(j._meta[0]) != size:
+        j._meta = None
+        j._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
+                      array('I', bytes(4 * size)))
+
+
+def _code(j, s):
+    # Index of s in the interned strings (a handful: games, results, reasons); a large
+    # negative number when the table is full, so the summary is not cached.
+    st = j._strs
+    for i in range(len(st)):
+        if st[i] == s:
+            return i
+    if len(st) >= 127:
+        return -(1 << 22)
+    st.append(s)
+    return len(st) - 1
+
+
+def _scan(j, name):
+    # Streams the record through a small buffer: no record-sized string, no list of
+    # its lines (a record is up to ~12 KB; the Pico's heap cannot spare that contiguously).
+    p = j.path(name)
+    left = os.stat(p)[6] - CRC_TAIL
+    if left < 0:
+        raise ValueError('short record')
+    game = result = reason = ''
+    plies = 0
+    buf = bytearray(256)
+    mv = memoryview(buf)
+    carry = b''
+    with open(p, 'rb') as f:
+        while left > 0 or carry:
+            k = f.readinto(buf) if left > 0 else 0
+            if k:
+                k = min(k, left)
+                left -= k
+                chunk = bytes(mv[:k])
+                if carry:
+                    chunk = carry + chunk
+                lines = chunk.split(b'\n')
+                carry = lines.pop()
+                if len(carry) > 512:  # no line is this long; count it anyway
+                    lines.append(carry)
+                    carry = b''
+            else:
+                left = 0
+                lines = [carry]
+                carry = b''
+            for line in lines:
+                if line.startswith(b'[Game '):
+                    game = line[7:-2].decode()
+                elif line.startswith(b'[Result '):
+                    result = line[9:-2].decode()
+                elif line.startswith(b'[Reason '):
+                    reason = line[9:-2].decode()
+                elif line and line[0] != 91:  # '['
+                    for w in line.split():
+                        if w[-1] != 46:  # '.'
+                            plies += 1
+    return (game, max(0, plies - 1), result, reason)
+
+
+class _Games:
+    def __init__(self, journal, names):
+        self.j = journal
+        self.names = names
+
+    def __len__(self):
+        return len(self.names)
+
+    def __getitem__(self, i):
+        name = self.names[i]  # IndexError ends iteration
+        try:
+            return _summary(self.j, name)
+        except (OSError, ValueError, UnicodeError):
+            self.j.set_aside(name, 'unreadable')
+            # Listed once more as synced, so a host does not try to fetch it.
+            return {'id': name[:-4], 'game': '', 'plies': 0, 'result': '',
+                    'reason': 'unreadable', 'synced': True}
