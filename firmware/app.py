@@ -585,6 +585,7 @@ class App:
             self.opponent = with_book(make_opponent(self.g, h.get('level', 3), h.get('seed', 1),
                                                     self._think_poll, self.say),
                                       self.g.name, h, self.board_side)
+        unload_records()   # a sync during the game loaded them; the search wants the room
         gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
         t0 = ticks_ms()
         try:

@@ -148,7 +148,8 @@ class SimLink:
         self.b = BoardProcess("bawo-4x8", self.data, heap=heap, mpy_dir=mpy, link=(to_r, from_w),
                               seed=seed, extra_env={"BAWO_BOARD_ID": BOARD_ID, "BAWO_LEVEL": "1",
                                                     "BAWO_OPPONENT": "board-second" if ai else "people",
-                                                    "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0"})
+                                                    "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0",
+                                                    "BAWO_HEAP": "1"})
         os.close(to_r)
         os.close(from_w)
         self.parser = P.Parser()
@@ -217,6 +218,19 @@ class SimLink:
 
     def alive(self):
         return self.b.proc.poll() is None
+
+    def heap(self):
+        """The board's heap figures (BAWO_HEAP=1: high-water, live at the last idle), for a
+        failure message."""
+        self.b.send("i")
+        try:
+            st = self.b.expect("I ", timeout=30)
+        except Exception as e:  # noqa: BLE001 - only a message
+            return "heap unknown (%s)" % e
+        import json
+        d = json.loads(st[2:])
+        return "heap: peak %s, live %s, mode %s, game %s, opponent %s" % (
+            d.get("peak"), d.get("live"), d.get("mode"), d.get("game"), d.get("opponent"))
 
     def close(self):
         self.b.quit()
@@ -297,18 +311,20 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                     nomem_naks += len(naks)
                     sim.frames = [f for f in sim.frames if f.type != P.NAK]
                     sim.write(frame)
-                elif waited % (REPLY_WAIT_MS * 5) == 0:
+                if waited % (REPLY_WAIT_MS * 5) == 0:
                     # A second without a reply: a host's timeout, it sends the frame again;
                     # after 3 resends it gives up (a full heap can cost a reply). The board
-                    # must answer again soon after: a board that stays mute hangs.
+                    # must answer again soon after: a board that stays mute, or only NAKs
+                    # for want of memory, hangs as far as any host can tell.
                     if waited >= REPLY_WAIT_MS * 5 * 4:
                         unanswered += 1
                         mute += 1
-                        assert mute <= 20, "the board hangs: no reply to 20 requests: %r" % (
-                            sim.b.log[-5:],)
+                        assert mute <= 20, "the board hangs: no reply to 20 requests: %r %s" % (
+                            sim.b.log[-5:], sim.heap())
                         break
-                    resends += 1
-                    sim.write(frame)
+                    if not naks:
+                        resends += 1
+                        sim.write(frame)
             if mine:
                 mute = 0
             slowest = max(slowest, waited)

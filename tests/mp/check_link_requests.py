@@ -151,6 +151,22 @@ def test_new_without_memory_for_the_old_games_record_keeps_that_game_and_its_ai(
     rmtree(b.root)
 
 
+def test_the_archive_code_a_sync_loaded_is_dropped_when_the_board_thinks():
+    # LIST/GET/ACK_GAME load archive.py (the finished records); the board's search wants the
+    # room, and a 160 KB heap has no other to give it.
+    b = _board('archive', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    b.ok(P.LIST, {'start': 0})
+    assert 'archive' in sys.modules
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] >= 2
+    assert 'archive' not in sys.modules
+    rmtree(b.root)
+
+
 def _probe(spec):
     """(bad values, good values) of one schema field."""
     name, kind, lo, hi, default = spec
