@@ -590,6 +590,12 @@ class App:
         t0 = ticks_ms()
         try:
             move = self.opponent.choose(s)
+        except MemoryError:
+            # No room to search this once (a sync's request took it): the game goes on
+            # with a random legal move rather than a dead board.
+            gc.collect()
+            self.say('no memory to think: a random move')
+            move = RandomOpponent(s.ply + 1).choose(s)
         finally:
             self.thinking = False
         t = ticks_diff(ticks_ms(), t0)
@@ -627,7 +633,12 @@ class App:
             self.flash_key = -1
             self.redraw = True
         if self.redraw:
-            self.draw()
+            try:
+                self.draw()
+            except MemoryError:
+                # A full heap costs this frame, never the board: drawn again next loop.
+                self.redraw = True
+                gc.collect()
         self.view.show()
         if self.link is not None:
             self.link.poll()
@@ -1065,7 +1076,12 @@ class App:
             if self.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
                 self.redraw = True
         if self.redraw:
-            self.draw()
+            try:
+                self.draw()
+            except MemoryError:
+                # A full heap costs this frame, never the board: drawn again next loop.
+                self.redraw = True
+                gc.collect()
         self.view.show()
         if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
             self.settings_due = False

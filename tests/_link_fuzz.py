@@ -139,14 +139,14 @@ def snapshot(root, skip):
 class SimLink:
     """The simulator's serial port as two pipes; the simulated clock runs only when told."""
 
-    def __init__(self, root, heap, seed, mpy=None, ai=True):
+    def __init__(self, root, heap, seed, mpy=None, ai=True, board_id=BOARD_ID):
         self.data = os.path.join(root, "data")
         os.makedirs(self.data, exist_ok=True)
         self.mpy = mpy = mpy or build_mpy(os.path.join(root, "mpy"))
         to_r, self.to_w = os.pipe()
         self.from_r, from_w = os.pipe()
         self.b = BoardProcess("bawo-4x8", self.data, heap=heap, mpy_dir=mpy, link=(to_r, from_w),
-                              seed=seed, extra_env={"BAWO_BOARD_ID": BOARD_ID, "BAWO_LEVEL": "1",
+                              seed=seed, extra_env={"BAWO_BOARD_ID": board_id, "BAWO_LEVEL": "1",
                                                     "BAWO_OPPONENT": "board-second" if ai else "people",
                                                     "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0",
                                                     "BAWO_HEAP": "1"})
