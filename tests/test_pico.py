@@ -375,3 +375,56 @@ def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path, request):
           "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
           % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
     assert done and low > 8192
+
+
+FLASH_WRITE = """
+import os, time
+t = time.ticks_us()
+with open('big.bin', 'wb') as f:
+    for i in range(%d):
+        f.write(bytes(4096))
+print('WROTE', time.ticks_diff(time.ticks_us(), t))
+"""
+
+
+def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(bundle_4x8, tmp_path):
+    # The W25Q16JV erases a 4 KiB sector in 45 ms and programs a 256-byte page in 0.4 ms
+    # (typical), busy in its status register meanwhile: 32 KiB of new file data is at least
+    # 8 erases and 128 programs on the Pico's own clock.
+    import subprocess
+    import sys
+    from bawo.pico import PicoError
+    pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            FLASH_WRITE % 8], capture_output=True, text=True, timeout=600)
+        line = [x for x in r.stdout.splitlines() if x.startswith("WROTE ")]
+        assert r.returncode == 0 and line, r.stdout + r.stderr
+        us = int(line[0].split()[1])
+        assert us >= 8 * 45_000 + 128 * 400, us
+        # Now a cut half way through a page program: the first half of the page is programmed
+        # (bits only go 1 -> 0), the byte under way has half its bits cleared, the rest is as
+        # it was.
+        pico.cut_inside_flash_op(pico.now(), 0.5, op=0x02)
+        with pytest.raises((subprocess.TimeoutExpired, PicoError, AssertionError)):
+            subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            FLASH_WRITE.replace("big.bin", "more.bin") % 2],
+                           capture_output=True, text=True, timeout=120)
+            pico.proc.wait(timeout=120)
+            assert pico.proc.poll() is None
+        pico.proc.wait(timeout=60)
+        cut = [e for e in pico.events if e.get("ev") == "cut"]
+        assert cut and cut[-1]["busy"]["cmd"] == 2 and abs(cut[-1]["busy"]["done"] - 0.5) < 0.001, cut
+    finally:
+        pico.close()
+    data = (tmp_path / "flash.bin").read_bytes()
+    busy = cut[-1]["busy"]
+    old, new = bytes.fromhex(busy["old"]), bytes.fromhex(busy["data"])
+    k = len(new) // 2
+    got = bytes(data[a] for a in busy["addrs"])
+    half = old[k] & ~((old[k] & ~new[k]) & 0xF0) & 0xFF
+    want = bytes(o & n for o, n in zip(old[:k], new[:k])) + bytes([half]) + old[k + 1:]
+    assert got == want and got != old
+    # What was written before the cut is whole, and littlefs mounts the image.
+    files = read_files(tmp_path / "flash.bin")
+    assert files["big.bin"] == bytes(8 * 4096)

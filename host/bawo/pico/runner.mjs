@@ -124,7 +124,12 @@ class NorFlash {
     this.progress(t, false);
     if (!this.busy) return null;
     this.busy = null;
-    return { cmd: op.cmd, addr: op.addr, done: Math.min(1, (t - op.start) / (op.end - op.start)) };
+    const done = Math.min(1, (t - op.start) / (op.end - op.start));
+    if (op.cmd !== 0x02) return { cmd: op.cmd, addr: op.addr, size: op.size, done };
+    // What a test needs to check the half-programmed page: each byte's address, what it
+    // held and what was being programmed into it.
+    return { cmd: op.cmd, addr: op.addr, done, addrs: op.addrs,
+             old: Buffer.from(op.old).toString('hex'), data: Buffer.from(op.data).toString('hex') };
   }
   poll() {
     // Reading the status while busy: the ROM spins on it with interrupts off (MicroPython
@@ -195,7 +200,7 @@ class NorFlash {
       for (let i = 4; i < b.length; i++) latch.set((base & ~0xff) | ((base + i - 4) & 0xff), b[i]);
       const addrs = [...latch.keys()];
       this.busy = { cmd, addr: base, addrs, data: addrs.map((a) => latch.get(a)), applied: 0,
-                    start: now, end: now + T_PAGE_PROGRAM };
+                    old: addrs.map((a) => this.array[a]), start: now, end: now + T_PAGE_PROGRAM };
       cutInside(this.busy);
     }
   }
@@ -203,10 +208,11 @@ class NorFlash {
 const nor = new NorFlash();
 
 // A test's power cut inside the next erase or program that starts after emulated time
-// `after`, `frac` of the way through it (a random instant rarely falls inside a 0.4 ms program).
+// `after` (of command `cmd` only, if given), `frac` of the way through it (a random instant
+// rarely falls inside a 0.4 ms program).
 let cutOnOp = null;
 function cutInside(op) {
-  if (!cutOnOp || base + op.start < cutOnOp.after) return;
+  if (!cutOnOp || base + op.start < cutOnOp.after || (cutOnOp.cmd != null && op.cmd !== cutOnOp.cmd)) return;
   cutAt = base + op.start + Math.floor(cutOnOp.frac * (op.end - op.start));
   cutOnOp = null;
 }
@@ -727,7 +733,7 @@ function command(msg) {
       break;
     case 'cut':
       if (msg.inside_op) {
-        cutOnOp = { after: msg.t == null ? now : msg.t, frac: msg.frac == null ? 0.5 : msg.frac };
+        cutOnOp = { after: msg.t == null ? now : msg.t, frac: msg.frac == null ? 0.5 : msg.frac, cmd: msg.op };
         out({ ev: 'ok', id: msg.id, t: now });
         break;
       }
