@@ -275,9 +275,11 @@ def power_cuts(bundle, tmp_path, cuts, seed):
 @pytest.mark.parametrize("half", [0, 1])
 def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path, half):
     # Two halves of the cuts, so that two test workers share them; each half is its own
-    # board and games.
+    # board and games. Each cut costs a boot of the image (0.66 s emulated, ~49 M emulated
+    # instructions of MicroPython importing the firmware), so the normal run affords 2 x 12;
+    # test_power_cuts_120_on_the_picos_flash (-m slow) does 120. BAWO_PICO_CUTS: per half.
     import os
-    cuts = int(os.environ.get("BAWO_PICO_CUTS", "50"))
+    cuts = int(os.environ.get("BAWO_PICO_CUTS", "12"))
     stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11 + half)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts and stats["resumed_mid_game"] > cuts // 2
@@ -294,7 +296,7 @@ def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path, request):
     _slow_only(request)
     stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
     print("pico power cuts:", stats)
-    assert stats["cuts"] == 120 and stats["in_flash_cmd"] > 0
+    assert stats["cuts"] == 120 and stats["in_busy"] > 30
 
 
 def heap_run(bundle, tmp_path, game="bawo", plies=6):
