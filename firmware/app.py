@@ -880,6 +880,7 @@ class App:
         if self.sel >= 0:
             if cell == self.sel:
                 if hint >= 0 and self.direct.get(cell) == hint:
+                    self._answer(key, cell)
                     self.play(hint)   # a hinted one-press move: pressing it plays it
                     return
                 self.sel = -1
@@ -887,15 +888,25 @@ class App:
                 return
             for tgt, m in self.starts[self.sel]:
                 if tgt == cell:
+                    self._answer(key, cell)
                     self.play(m)
                     return
         if cell in self.direct:
+            self._answer(key, cell)
             self.play(self.direct[cell])
         elif cell in self.starts:
             self.sel = cell
             self.changed()
         else:
             self.flash(key)
+
+    def _answer(self, key, cell):
+        # A press that plays a move is answered at once: its pocket lit as pressed goes out
+        # first, then the move is played and journaled (on a Pico that is the rules engine,
+        # the journal's flash write - 45 ms when it erases a sector - and the game-over
+        # check) and only then animated, so a move is still journaled before its animation.
+        self.view.cell(key, self.shown[cell], V.BG_SELECT)
+        self.view.show()
 
     def hint_for(self):
         """The move a hint shows: the proved book's (Bawo, South, from the opening, while

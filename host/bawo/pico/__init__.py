@@ -331,6 +331,16 @@ class Pico:
         self.close()
         return cut[-1]["t"] if cut else None
 
+    def cut_inside_flash_op(self, after_ns=None, frac=0.5, op=None):
+        """Arm a power cut `frac` (0..1) of the way through the next flash erase or page
+        program (op: only that SPI command, 0x02 page program, 0x20 sector erase) that starts
+        after emulated time after_ns (now if None); the flash chip takes the W25Q16JV's
+        typical times (erase 45 ms a 4 KiB sector, 0.4 ms a page)."""
+        kw = {} if after_ns is None else {"t": int(after_ns)}
+        if op is not None:
+            kw["op"] = int(op)
+        self.command("cut", inside_op=True, frac=float(frac), **kw)
+
     def close(self):
         self._stop = True
         if self.proc.poll() is None:

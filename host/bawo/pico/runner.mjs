@@ -36,6 +36,16 @@ let base = 0;             // emulated ns before this boot (each boot has a fresh
 const tnow = () => base + mcu.clock.nanos;
 
 // ---------------------------------------------------------------------------------- flash
+// The Pico's W25Q16JV takes time to erase and program, and says so in its status register's
+// BUSY bit (typical times from its datasheet; the maximum is several times longer). A program
+// or an erase starts when chip select rises after the command and is applied to the array
+// progressively until it is done, so a power cut inside one leaves a page partly programmed
+// (bytes in order, the byte under way with only some of its bits cleared: NOR bits only go
+// 1 -> 0) or a block partly erased (the first part 0xFF, the rest as it was). Until it is
+// done the chip ignores every command but reading the status.
+const T_PAGE_PROGRAM = 400e3;                      // ns, 0.4 ms
+const T_ERASE = { 4096: 45e6, 32768: 120e6, 65536: 150e6 };
+
 class NorFlash {
   constructor() {
     this.cs = false;      // true while chip select is forced low
@@ -43,10 +53,12 @@ class NorFlash {
     this.rx = [];         // the SSI's receive FIFO
     this.wel = false;     // write enable latch
     this.writes = 0;
+    this.busy = null;     // the program or erase under way: {cmd, addr, size|data, start, end}
   }
   attach(rp) {
     this.rp = rp;
     this.array = rp.flash;
+    this.busy = null;     // a power-on: whatever was under way stopped with the power (cut())
   }
   csForce(outover) {
     // IO_QSPI SS_CTRL OUTOVER: 0 normal (the SSI drives it), 2 low, 3 high.
@@ -64,6 +76,76 @@ class NorFlash {
     len = Math.min(len, FLASH_SIZE - off);
     fs.writeSync(flashFd, this.array, off, len, off);
   }
+  // Apply the operation under way as far as it got at emulated time t (ns, this boot's clock);
+  // done: all of it. Returns true when it is complete.
+  progress(t, done) {
+    const op = this.busy;
+    if (!op) return true;
+    const f = done || t >= op.end ? 1 : Math.max(0, (t - op.start) / (op.end - op.start));
+    if (op.cmd === 0x02) {
+      const n = op.data.length;
+      const k = Math.floor(f * n);
+      for (let i = op.applied; i < k; i++) this.array[op.addrs[i]] &= op.data[i];
+      if (k < n && f < 1) {
+        // The byte under way: the high half of the bits it clears are cleared.
+        const a = op.addrs[k], clear = this.array[a] & ~op.data[k] & 0xff;
+        this.array[a] &= ~(clear & 0xf0) & 0xff;
+      }
+      for (let i = op.applied; i < Math.min(k + 1, n); i++) this.persist(op.addrs[i], 1);
+      op.applied = k;
+    } else {
+      const k = Math.floor(f * op.size);
+      this.array.fill(0xff, op.addr + op.applied, op.addr + k);
+      this.persist(op.addr + op.applied, k - op.applied);
+      op.applied = k;
+    }
+    if (f < 1) return false;
+    this.busy = null;
+    this.wel = false;
+    this.writes++;
+    if (op.cmd === 0x02) {
+      for (const addr of op.addrs) {
+        if (this.erased && addr >= this.erased.addr && addr < this.erased.addr + this.erased.size) {
+          if (++this.erased.done >= this.erased.size) this.erased = null;
+        }
+      }
+      snapMaybe(false, 0x02);
+    } else {
+      // Until every byte of the block is programmed again, a cut leaves part of it erased.
+      this.erased = { addr: op.addr, size: op.size, done: 0 };
+      snapMaybe(snap.onErase, op.cmd);
+    }
+    return true;
+  }
+  // The power goes at emulated time t: what was under way stops where it got.
+  cut(t) {
+    const op = this.busy;
+    if (!op) return null;
+    this.progress(t, false);
+    if (!this.busy) return null;
+    this.busy = null;
+    const done = Math.min(1, (t - op.start) / (op.end - op.start));
+    if (op.cmd !== 0x02) return { cmd: op.cmd, addr: op.addr, size: op.size, done };
+    // What a test needs to check the half-programmed page: each byte's address, what it
+    // held and what was being programmed into it.
+    return { cmd: op.cmd, addr: op.addr, done, addrs: op.addrs,
+             old: Buffer.from(op.old).toString('hex'), data: Buffer.from(op.data).toString('hex') };
+  }
+  poll() {
+    // Reading the status while busy: the ROM spins on it with interrupts off (MicroPython
+    // programs and erases inside a critical section), so nothing else can happen on the core
+    // until BUSY clears; the clock goes straight to the end instead of spinning there
+    // (not past a power cut). With interrupts on, the core spins as it would.
+    const op = this.busy;
+    const clock = this.rp.clock;
+    if (this.progress(clock.nanos, false)) return 0;
+    if (this.rp.core.PM) {
+      const stop = Math.min(op.end, cutAt >= 0 ? cutAt - base : Infinity);
+      if (stop > clock.nanos) clock.tick(stop - clock.nanos);
+      if (this.progress(clock.nanos, false)) return 0;
+    }
+    return 1;
+  }
   exchange(byte) {
     // One byte out on the wire, one back.
     if (!this.cs) return 0;
@@ -71,11 +153,15 @@ class NorFlash {
     b.push(byte & 0xff);
     const cmd = b[0];
     const n = b.length;
+    if (this.busy && cmd !== 0x05 && cmd !== 0x35 && !this.progress(this.rp.clock.nanos, false)) {
+      return 0xff; // busy: other commands are ignored
+    }
     switch (cmd) {
       case 0x9f: // JEDEC ID: Winbond W25Q16 (2 MiB)
         return [0, 0xef, 0x40, 0x15][Math.min(n - 1, 3)];
-      case 0x05: // status 1: never busy; WEL as set
-        return n > 1 ? (this.wel ? 2 : 0) : 0;
+      case 0x05: // status 1: BUSY, WEL
+        if (n <= 1) return 0;
+        return (this.busy ? this.poll() : 0) | (this.wel ? 2 : 0);
       case 0x35: // status 2: QE set
         return n > 1 ? 2 : 0;
       case 0x03: // read
@@ -85,27 +171,17 @@ class NorFlash {
         const addr = ((b[1] << 16) | (b[2] << 8) | b[3]) + (n - skip - 1);
         return this.array[addr & 0xffffff];
       }
-      case 0x02: { // page program: NOR bits only go 1 -> 0, wrapping in the 256-byte page
-        if (n <= 4 || !this.wel) return 0;
-        const base = (b[1] << 16) | (b[2] << 8) | b[3];
-        const addr = (base & ~0xff) | ((base + n - 5) & 0xff);
-        this.array[addr] &= byte;
-        this.persist(addr, 1);
-        this.writes++;
-        if (this.erased && addr >= this.erased.addr && addr < this.erased.addr + this.erased.size) {
-          if (++this.erased.done >= this.erased.size) this.erased = null;
-        }
-        snapMaybe();
-        return 0;
-      }
       default:
         return 0;
     }
   }
   finish() {
     const b = this.bytes;
+    this.bytes = [];
     if (!b.length) return;
     const cmd = b[0];
+    if (this.busy && !this.progress(this.rp.clock.nanos, false)) return;
+    const now = this.rp.clock.nanos;
     if (cmd === 0x06) {
       this.wel = true;
     } else if (cmd === 0x04) {
@@ -113,33 +189,46 @@ class NorFlash {
     } else if ((cmd === 0x20 || cmd === 0x52 || cmd === 0xd8) && b.length >= 4 && this.wel) {
       const size = cmd === 0x20 ? 4096 : cmd === 0x52 ? 32768 : 65536;
       const addr = ((b[1] << 16) | (b[2] << 8) | b[3]) & ~(size - 1);
-      this.array.fill(0xff, addr, addr + size);
-      this.persist(addr, size);
-      this.wel = false;
-      this.writes++;
-      // Until every byte of the block is programmed again, a cut leaves part of it erased.
-      this.erased = { addr, size, done: 0 };
-      snapMaybe(snap.onErase);
-    } else if (cmd === 0x02) {
-      this.wel = false;
+      this.busy = { cmd, addr, size, applied: 0, start: now, end: now + T_ERASE[size] };
+      cutInside(this.busy);
+    } else if (cmd === 0x02 && this.wel) {
+      if (b.length <= 4) { this.wel = false; return; }
+      // Page program: the data wraps inside its 256-byte page; a later byte for the same
+      // address replaces an earlier one (the chip latches the last 256 bytes sent).
+      const base = (b[1] << 16) | (b[2] << 8) | b[3];
+      const latch = new Map();
+      for (let i = 4; i < b.length; i++) latch.set((base & ~0xff) | ((base + i - 4) & 0xff), b[i]);
+      const addrs = [...latch.keys()];
+      this.busy = { cmd, addr: base, addrs, data: addrs.map((a) => latch.get(a)), applied: 0,
+                    old: addrs.map((a) => this.array[a]), start: now, end: now + T_PAGE_PROGRAM };
+      cutInside(this.busy);
     }
-    this.bytes = [];
   }
 }
 const nor = new NorFlash();
+
+// A test's power cut inside the next erase or program that starts after emulated time
+// `after` (of command `cmd` only, if given), `frac` of the way through it (a random instant
+// rarely falls inside a 0.4 ms program).
+let cutOnOp = null;
+function cutInside(op) {
+  if (!cutOnOp || base + op.start < cutOnOp.after || (cutOnOp.cmd != null && op.cmd !== cutOnOp.cmd)) return;
+  cutAt = base + op.start + Math.floor(cutOnOp.frac * (op.end - op.start));
+  cutOnOp = null;
+}
 
 // Power-cut images without stopping the board: while armed, after a flash write (a byte
 // programmed or a sector erased) the flash file is copied with probability p, i.e. exactly
 // what a power cut at that instant would leave (tests boot some of them, read the rest).
 // on_erase: also right after every erase, the worst instant of a block's rewrite.
 const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0, onErase: false };
-function snapMaybe(force) {
+function snapMaybe(force, cmd) {
   if (!snap.dir || snap.n >= snap.max) return;
   snap.seed = (Math.imul(snap.seed, 1103515245) + 12345) >>> 0;
   if (!force && (snap.seed >>> 8) / 16777216 >= snap.p) return;
   const path = `${snap.dir}/snap-${snap.n++}.bin`;
   fs.copyFileSync(cfg.flash, path);
-  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: nor.cs ? nor.bytes[0] : null,
+  out({ ev: 'snap', t: tnow(), writes: nor.writes, path, cmd: cmd == null ? null : cmd,
         erased: nor.erased ? [nor.erased.addr, nor.erased.size, nor.erased.done] : null });
 }
 
@@ -171,6 +260,196 @@ function patchSSI(rp) {
   ioq.writeUint32 = (offset, value) => {
     regs.set(offset, value >>> 0);
     if (offset === 0x0c) nor.csForce((value >>> 8) & 3);
+  };
+}
+
+// rp2040js looks every 32-bit write up in its peripheral table before it tries SRAM, and a
+// miss there is a slow lookup; stack pushes and heap stores are most of the writes. SRAM
+// first, the rest exactly as before (no peripheral is mapped inside SRAM).
+function fastSRAM(rp) {
+  const view = rp.sramView;
+  const end = 0x20000000 + rp.sram.length - 3;
+  const slow = rp.writeUint32.bind(rp);
+  rp.writeUint32 = (address, value) => {
+    if (address >= 0x20000000 && address < end) view.setUint32(address - 0x20000000, value, true);
+    else slow(address, value);
+  };
+}
+
+// rp2040js decodes each instruction by walking one long chain of tests in alphabetical order,
+// so a load or a store (most of MicroPython's instructions) fails some 40-60 tests first. The
+// commonest 16-bit instructions are dispatched here by their top bits to the same code (copied
+// from rp2040js 1.4.1's executeInstruction: same results, flags and cycles); every other
+// instruction, and any instruction with an interrupt to check first, goes to rp2040js.
+function fastCore(core) {
+  const slow = core.executeInstruction.bind(core);
+  const R = core.registers;
+  const nz = (result) => { core.N = !!(result & 0x80000000); core.Z = result === 0; };
+  core.executeInstruction = () => {
+    if (core.interruptsUpdated) return slow();
+    const opcodePC = R[15] & ~1;
+    const opcode = core.readUint16(opcodePC);
+    let d = 1;
+    switch (opcode >> 11) {
+      case 0b00000: { // LSLS (immediate)
+        const imm5 = (opcode >> 6) & 0x1f, input = R[(opcode >> 3) & 7];
+        const result = input << imm5;
+        R[15] += 2;
+        R[opcode & 7] = result;
+        nz(result);
+        core.C = imm5 ? !!(input & (1 << (32 - imm5))) : core.C;
+        break;
+      }
+      case 0b00001: { // LSRS (immediate)
+        const imm5 = (opcode >> 6) & 0x1f, input = R[(opcode >> 3) & 7];
+        const result = imm5 ? input >>> imm5 : 0;
+        R[15] += 2;
+        R[opcode & 7] = result;
+        nz(result);
+        core.C = !!((input >>> (imm5 ? imm5 - 1 : 31)) & 0x1);
+        break;
+      }
+      case 0b00100: { // MOVS
+        const value = opcode & 0xff;
+        R[15] += 2;
+        R[(opcode >> 8) & 7] = value;
+        core.N = false;
+        core.Z = value === 0;
+        break;
+      }
+      case 0b00101: // CMP (immediate)
+        R[15] += 2;
+        core.substractUpdateFlags(R[(opcode >> 8) & 7], opcode & 0xff);
+        break;
+      case 0b00110: { // ADDS (encoding T2)
+        const Rdn = (opcode >> 8) & 7;
+        R[15] += 2;
+        R[Rdn] = core.addUpdateFlags(R[Rdn], opcode & 0xff);
+        break;
+      }
+      case 0b01000: {
+        const Rm = (opcode >> 3) & 7, Rdn = opcode & 7;
+        switch (opcode >> 6) {
+          case 0b0100000000: { // ANDS
+            const result = R[Rdn] & R[Rm];
+            R[15] += 2;
+            R[Rdn] = result;
+            core.N = !!(result & 0x80000000);
+            core.Z = (result & 0xffffffff) === 0;
+            break;
+          }
+          case 0b0100000001: { // EORS
+            const result = R[Rm] ^ R[Rdn];
+            R[15] += 2;
+            R[Rdn] = result;
+            nz(result);
+            break;
+          }
+          case 0b0100001000: { // TST
+            const result = R[Rdn] & R[Rm];
+            R[15] += 2;
+            nz(result);
+            break;
+          }
+          case 0b0100001010: // CMP (register)
+            R[15] += 2;
+            core.substractUpdateFlags(R[Rdn], R[Rm]);
+            break;
+          default:
+            return slow();
+        }
+        break;
+      }
+      case 0b01001: { // LDR (literal)
+        R[15] += 2;
+        const addr = ((R[15] + 2) & 0xfffffffc) + ((opcode & 0xff) << 2);
+        d += core.cyclesIO(addr);
+        R[(opcode >> 8) & 7] = core.readUint32(addr);
+        break;
+      }
+      case 0b01011: {
+        const kind = opcode >> 9;
+        if (kind !== 0b0101100 && kind !== 0b0101110) return slow();
+        const addr = R[(opcode >> 6) & 7] + R[(opcode >> 3) & 7];
+        R[15] += 2;
+        d += core.cyclesIO(addr);
+        R[opcode & 7] = kind === 0b0101100 ? core.readUint32(addr) : core.readUint8(addr);
+        break;
+      }
+      case 0b01100: { // STR (immediate)
+        const address = R[(opcode >> 3) & 7] + (((opcode >> 6) & 0x1f) << 2);
+        R[15] += 2;
+        d += core.cyclesIO(address, true);
+        core.writeUint32(address, R[opcode & 7]);
+        break;
+      }
+      case 0b01101: { // LDR (immediate)
+        const addr = R[(opcode >> 3) & 7] + (((opcode >> 6) & 0x1f) << 2);
+        R[15] += 2;
+        d += core.cyclesIO(addr);
+        R[opcode & 7] = core.readUint32(addr);
+        break;
+      }
+      case 0b01110: { // STRB (immediate)
+        const address = R[(opcode >> 3) & 7] + ((opcode >> 6) & 0x1f);
+        R[15] += 2;
+        d += core.cyclesIO(address, true);
+        core.writeUint8(address, R[opcode & 7]);
+        break;
+      }
+      case 0b01111: { // LDRB (immediate)
+        const addr = R[(opcode >> 3) & 7] + ((opcode >> 6) & 0x1f);
+        R[15] += 2;
+        d += core.cyclesIO(addr);
+        R[opcode & 7] = core.readUint8(addr);
+        break;
+      }
+      case 0b10001: { // LDRH (immediate)
+        const addr = R[(opcode >> 3) & 7] + (((opcode >> 6) & 0x1f) << 1);
+        R[15] += 2;
+        d += core.cyclesIO(addr);
+        R[opcode & 7] = core.readUint16(addr);
+        break;
+      }
+      case 0b10010: { // STR (sp + immediate)
+        const address = R[13] + ((opcode & 0xff) << 2);
+        R[15] += 2;
+        d += core.cyclesIO(address, true);
+        core.writeUint32(address, R[(opcode >> 8) & 7]);
+        break;
+      }
+      case 0b10011: { // LDR (sp + immediate)
+        const addr = R[13] + ((opcode & 0xff) << 2);
+        R[15] += 2;
+        d += core.cyclesIO(addr);
+        R[(opcode >> 8) & 7] = core.readUint32(addr);
+        break;
+      }
+      case 0b11010:
+      case 0b11011: { // B (with cond); UDF and SVC go to rp2040js
+        if (((opcode >> 9) & 0x7) === 0b111) return slow();
+        let imm8 = (opcode & 0xff) << 1;
+        if (imm8 & (1 << 8)) imm8 = (imm8 & 0x1ff) - 0x200;
+        R[15] += 2;
+        if (core.checkCondition((opcode >> 8) & 0xf)) {
+          R[15] += imm8 + 2;
+          d++;
+        }
+        break;
+      }
+      case 0b11100: { // B
+        let imm11 = (opcode & 0x7ff) << 1;
+        if (imm11 & (1 << 11)) imm11 = (imm11 & 0x7ff) - 0x800;
+        R[15] += 2;
+        R[15] += imm11 + 2;
+        d++;
+        break;
+      }
+      default:
+        return slow();
+    }
+    core.cycles += d;
+    return d;
   };
 }
 
@@ -304,6 +583,8 @@ function boot() {
   rp.core.PC = 0x10000000;
   nor.attach(rp);
   patchSSI(rp);
+  fastSRAM(rp);
+  fastCore(rp.core);
   rp.peripherals[0x40058].onWatchdogTrigger = () => { rebootPending = true; };
   mcu = rp;
   if (cfg.circuitpython) {
@@ -330,8 +611,10 @@ let wallStart = Date.now();
 let simStart = 0;
 
 function finishCut() {
+  const busy = nor.cut(mcu.clock.nanos);
   fs.fsyncSync(flashFd);
-  out({ ev: 'cut', t: tnow(), writes: nor.writes, in_flash_cmd: nor.cs ? nor.bytes[0] : null });
+  out({ ev: 'cut', t: tnow(), writes: nor.writes, in_flash_cmd: nor.cs ? nor.bytes[0] : (busy ? busy.cmd : null),
+        busy });
   process.exit(0);
 }
 
@@ -363,8 +646,8 @@ function run() {
     const ahead = (tnow() - simStart) / 1e6 - (Date.now() - wallStart);
     if (ahead > 2) { setTimeout(run, Math.min(20, ahead)); return; }
   }
-  const limit = cutAt >= 0 ? cutAt - base : Infinity;
   while (budget-- > 0) {
+    const limit = cutAt >= 0 ? cutAt - base : Infinity;   // a flash operation may set it
     if (clock.nanos >= limit) { finishCut(); return; }
     if (pioActive) {
       if (core.waiting) clock.tick(8 * NS_PER_CYCLE);
@@ -388,15 +671,24 @@ function run() {
       clock.tick(Math.min(dt, limit - clock.nanos));
       budget -= 50;
     } else {
-      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      // Busy: instructions back to back until a wait, the cut, a reboot or PIO (the checks
+      // above, per instruction as before, without leaving this loop for each one).
+      let k = 0;
+      const armed = cutAt;
+      do {
+        clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      } while (++k < 1024 && !core.waiting && !rebootPending && !pioActive && clock.nanosCounter < limit && cutAt === armed);
+      budget -= k - 1;
     }
     if (rebootPending) break;
   }
+  if (nor.busy && !(cutAt >= 0 && clock.nanos >= cutAt - base)) nor.progress(clock.nanos, false);
   const now = tnow();
   ledFlush(now);
   checkWaits(now);
   if (rebootPending) {
     rebootPending = false;
+    nor.progress(clock.nanos, true);  // a reset of the RP2040 does not stop the flash chip
     out({ ev: 'reset', t: now });
     boot();
   }
@@ -440,6 +732,11 @@ function command(msg) {
       out({ ev: 'ok', id: msg.id, t: now, n: snap.n });
       break;
     case 'cut':
+      if (msg.inside_op) {
+        cutOnOp = { after: msg.t == null ? now : msg.t, frac: msg.frac == null ? 0.5 : msg.frac, cmd: msg.op };
+        out({ ev: 'ok', id: msg.id, t: now });
+        break;
+      }
       cutAt = msg.t == null ? now : (msg.rel ? now + msg.t : msg.t);
       out({ ev: 'ok', id: msg.id, t: now, cut_at: cutAt });
       break;
@@ -448,6 +745,7 @@ function command(msg) {
       out({ ev: 'ok', id: msg.id, t: now });
       break;
     case 'quit':
+      nor.cut(mcu.clock.nanos);     // stopping the emulator is a power-off too
       fs.fsyncSync(flashFd);
       process.exit(0);
       break;
@@ -467,5 +765,5 @@ if (cfg.usb_fd != null) {
 }
 const rl = readline.createInterface({ input: process.stdin });
 rl.on('line', (line) => { if (line.trim()) command(JSON.parse(line)); });
-rl.on('close', () => { fs.fsyncSync(flashFd); process.exit(0); });
+rl.on('close', () => { nor.cut(mcu.clock.nanos); fs.fsyncSync(flashFd); process.exit(0); });
 setImmediate(run);
