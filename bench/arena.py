@@ -5,6 +5,7 @@ A benchmark, not a test (it takes many minutes). Prints a markdown table (docs/a
     python bench/arena.py --games 200 --jobs 2                 # every pairing
     python bench/arena.py --games 40 --only oware:L5-greedy   # some pairings
     python bench/arena.py --mcts-games 60 --mcts-ms 350      # Oware against OpenSpiel's MCTS
+    python bench/arena.py --games 20 --jobs 1 --only bawo:B5-M1000 oware:L5-M5000  # our MCTS
 
 Rules of the arena: the State class referees (repetition draws included); a game still going
 after --max-plies plies (default 300) is adjudicated a draw. Games come in pairs, sides
@@ -12,6 +13,11 @@ swapped; --opening N starts each pair with the same N seeded random plies (defau
 so sharp that random opening moves decide many games; variety then comes from the players'
 seeded tie-breaks, and the table counts the distinct games). Levels play with the board's
 budgets (host=False), so the figures are those of the Pico, not of `bawo play`.
+
+`Mk` is the project's own UCT with uniform random rollouts, k playouts a move (bawo.mcts,
+issue 10's yardstick). `B5` is Bawo's level 5 as the board plays it from the opening: the book
+(firmware/bawo_book.bin, firmware/book.py) while the game stays on its line, else the search.
+`--progress` prints each game's result on stderr as it ends.
 
 Against OpenSpiel's Oware the two rule sets differ (docs/ai.md): OpenSpiel allows a grand
 slam but captures nothing with it, where ours forbids the move while another feeds; and it
@@ -30,11 +36,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from shared_rules import game as make_game, State  # noqa: E402
 from shared_rules.ai import Player, GreedyPlayer, RandomPlayer  # noqa: E402
+from bawo.mcts import MctsPlayer  # noqa: E402
+
+FIRMWARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "firmware")
 
 GAMES = ("bawo", "oware", "bagh-chal")
 
 
-def make_player(spec, g, seed):
+def make_player(spec, g, seed, side=0):
     if spec == "random":
         return RandomPlayer(g, seed)
     if spec == "greedy":
@@ -45,6 +54,13 @@ def make_player(spec, g, seed):
         return Player(g, level=int(spec[1:]), seed=seed, host=True)
     if spec.startswith("N"):  # level 5 with another node budget: how sensitive the results are
         return Player(g, level=5, seed=seed, node_budget=int(spec[1:]))
+    if spec.startswith("M"):  # the project's UCT, k playouts a move
+        return MctsPlayer(g, playouts=int(spec[1:]), seed=seed)
+    if spec == "B5":  # level 5 with the board's opening book (Bawo from the opening)
+        sys.path.insert(0, FIRMWARE)
+        import book
+        return book.BookOpponent(Player(g, level=5, seed=seed),
+                                 book_path=os.path.join(FIRMWARE, "bawo_book.bin"), side=side)
     raise ValueError(spec)
 
 
@@ -54,8 +70,8 @@ def play_one(task):
     g = make_game(name)
     if b == "mcts":
         return _play_mcts(task)
-    pa = make_player(a, g, seed)
-    pb = make_player(b, g, seed + 7919)
+    pa = make_player(a, g, seed, a_side)
+    pb = make_player(b, g, seed + 7919, 1 - a_side)
     players = [pb, pb]
     players[a_side] = pa
     st = State(g)
@@ -138,6 +154,14 @@ def _adjudicate(pos):
     return O
 
 
+def _progress(args, r, t0):
+    if args.progress:
+        key, a_side, res, plies = r[:4]
+        print("%s %s-%s A as side %d: %s in %d plies (%.0f s)" % (
+            key[0], key[1], key[2], a_side, {1: "A wins", 0: "B wins", -1: "draw"}[res], plies,
+            time.time() - t0), file=sys.stderr, flush=True)
+
+
 def wilson(k, n, z=1.96):
     if n == 0:
         return 0.0, 0.0
@@ -166,6 +190,7 @@ def main(argv=None):
                     "(Ln: level n with the board's budgets, Hn: with the PC's, Nk: level 5 with k nodes)")
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--progress", action="store_true", help="each game's result on stderr")
     ap.add_argument("--opening", type=int, default=0, help="random plies before each pair of games "
                     "(0: the diversity comes from the seeded tie-breaks only)")
     ap.add_argument("--seed", type=int, default=1)
@@ -196,9 +221,15 @@ def main(argv=None):
     if args.jobs > 1:
         import multiprocessing
         with multiprocessing.Pool(args.jobs) as pool:
-            results = list(pool.imap_unordered(play_one, tasks, chunksize=1))
+            results = []
+        for r in pool.imap_unordered(play_one, tasks, chunksize=1):
+            results.append(r)
+            _progress(args, r, t0)
     else:
-        results = [play_one(t) for t in tasks]
+        results = []
+        for t in tasks:
+            results.append(play_one(t))
+            _progress(args, results[-1], t0)
     agg = {}
     for key, a_side, res, plies, adj, a_t, b_t, moves in results:
         r = agg.setdefault(key, {"n": 0, "w": 0, "d": 0, "l": 0, "ws": [0, 0], "ns": [0, 0],
@@ -229,6 +260,8 @@ def main(argv=None):
         b = key[2]
         if b.startswith("mcts"):
             b += " (%.2f s/move vs our %.2f)" % (r["bt"] / r["n"], r["at"] / r["n"])
+        elif b.startswith("M"):  # per game: our MCTS reports game totals
+            b += " (%.1f s/game vs our %.1f)" % (r["bt"] / r["n"], r["at"] / r["n"])
         print("| %s | %s | %s | %d | %d | %d | %d | %.1f [%.1f, %.1f] | %s | %s | %.0f | %d | %d |" % (
             key[0], key[1], b, r["n"], r["w"], r["d"], r["l"], 100.0 * r["w"] / r["n"],
             100 * lo, 100 * hi, side[0], side[1], r["plies"] / r["n"], r["adj"], len(r["seen"])))

@@ -225,3 +225,43 @@ def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
     finally:
         b.quit()
         bk.close()
+
+
+# Two positions from seeded random games (5 random plies each way) that the solver proves won
+# for South, where level 1 with these seeds plays a move that throws the win away.
+PROVED_WON = (("1,0,3,0,1,0,1,3/0,1,5,1,1,2,3,4/1,2,8,0,3,6,0,0/1,0,5,5,2,0,4,1 S", 30),
+              ("2,1,0,1,4,4,1,3/3,0,3,0,2,2,3,2/0,0,1,0,9,4,0,1/1,3,1,4,4,1,0,4 S", 34))
+
+
+@pytest.mark.parametrize("text,seed", PROVED_WON)
+def test_the_pcs_player_plays_the_proved_move(text, seed):
+    # Issue 10: `bawo play` plays the solver's move whenever the position is proved.
+    from shared_rules.ai import Player
+    from bawo.solve import ProvenPlayer
+    pos = G.parse(text)
+    r = solve(pos, max_nodes=20000)
+    assert r.value == WIN and not r.unknown
+    weak = Player(G, level=1, seed=seed)
+    assert weak.choose(pos) not in r.winning      # the search alone throws it away
+    p = ProvenPlayer(Player(G, level=1, seed=seed), seconds=None)  # nodes only: any load
+    assert p.choose(pos) in r.winning and p.last_info["proved"]
+    # The strategy is kept: every later South move of the won game comes from it.
+    pos2 = G.play(pos, p.last_info["move"])
+    if G.outcome(pos2) is None:
+        after = G.play(pos2, G.legal_moves(pos2)[0])
+        if G.outcome(after) is None:
+            assert after.key() in p.strategy
+
+
+def test_bawo_play_level_5_is_the_proved_player_and_plays_the_book_from_the_opening():
+    from bawo.solve import host_player, ProvenPlayer, open_book
+    from shared_rules import game
+    p = host_player(G, 5, 1)
+    assert isinstance(p, ProvenPlayer)
+    bk = open_book()
+    try:
+        assert p.choose(G.start()) == bk.lookup(G.start().key())
+    finally:
+        bk.close()
+    assert not isinstance(host_player(G, 4, 1), ProvenPlayer)
+    assert not isinstance(host_player(game("oware"), 5, 1), ProvenPlayer)

@@ -120,7 +120,8 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         if Player is not None:
             if not 1 <= level <= 5:
                 raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
-            ai = Player(g, level=level, seed=seed if seed is not None else int(time.time()), host=True)
+            from .solve import host_player
+            ai = host_player(g, level, seed if seed is not None else int(time.time()))
         else:
             out.write("(no AI available: two players take turns)\n")
     s = State(g)
@@ -257,8 +258,8 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
         gid = st["id"]
         s = State(g, st.get("position") if st.get("ply") == 0 else None)
         head = "game %s on the board" % gid
-    from shared_rules.ai import Player
-    ai = Player(g, level=level, seed=seed if seed is not None else int(time.time()), host=True)
+    from .solve import host_player
+    ai = host_player(g, level, seed if seed is not None else int(time.time()))
     out.write("%s: you play %s by pressing pockets, the computer (level %d) plays %s\n%s\n"
               % (head, g.sides[human], level, g.sides[1 - human],
                  draw(g.name, g.format(s.position), style=style)))

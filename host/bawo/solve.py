@@ -418,3 +418,55 @@ def build_book(game=None, max_nodes=400000):
     entries = dict(south)
     entries.update(north)
     return book.pack(entries), len(south), len(north)
+
+
+# -- the PC's player ----------------------------------------------------------------------------
+
+class ProvenPlayer:
+    """The PC's Bawo player (`bawo play`, level 5): the proved move whenever the position is
+    proved won for the side to move, the search's move otherwise. Proved by the book (its
+    South strategy, checked from the position by bawo.proofcheck) or by solve() within
+    `seconds`; a strategy once found is kept, so the rest of a won game costs nothing."""
+
+    def __init__(self, ai, seconds=1.0, max_nodes=20000):
+        self.ai = ai
+        self.game = ai.game
+        self.seconds = seconds
+        self.max_nodes = max_nodes
+        self.strategy = {}
+        self.last_info = {}
+
+    def choose(self, pos_or_state):
+        g = self.game
+        pos = getattr(pos_or_state, "position", pos_or_state)
+        legal = g.legal_moves(pos)
+        m = self.strategy.get(pos.key())
+        if m is None and pos.turn == 0:
+            bk = open_book()
+            if bk is not None:
+                try:
+                    if book_value(g, pos, bk) == WIN:
+                        m = bk.lookup(pos.key())
+                finally:
+                    bk.close()
+        if m is None:
+            r = solve(pos, all_moves=False, max_nodes=self.max_nodes, max_seconds=self.seconds)
+            if r.value == WIN:
+                self.strategy.update(r.strategy)
+                m = r.best
+        if m is not None and m in legal:
+            self.last_info = {"proved": True, "move": m}
+            return m
+        m = self.ai.choose(pos_or_state)
+        self.last_info = self.ai.last_info
+        return m
+
+
+def host_player(game, level, seed):
+    """The PC's AI for `bawo play` and the web page: the search with the PC's budgets; in Bawo
+    at level 5 the proved move wherever the solver or the book proves the position won."""
+    from shared_rules.ai import Player
+    ai = Player(game, level=level, seed=seed, host=True)
+    if game.name == "bawo" and level == 5:
+        return ProvenPlayer(ai)
+    return ai

@@ -25,12 +25,12 @@ class Session:
             raise BawoError("no game %s" % name)
         if side not in (0, 1) or level not in range(1, 6):
             raise BawoError("side is 0 or 1, level 1 to 5")
-        from shared_rules.ai import Player
+        from ..solve import host_player
         with self.lock:
             g = make_game(name)
             self.g, self.human, self.level = g, side, level
             self.s = State(g)
-            self.ai = Player(g, level=level, seed=int(time.time()), host=True)
+            self.ai = host_player(g, level, int(time.time()))
             self.gid = "web-%s" % time.strftime("%Y%m%d-%H%M%S")
             self.start = time.strftime("%Y-%m-%dT%H:%M:%S")
             self.logged = False
