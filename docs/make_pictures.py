@@ -18,9 +18,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / 'firmware'))
-if 'profile' in sys.modules and not hasattr(sys.modules['profile'], 'ProfileError'):
-    del sys.modules['profile']  # the stdlib module of the same name
-import profile  # noqa: E402
+import pinmap as profile  # noqa: E402
 import hw_sim  # noqa: E402
 import app as A  # noqa: E402
 from journal import Journal  # noqa: E402

@@ -95,7 +95,7 @@ class Sim:
 
     def start(self):
         path = env('BAWO_PROFILE', 'profile.json')
-        import profile as _profile
+        import pinmap as _profile
         try:
             prof = _detach(_profile.load(path))
         except _profile.ProfileError as e:
@@ -114,7 +114,7 @@ class Sim:
         if not self.fake:
             self.clock.set(ticks_ms())
         _profile = None
-        del sys.modules['profile']
+        del sys.modules['pinmap']
         global _app
         gc.collect()
         import app as _app

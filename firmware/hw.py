@@ -1,7 +1,7 @@
 # Backend selection: the rest of the firmware calls open_board() and never imports a
 # backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
 import sys
-import profile as _profile
+import pinmap as _profile
 
 
 def backend_name():

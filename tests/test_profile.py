@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent / 'mp'))
 import harness  # noqa: E402
 
 CHECKS = harness.load('check_profile')
-FIRMWARE_FILES = ['compat.py', 'profile.py', 'keys.py', 'pixels.py', 'pixels_viper.py',
+FIRMWARE_FILES = ['compat.py', 'pinmap.py', 'keys.py', 'pixels.py', 'pixels_viper.py',
                   'hw.py', 'hw_rp2.py', 'hw_circuitpython.py', 'hw_sim.py']
 
 test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)

@@ -43,7 +43,7 @@ def test_illegal_scripted_move_is_an_error(tmp_path):
 
 
 def test_interactive_exposes_a_pty_link(tmp_path):
-    proto = pytest.importorskip("bawo.link")
+    from bawo import link as proto
     p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(tmp_path), "--headless"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -15,7 +15,8 @@ import hashlib
 import os
 
 from .errors import BawoError
-from .flash import firmware_dir, profile_path, rules_dir, _check_profile
+from .firmware import firmware_dir, profile_path, rules_dir
+from .flash import _check_profile
 
 NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 # Files only the MicroPython build or the simulator use (see flash.SKIP_FIRMWARE).

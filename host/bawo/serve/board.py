@@ -8,7 +8,7 @@ from pathlib import Path
 
 from shared_rules import game as make_game
 
-from .. import draw, sim
+from .. import draw, firmware, sim
 
 # The firmware App objects bawo.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
@@ -41,7 +41,7 @@ def layout(game_name):
     lay = _layouts.get(game_name)
     if lay is not None:
         return lay
-    prof_file = sim.profile_path(sim.PROFILES[game_name])
+    prof_file = firmware.profile_path(sim.PROFILES[game_name])
     prof = json.loads(Path(prof_file).read_text())
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     blk = prof["leds"]["block"]
