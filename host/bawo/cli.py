@@ -462,27 +462,36 @@ def cmd_sync(args):
 
 
 def cmd_games(args):
-    from .db import row_dict, played_text
     if args.where:
         print(safe(_db_path(args)))
         return 0
+    if not args.quarantine:
+        return list_games(_db_path(args), args.game, args.since, args.until, args.result, args.json)
     log = _open_log(args, readonly=True)
     try:
-        if args.quarantine:
-            rows = log.quarantined()
-            items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
-            if args.json:
-                _out_json(items)
-            else:
-                for d in items:
-                    print(safe("%-22s ply %-4s %s  (%s, %s)" % (
-                        d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
-                        d["source"], d["added"][:10])))
-                if not items:
-                    print("no quarantined records")
-            return 0
-        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
-        if args.json:
+        rows = log.quarantined()
+    finally:
+        log.close()
+    items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
+    if args.json:
+        _out_json(items)
+        return 0
+    for d in items:
+        print(safe("%-22s ply %-4s %s  (%s, %s)" % (
+            d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
+            d["source"], d["added"][:10])))
+    if not items:
+        print("no quarantined records")
+    return 0
+
+
+def list_games(db, game=None, since=None, until=None, result=None, as_json=False):
+    """`bawo games`: the games of the log at db, oldest first, filtered as asked."""
+    from .db import Log, row_dict, played_text
+    log = Log(db, readonly=True)
+    try:
+        rows = _Counted(log.select(game, since, until, result))
+        if as_json:
             _out_json_list(row_dict(r) for r in rows)
             return 0
         for r in rows:
@@ -494,7 +503,7 @@ def cmd_games(args):
     finally:
         log.close()
     if not rows.n:
-        print(safe("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else "")))
+        print(safe("no games in %s%s" % (log.path, " matching the filters" if (game or since or until or result) else "")))
         return 0
     print("%d game(s), oldest first; PLAYED is local time" % rows.n)
     return 0
@@ -834,8 +843,7 @@ def cmd_demo(args):
         relay.stop = True
         board.kill()
     print("4. bawo games --db %s" % db)
-    rc = cmd_games(argparse.Namespace(db=db, where=False, quarantine=False, json=False, game=None,
-                                      since=None, until=None, result=None))
+    rc = list_games(db)
     if report.added:
         print("\nnext: bawo show %s --db %s --all" % (report.added[-1], db))
     return rc
