@@ -158,7 +158,8 @@ def _narrow(stream):
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
     from .firmware import profile_path
-    from .sim import PROFILES, _geometry
+    from .sim import PROFILES
+    from .sim.render import _geometry
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):

@@ -35,7 +35,7 @@ def firmware_dir():
 def sim_firmware_dir():
     """The simulator's own firmware files (its entry and its fake hardware), apart from the
     device's: on the MicroPython path before firmware_dir() when the simulator runs."""
-    return _package_dir("bawo_firmware", "board_sim.py")
+    return _package_dir("bawo_firmware_sim", "board_sim.py")
 
 
 def rules_dir():

@@ -24,10 +24,11 @@ from .firmware import book_path, firmware_dir, profile_path, rules_dir
 
 STAGE = ".bawo_new"
 KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would be ignored
-# Firmware files for other runtimes: the simulator, CircuitPython. Any *_sim.py / sim_*.py is
-# simulator-only too (see is_sim_only).
-SKIP_FIRMWARE = ("hw_sim.py", "hw_circuitpython.py", "drive_mode.py", "board_sim.py", "manifest.py")
-SKIP_RULES = ("manifest.py",)
+# The device folder (firmware/) holds the board's modules for both of its runtimes; the
+# simulator's files live apart (firmware_sim/). Left out here: each package's build manifest
+# (micropython-lib's convention) and the CircuitPython backend, which flash_circuitpython copies.
+CIRCUITPYTHON_ONLY = ("hw_circuitpython.py", "drive_mode.py")
+MANIFEST = "manifest.py"
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
          8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
@@ -40,9 +41,9 @@ class FlashError(BawoError):
 
 
 # -- sources -------------------------------------------------------------------------------
-def is_sim_only(name):
-    """Firmware files the Pico must not get: the simulator's entry and hardware, other runtimes."""
-    return name in SKIP_FIRMWARE or name.endswith("_sim.py") or name.startswith("sim_")
+def for_micropython(name):
+    """True for a file of the device folder that a MicroPython board runs."""
+    return name.endswith(".py") and name != MANIFEST and name not in CIRCUITPYTHON_ONLY
 
 
 def sources(profile):
@@ -50,11 +51,11 @@ def sources(profile):
     out = []
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
-        if f.endswith(".py") and not is_sim_only(f) and not f.startswith("test_") and f != "__init__.py":
+        if for_micropython(f):
             out.append((f, os.path.join(fw, f)))
     rd = rules_dir()
     for f in sorted(os.listdir(rd)):
-        if f.endswith(".py") and f not in SKIP_RULES:
+        if f.endswith(".py") and f != MANIFEST:
             out.append(("shared_rules/" + f, os.path.join(rd, f)))
     out.append(("profile.json", profile_path(profile)))
     out.append(("bawo_book.bin", book_path()))  # read by firmware/book.py

@@ -15,9 +15,10 @@ def root():
 
 ROOT = root()
 FIRMWARE = ROOT + '/firmware'
+FIRMWARE_SIM = ROOT + '/firmware_sim'
 PROFILES = ROOT + '/hardware/profiles'
 # As on the board, where the firmware's modules and the shared_rules package share the root.
-for _p in (ROOT, FIRMWARE):
+for _p in (ROOT, FIRMWARE, FIRMWARE_SIM):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 

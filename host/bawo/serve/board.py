@@ -9,6 +9,7 @@ from pathlib import Path
 from shared_rules import game as make_game
 
 from .. import draw, firmware, sim
+from ..sim import layout as sim_layout
 
 # The firmware App objects bawo.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
@@ -46,7 +47,7 @@ def layout(game_name):
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     blk = prof["leds"]["block"]
     cells = prof.get("pockets") or prof.get("points")
-    labels = sim._labels(game_name, rows, cols, {"game": game_name})
+    labels = sim_layout._labels(game_name, rows, cols, {"game": game_name})
     cell_of_key = {k: c for c, k in sim.key_of_cell(prof_file, game_name).items()}
     pockets = []
     for key, (r, c) in enumerate(cells):
