@@ -32,7 +32,7 @@ class _HostGC:
 
 
 def _quiet_gc():
-    app = draw._firmware()["app"]
+    app = firmware.module("app")
     if not isinstance(app.gc, _HostGC):
         app.gc = _HostGC()
 
@@ -105,8 +105,7 @@ def picture(game_name, position_text):
 def sowing(game_name, position_text, move_text):
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    fw = draw._firmware()
-    A = fw["app"]
+    A = firmware.module("app")
     out = []
     with _lock:
         _quiet_gc()
