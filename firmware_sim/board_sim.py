@@ -92,10 +92,10 @@ class Sim:
 
     def start(self):
         path = env('BAWO_PROFILE', 'profile.json')
-        import pinmap as _profile
+        import pinmap
         try:
-            prof = _detach(_profile.load(path))
-        except _profile.ProfileError as e:
+            prof = _detach(pinmap.load(path))
+        except pinmap.ProfileError as e:
             msg = 'bawo: cannot start: %s (file %s)' % (e, path)
             print(msg)
             self.emit('M ' + msg)
@@ -110,7 +110,7 @@ class Sim:
                                   out=frames, bounce_ms=int(env('BAWO_BOUNCE', '5')))
         if not self.fake:
             self.clock.set(ticks_ms())
-        _profile = None
+        pinmap = None
         del sys.modules['pinmap']
         global _app
         gc.collect()
