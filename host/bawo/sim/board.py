@@ -244,7 +244,9 @@ def build_mpy(dest, march="x64"):
     jobs += [(p, dest / "shared_rules" / (p.stem + ".mpy"))
              for p in (rules_parent / "shared_rules").glob("*.py") if p.name != "__main__.py"]
     for src, out in jobs:
-        subprocess.run([exe, "-march=" + march, "-o", str(out), str(src)], check=True,
+        # -s: the file's own name, as `bawo flash` compiles it: the source path is a string on
+        # the heap, and the checkout's path must not change what a 160 KB heap holds.
+        subprocess.run([exe, "-march=" + march, "-o", str(out), "-s", src.name, str(src)], check=True,
                        capture_output=True)
     for p in fw.glob("*.bin"):  # data the firmware reads beside its modules: the opening book
         (dest / p.name).write_bytes(p.read_bytes())
