@@ -20,11 +20,11 @@ sys.path.insert(0, str(ROOT))
 
 MP_SCRIPT = r"""
 import sys, time, gc, json
-import profile, hw_sim
+import pinmap, hw_sim
 from journal import Journal
 import app as A
 A.print = lambda *a: None
-prof = profile.load(sys.argv[1])
+prof = pinmap.load(sys.argv[1])
 game = sys.argv[2]
 board = hw_sim.Board(prof)
 j = Journal(sys.argv[3], 'bench', log=lambda m: None)
@@ -76,15 +76,15 @@ print(json.dumps({'leds': prof.n_leds, 'full_us': full_us, 'step_us': step_us,
 
 
 def main():
-    from bawo.sim import micropython_binary, repo_paths
-    fw, rules, profiles = repo_paths()
-    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(rules)]))
+    from bawo.firmware import micropython_path, profile_path
+    from bawo.sim import micropython_binary
+    env = dict(os.environ, MICROPYPATH=micropython_path())
     rows = []
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "bench_mp.py"
         script.write_text(MP_SCRIPT)
         for prof, game in (("bawo-4x8", "bawo"), ("bawo-4x8", "oware"), ("grid-5x5", "bagh-chal")):
-            out = subprocess.run([micropython_binary(), str(script), str(profiles / (prof + ".json")), game,
+            out = subprocess.run([micropython_binary(), str(script), profile_path(prof), game,
                                   os.path.join(d, prof + game)], env=env, capture_output=True, text=True,
                                  timeout=300)
             if out.returncode:

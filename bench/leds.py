@@ -13,15 +13,12 @@ FRAMES = 200
 
 def _setup(root):
     sys.path.insert(0, root + '/firmware')
-    m = sys.modules.get('profile')
-    if m is not None and not hasattr(m, 'ProfileError'):
-        del sys.modules['profile']
 
 
 def measure(root, frames):
     """{profile name: ms per show()} measured in this interpreter."""
     _setup(root)
-    import profile
+    import pinmap as profile
     import pixels
     try:
         from time import ticks_us, ticks_diff

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from bawo import sim  # noqa: E402
+from bawo import firmware, sim  # noqa: E402
 from bawo.pico import Pico, load_profile, make_flash, menu_keys, read_files  # noqa: E402,F401
 from shared_rules import State, game  # noqa: E402
 
@@ -162,7 +162,7 @@ def bench_boot_press(files, d, presses=6):
         p.settle(0)
         prof = load_profile("bawo-4x8")
         keys = menu_keys(prof, "bawo", "people", 8) + [p.menu_key]
-        cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+        cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
         lat = []
         for k in keys:
             lat.append(_press_latency(p, k))

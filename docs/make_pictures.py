@@ -4,7 +4,7 @@ Usage: python docs/make_pictures.py          # every scene -> docs/pictures/<nam
        python docs/make_pictures.py OUTDIR   # the same files into OUTDIR (the staleness test)
 
 Each scene runs the real firmware (firmware/app.py, view.py, pixels.py) on the simulated board
-of firmware/hw_sim.py, starts a real position, presses pockets through App.on_press, lets the
+of firmware_sim/hw_sim.py, starts a real position, presses pockets through App.on_press, lets the
 loop settle, and draws the frame's LEDs. Colours are the logical ones (before gamma and the
 brightness setting), which is how the LEDs look to the eye. Output is deterministic, so a test
 can check that the committed pictures are current.
@@ -18,9 +18,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / 'firmware'))
-if 'profile' in sys.modules and not hasattr(sys.modules['profile'], 'ProfileError'):
-    del sys.modules['profile']  # the stdlib module of the same name
-import profile  # noqa: E402
+sys.path.insert(0, str(ROOT / 'firmware_sim'))
+import pinmap as profile  # noqa: E402
 import hw_sim  # noqa: E402
 import app as A  # noqa: E402
 from journal import Journal  # noqa: E402
@@ -191,7 +190,7 @@ def labels_for(game, prof, position):
     if position == 'menu':
         return {}
     sys.path.insert(0, str(ROOT / 'host'))
-    from bawo.sim import _labels  # the simulator's pocket names, the same as on screen
+    from bawo.sim.layout import _labels  # the simulator's pocket names, the same as on screen
     return _labels(game, prof.grid_rows, prof.grid_cols, {})
 
 

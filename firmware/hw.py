@@ -1,7 +1,7 @@
 # Backend selection: the rest of the firmware calls open_board() and never imports a
 # backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
 import sys
-import profile as _profile
+import pinmap
 
 
 def backend_name():
@@ -19,10 +19,10 @@ def backend_name():
 
 
 def open_board(profile, **kw):
-    """profile: a profile.Profile or a path to its JSON. Returns a board with .profile,
+    """profile: a pinmap.Profile or a path to its JSON. Returns a board with .profile,
     .keys (keys.Keys API), .pixels (pixels.Pixels API) and .ticks_ms()."""
     if isinstance(profile, str):
-        profile = _profile.load(profile)
+        profile = pinmap.load(profile)
     name = backend_name()
     if name == 'rp2':
         import hw_rp2 as backend

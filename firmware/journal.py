@@ -13,7 +13,7 @@
 #   <name>.bad       anything that failed its checksum, set aside for a human to look at
 #   counter          last game counter used, so ids stay unique after records are deleted
 #   settings         the menu's choices (firmware/app.py)
-#   board_id         the simulator's board id (firmware/board_sim.py)
+#   board_id         the simulator's board id (firmware_sim/board_sim.py)
 # A directory where one of these files belongs, or a file where `root` should be, is set
 # aside as *.bad too (renamed, never deleted), once, with a warning.
 # A journal/record line is "<payload> <crc32 of payload, 8 hex digits>\n".

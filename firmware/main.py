@@ -1,7 +1,7 @@
 # Power-on: build the board from profile.json first (its tables need the empty heap),
 # then the app, which resumes the journaled game or opens the menu.
 import hw
-from profile import ProfileError
+from pinmap import ProfileError
 try:
     board = hw.open_board('profile.json')
 except ProfileError as e:

@@ -7,5 +7,5 @@ metadata(version="0.1.0", description="Bawo Board firmware")
 include("$(PORT_DIR)/boards/manifest.py")
 include("../shared_rules/manifest.py")
 for name in ("app", "book", "compat", "handler", "hw", "hw_rp2", "journal", "keys", "link", "menu",
-             "pixels", "pixels_viper", "profile", "protocol", "archive", "view"):
+             "pixels", "pixels_viper", "pinmap", "protocol", "archive", "view"):
     module(name + ".py")

@@ -9,9 +9,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / 'firmware'))
-if 'profile' in sys.modules and not hasattr(sys.modules['profile'], 'ProfileError'):
-    del sys.modules['profile']  # the stdlib module of the same name
-import profile  # noqa: E402
+import pinmap as profile  # noqa: E402
 import pixels  # noqa: E402
 
 

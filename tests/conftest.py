@@ -10,7 +10,8 @@ from bawo.tools import venv_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
-for p in (str(ROOT), str(FIRMWARE)):
+FIRMWARE_SIM = ROOT / "firmware_sim"   # the simulator's files: hw_sim, board_sim, simpipe
+for p in (str(ROOT), str(FIRMWARE), str(FIRMWARE_SIM)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
@@ -23,7 +24,7 @@ def tool(name):
     return found
 
 
-def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE), cwd=ROOT, timeout=300, env=None):
+def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE, FIRMWARE_SIM), cwd=ROOT, timeout=300, env=None):
     """Run the MicroPython unix port; returns subprocess.CompletedProcess (text)."""
     cmd = [tool("micropython")]
     if heapsize:

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from bawo import sim
+from bawo import firmware, sim
 from bawo.flash_circuitpython import bundle
 from bawo.pico import load_profile
 from bawo.pico.circuitpython import CircuitPico, make_flash, read_files
@@ -180,7 +180,7 @@ def power_cut_images(bundle_files, tmp_path, want, seed):
     from shared_rules import State, game
     from bawo.pico import menu_keys
     prof = load_profile("bawo-4x8")
-    cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+    cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
     rng = random.Random(seed)
     snaps = tmp_path / "snaps"
     snaps.mkdir()
@@ -345,7 +345,7 @@ def test_menu_held_at_power_on_leaves_the_drive_to_the_pc(cp_bundle, tmp_path):
             pico.tap(k)
     finally:
         pico.close()
-    rgb = canvas_from_wire(sim.profile_path("bawo-4x8"), wire)
+    rgb = canvas_from_wire(firmware.profile_path("bawo-4x8"), wire)
     canvas_w = prof["leds"]["width"]
     px = [rgb[i:i + 3] for i in range(0, len(rgb), 3)]
     top, rest = px[:canvas_w], px[canvas_w:]

@@ -1,6 +1,7 @@
 """`bawo show/watch/play` draw positions with the firmware's own LED drawing (host/bawo/draw.py):
 the same picture the simulator shows for the same position."""
 import sys
+import types
 
 import pytest
 
@@ -27,7 +28,7 @@ def _no_status(text):
     ("bagh-chal", ["c3", "a1-a2", "b2"]),
 ])
 def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
-    sim = pytest.importorskip("bawo.sim")
+    from bawo import sim
     board = sim.BoardProcess(sim.PROFILES[game], str(tmp_path), fake=True, speed=8)
     try:
         st = sim.choose_settings(board, game, "people", 8)
@@ -48,9 +49,13 @@ def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
 
 
 def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
-    monkeypatch.setattr(D, "_fw", None)
+    from bawo import firmware
+    monkeypatch.setattr(firmware, "_loaded", {})
     monkeypatch.setattr(D, "_apps", {})
-    names = D._FW_MODULES + ("shared_rules.oware", "shared_rules.bawo", "shared_rules.baghchal")
+    # Another program's module called `keys` stays where it is and the firmware gets its own.
+    monkeypatch.setitem(sys.modules, "keys", types.ModuleType("keys"))
+    names = tuple(firmware._names()) + ("profile", "shared_rules.oware", "shared_rules.bawo",
+                                        "shared_rules.baghchal")
     # The test's own positions load their engines first: what the drawing finds loaded, it
     # leaves loaded (this test alone in a process, or after others, sees the same).
     bawo, oware = make_game("bawo"), make_game("oware")
@@ -60,6 +65,8 @@ def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     D.leds("bawo", start["bawo"])
     D.leds("oware", start["oware"])
     assert {n: sys.modules.get(n) for n in names} == before and sys.path == path
+    assert firmware.module("keys").__file__.startswith(firmware.firmware_dir())
+    assert firmware.module("app").V is firmware.module("view")   # one copy of each module
 
 
 def test_draw_styles():

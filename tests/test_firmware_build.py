@@ -6,12 +6,13 @@ import pytest
 from conftest import mpy_cross_all
 from bawo.sim import BoardProcess, build_mpy, choose_settings, play_moves, random_moves
 
-FIRMWARE = Path(__file__).resolve().parents[1] / "firmware"
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIRMWARE.glob("*.py")))
-def test_mpy_cross_armv6m(tmp_path, name):
-    assert mpy_cross_all([FIRMWARE / name], tmp_path) == []
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "firmware").glob("*.py"))
+                         + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "firmware_sim").glob("*.py")))
+def test_mpy_cross_armv6m(tmp_path, path):
+    assert mpy_cross_all([ROOT / path], tmp_path) == []
 
 
 @pytest.mark.parametrize("game,profile", [("bawo", "bawo-4x8"), ("bagh-chal", "grid-5x5")])

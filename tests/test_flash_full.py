@@ -56,7 +56,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
     import json
     import threading
     import serial
-    from conftest import run_micropython, FIRMWARE, ROOT
+    from conftest import run_micropython, FIRMWARE, FIRMWARE_SIM, ROOT
     from _host_helpers import random_record
     from bawo import sim
     from bawo.db import Log
@@ -68,7 +68,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
     (tmp_path / "recs.json").write_text(json.dumps([[r.header["Id"], r.to_text()] for r in recs]))
     (tmp_path / "fill.py").write_text(FILL)
     r = run_micropython([str(tmp_path / "fill.py"), str(image), str(kb), str(tmp_path / "recs.json")],
-                        path=(FIRMWARE, ROOT))
+                        path=(FIRMWARE, FIRMWARE_SIM, ROOT))
     assert r.returncode == 0 and "full 28" in r.stdout, r.stdout + r.stderr
     filled = json.loads(r.stdout.splitlines()[-1])
     assert 3 <= len(filled) < 40

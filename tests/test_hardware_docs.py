@@ -42,7 +42,7 @@ def test_readme_power_table_is_current():
 def test_power_worst_case_within_supply():
     import power
     for path in PROFILES:
-        import profile
+        import pinmap as profile
         p = profile.load(str(path))
         b = power.budget(p)
         assert b['at_cap'] > p.supply_ma            # the limiter is what keeps it safe

@@ -15,7 +15,7 @@ from bawo.ports import connect
 from bawo.sync import sync
 from bawo.watch import Watcher
 
-sim = pytest.importorskip("bawo.sim")
+from bawo import sim
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ import json
 import os
 import subprocess
 
-from bawo.sim import repo_paths, micropython_binary
+from bawo.firmware import micropython_path
+from bawo.sim import micropython_binary
 
 SCRIPT = r"""
 import os, sys, json
@@ -60,9 +61,8 @@ print(json.dumps(res))
 
 
 def run_mp(tmp_path, script):
-    fw, rules, _ = repo_paths()
     (tmp_path / "t.py").write_text(script)
-    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(rules)]))
+    env = dict(os.environ, MICROPYPATH=micropython_path())
     root = tmp_path / "flash"
     root.mkdir()
     out = subprocess.run([micropython_binary(), str(tmp_path / "t.py"), str(root)], env=env,

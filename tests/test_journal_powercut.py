@@ -16,7 +16,8 @@ import time
 import pytest
 
 from bawo.sim import (BoardProcess, SimError, choose_settings, key_of_cell, play_moves,
-                      presses_for, random_moves, repo_paths, micropython_binary)
+                      presses_for, random_moves, micropython_binary)
+from bawo.firmware import micropython_path, profile_path
 from shared_rules import game as make_game, State
 
 CUTS = 220
@@ -31,10 +32,10 @@ def replay(game, moves):
 
 BOOT_SCRIPT = r"""
 import os, sys, json
-import profile, hw_sim
+import pinmap, hw_sim
 from journal import Journal
 import app as A
-prof = profile.load(sys.argv[1])
+prof = pinmap.load(sys.argv[1])
 board = hw_sim.Board(prof)
 A.print = lambda *a: None
 base = sys.argv[2]
@@ -95,11 +96,10 @@ def test_torn_journal_200_cuts(tmp_path):
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     (tmp_path / "src.jnl").write_bytes(src)
     (tmp_path / "boot.py").write_text(BOOT_SCRIPT)
-    fw, rules, profiles = repo_paths()
     work = tmp_path / "cuts"
     work.mkdir()
-    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(rules)]))
-    out = subprocess.run([micropython_binary(), str(tmp_path / "boot.py"), str(profiles / "bawo-4x8.json"),
+    env = dict(os.environ, MICROPYPATH=micropython_path())
+    out = subprocess.run([micropython_binary(), str(tmp_path / "boot.py"), profile_path("bawo-4x8"),
                           str(work), str(tmp_path / "cases.json"), str(tmp_path / "src.jnl")],
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from conftest import ROOT
-from bawo.flash import is_sim_only
+from bawo.flash import for_micropython
 
 
 def read_manifest(path, calls):
@@ -19,8 +19,7 @@ def test_firmware_manifest_lists_every_board_module():
     for m in modules:
         assert (ROOT / "firmware" / m).exists(), m
     wanted = {p.name for p in (ROOT / "firmware").glob("*.py")
-              if p.name not in ("main.py", "manifest.py", "__init__.py", "hw_circuitpython.py")
-              and not is_sim_only(p.name)}
+              if p.name != "main.py" and for_micropython(p.name)}
     assert modules == wanted
     includes = [a[0] for kind, _, a, _ in calls if kind == "include"]
     assert "../shared_rules/manifest.py" in includes

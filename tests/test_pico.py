@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bawo import sim
+from bawo import firmware, sim
 from bawo.pico import read_files
 
 from _pico_helpers import Twins, journal_on_flash, position, boot_pico, build_bundle
@@ -186,7 +186,7 @@ def power_cuts(bundle, tmp_path, cuts, seed):
     from shared_rules import State, game
     from shared_rules.record import Record
     prof = load_profile("bawo-4x8")
-    cells = sim.key_of_cell(sim.profile_path("bawo-4x8"), "bawo")
+    cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
     rng = random.Random(seed)
     flash = tmp_path / "flash.bin"
     make_flash(flash, bundle)

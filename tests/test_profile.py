@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent / 'mp'))
 import harness  # noqa: E402
 
 CHECKS = harness.load('check_profile')
-FIRMWARE_FILES = ['compat.py', 'profile.py', 'keys.py', 'pixels.py', 'pixels_viper.py',
+FIRMWARE_FILES = ['compat.py', 'pinmap.py', 'keys.py', 'pixels.py', 'pixels_viper.py',
                   'hw.py', 'hw_rp2.py', 'hw_circuitpython.py', 'hw_sim.py']
 
 test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
@@ -20,7 +20,7 @@ test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
 def test_mpy_cross_armv6m(name, tmp_path):
     exe = harness.tool('mpy-cross')
     assert exe, 'mpy-cross not found'
-    src = harness.ROOT / 'firmware' / name
+    src = harness.ROOT / ('firmware_sim' if name == 'hw_sim.py' else 'firmware') / name
     out = tmp_path / (src.stem + '.mpy')
     r = subprocess.run([exe, '-march=armv6m', '-o', str(out), str(src)],
                        capture_output=True, text=True, timeout=60)

@@ -1,4 +1,5 @@
 """`bawo sim` scripted modes and the simulator's serial port (pty)."""
+import json
 import os
 import re
 import subprocess
@@ -43,7 +44,7 @@ def test_illegal_scripted_move_is_an_error(tmp_path):
 
 
 def test_interactive_exposes_a_pty_link(tmp_path):
-    proto = pytest.importorskip("bawo.link")
+    from bawo import link as proto
     p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(tmp_path), "--headless"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -334,7 +335,7 @@ def test_negative_counts_are_refused(option, capsys):
 
 def test_end_of_game_lines():
     from bawo.draw import result_line
-    from bawo.sim import _caption
+    from bawo.sim.render import _caption
     pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
     assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
     assert result_line("bagh-chal", "T", "5 goats captured") == "Tigers win (5 goats captured)"
@@ -418,3 +419,47 @@ def test_taps_sent_together_are_pressed_one_after_another(tmp_path):
             wait(lambda s: s["ply"] == 1 and not s["anim"])
     finally:
         b.kill()
+
+
+def test_board_sim_speaks_simpipe(tmp_path):
+    """Both ends of the simulator's pipe against firmware_sim/simpipe.py: every command the
+    host can build is one board_sim obeys, every line board_sim sends is one simpipe reads."""
+    from bawo_firmware_sim import simpipe as P
+    from bawo.sim import BoardProcess
+    b = BoardProcess("bawo-4x8", str(tmp_path), fake=True, speed=8)
+    try:
+        b.command(P.PRESS, b.menu_key)
+        b.command(P.WAIT, 100)
+        b.command(P.RELEASE, b.menu_key)
+        b.command(P.TAP, 0)
+        b.command(P.STATUS)
+        assert json.loads(b.reply(P.STATUS_NOW))["mode"]
+        b.idle()
+        b.get_frame()
+        kinds = {P.parse_reply(x)[0] for x in b.log}
+        assert {P.BOOTED, P.STATUS_NOW, P.IDLE_STATUS} <= kinds
+        assert P.parse_reply(b.frame)[0] == P.FRAME_LINE
+    finally:
+        b.quit()
+    assert b.proc.returncode == 0
+
+
+def test_simpipe_refuses_what_is_not_a_message():
+    from bawo_firmware_sim import simpipe as P
+    assert P.parse_command("t 16") == (P.TAP, 16) and P.parse_command("q") == (P.QUIT, None)
+    for bad in ("", "t", "t -1", "t 1 2", "q 1", "x 3", "w 99999999999", "crash 1e3", "p ١"):
+        assert P.parse_command(bad) is None, bad
+    for kind, n in ((P.TAP, -1), (P.QUIT, 1), ("x", None), (P.WAIT, 1 << 31)):
+        with pytest.raises(ValueError):
+            P.command(kind, n)
+    assert P.parse_reply("J 3 A1+") == (P.JOURNALED, "3 A1+") and P.parse_reply("X") == (P.POWER_CUT, "")
+    assert P.parse_reply("Q nope") is None and P.parse_reply("") is None
+
+
+def test_simpipe_runs_on_micropython():
+    from conftest import run_micropython
+    r = run_micropython(["-c", "import simpipe as P\n"
+                               "assert P.parse_command(P.command(P.TAP, 7)) == (P.TAP, 7)\n"
+                               "assert P.parse_reply(P.reply(P.MESSAGE, 'hi')) == (P.MESSAGE, 'hi')\n"
+                               "print('ok')"])
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr

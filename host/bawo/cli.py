@@ -303,15 +303,75 @@ def build_parser():
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
     s.set_defaults(func=cmd_demo)
 
-    try:
-        from . import sim
-    except ImportError:
-        sim = None
-    if sim is not None and hasattr(sim, "add_parser"):
-        sim.add_parser(subs)
+    _add_sim_parser(subs)
     from . import analyse
     analyse.add_parsers(subs, _sub, _add_db)
     return p
+
+
+def _count(text):
+    """argparse type: a whole number, 0 or more (--random -3 is refused, not 'no plies')."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("%d is negative: give 0 or more" % n)
+    return n
+
+
+def _heap_size(text):
+    """argparse type: a MicroPython heap size, bytes with an optional k or m (160k)."""
+    t = text.strip().lower()
+    mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)
+    digits = t[:-1] if mult > 1 else t
+    if not digits.isdigit() or not 4 << 10 <= int(digits) * mult <= 1 << 30:
+        raise argparse.ArgumentTypeError("%r: give bytes from 4k to 1024m, e.g. 160k" % text)
+    return t
+
+
+def _add_sim_parser(subparsers):
+    from .sim import default_data_dir
+    p = subparsers.add_parser(
+        "sim", help="the board's firmware simulated in this terminal (no board needed)",
+        description="Run the board's firmware under the MicroPython unix port. Interactive by "
+                    "default (keys or mouse clicks press pockets, its serial port is a pty); "
+                    "with --moves/--script/--random/--demo it presses the pockets itself. "
+                    "The unix port is fast and deterministic: the everyday mode for playing, "
+                    "scripts and host tools. --pico runs the real Pico MicroPython image on an "
+                    "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
+                    "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
+                    "than a Pico on a busy PC.")
+    p.add_argument("--game", default="bawo", choices=("bawo", "oware", "bagh-chal"))
+    p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
+    p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--speed", type=int, choices=range(1, 9), metavar="1-8",
+                   help="animation speed, 8 = instant")
+    p.add_argument("--headless", action="store_true", help="no drawing")
+    p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
+    p.add_argument("--heap", metavar="SIZE", type=_heap_size, help="MicroPython heap, e.g. 160k (the Pico's budget)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
+    g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
+    g.add_argument("--random", type=_count, metavar="N", help="N seeded random plies")
+    g.add_argument("--demo", action="store_true", help="a whole seeded random Bawo game")
+    g.add_argument("--ai-vs-ai", action="store_true",
+                   help="the board's AI plays both sides, a whole game (level: --level, 5)")
+    p.add_argument("--opponent", choices=("people", "board-second", "board-first"),
+                   help="scripted: the board's AI plays a side; --moves/--random are then "
+                        "the person's moves only")
+    p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
+                   help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
+    p.add_argument("--pico", action="store_true",
+                   help="drive the terminal board with MicroPython's rp2 image on an emulated "
+                        "RP2040 (rp2040js, needs Node.js): Pico timing, heap and flash; its flash "
+                        "is DATA/pico-flash.bin")
+    p.add_argument("--mpy", action="store_true",
+                   help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
+    p.set_defaults(func=cmd_sim)
+    return p
+
 
 
 def _version():
@@ -336,29 +396,16 @@ def _open_log(args, readonly=False):
 
 def _connect(args, timeout=2.0):
     from .ports import connect
-    sim = getattr(args, "sim", "unset")
-    if sim is None:  # --sim without a dir: the simulator's default data dir
-        sim = _sim_default_dir()
-    elif sim == "unset":
-        sim = None
-    return connect(args.port, sim, timeout=timeout)
+    return connect(args.port, _sim_arg(args), timeout=timeout)
 
 
-def _sim_default_dir():
-    try:
-        from . import sim
-        d = getattr(sim, "default_data_dir", None)
-        if callable(d):
-            return d()
-        if isinstance(d, str):
-            return d
-    except ImportError:
-        pass
-    from .ports import sim_dir, PortError
-    d = sim_dir(None)
-    if not d:
-        raise PortError("--sim needs the simulator's data dir (or set BAWO_SIM)")
-    return d
+def _sim_arg(args):
+    """The simulator data dir --sim names: None without --sim, the default one for a bare --sim."""
+    sim = getattr(args, "sim", "unset")   # commands without --sim have no such attribute
+    if sim is None:
+        from .sim import default_data_dir
+        return default_data_dir()
+    return None if sim == "unset" else sim
 
 
 def _out_json(obj):
@@ -415,27 +462,36 @@ def cmd_sync(args):
 
 
 def cmd_games(args):
-    from .db import row_dict, played_text
     if args.where:
         print(safe(_db_path(args)))
         return 0
+    if not args.quarantine:
+        return list_games(_db_path(args), args.game, args.since, args.until, args.result, args.json)
     log = _open_log(args, readonly=True)
     try:
-        if args.quarantine:
-            rows = log.quarantined()
-            items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
-            if args.json:
-                _out_json(items)
-            else:
-                for d in items:
-                    print(safe("%-22s ply %-4s %s  (%s, %s)" % (
-                        d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
-                        d["source"], d["added"][:10])))
-                if not items:
-                    print("no quarantined records")
-            return 0
-        rows = _Counted(log.select(args.game, args.since, args.until, args.result))
-        if args.json:
+        rows = log.quarantined()
+    finally:
+        log.close()
+    items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
+    if args.json:
+        _out_json(items)
+        return 0
+    for d in items:
+        print(safe("%-22s ply %-4s %s  (%s, %s)" % (
+            d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
+            d["source"], d["added"][:10])))
+    if not items:
+        print("no quarantined records")
+    return 0
+
+
+def list_games(db, game=None, since=None, until=None, result=None, as_json=False):
+    """`bawo games`: the games of the log at db, oldest first, filtered as asked."""
+    from .db import Log, row_dict, played_text
+    log = Log(db, readonly=True)
+    try:
+        rows = _Counted(log.select(game, since, until, result))
+        if as_json:
             _out_json_list(row_dict(r) for r in rows)
             return 0
         for r in rows:
@@ -447,7 +503,7 @@ def cmd_games(args):
     finally:
         log.close()
     if not rows.n:
-        print(safe("no games in %s%s" % (log.path, " matching the filters" if (args.game or args.since or args.until or args.result) else "")))
+        print(safe("no games in %s%s" % (log.path, " matching the filters" if (game or since or until or result) else "")))
         return 0
     print("%d game(s), oldest first; PLAYED is local time" % rows.n)
     return 0
@@ -694,6 +750,15 @@ def cmd_watch(args):
         log.close()
 
 
+SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", "heap", "moves",
+               "script", "random", "demo", "ai_vs_ai", "opponent", "level", "pico", "mpy")
+
+
+def cmd_sim(args):
+    from .sim import run
+    return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
+
+
 def cmd_flash(args):
     if args.circuitpython:
         from .flash_circuitpython import install
@@ -703,7 +768,9 @@ def cmd_flash(args):
                 say=lambda m: print(m, file=sys.stderr))
         return 0
     from .flash import run
-    return run(args)
+    return run(profile=args.profile, port=args.port, sim=_sim_arg(args), dry_run=args.dry_run,
+               bundle_only=args.bundle_only, no_compile=args.no_compile, no_reset=args.no_reset,
+               mpy=args.mpy)
 
 
 def cmd_play(args):
@@ -742,11 +809,9 @@ def cmd_demo(args):
     for k in range(args.games):
         print("2. the board plays scripted game %d/%d of %s (pockets pressed by a script):"
               % (k + 1, args.games, args.game))
-        ns = argparse.Namespace(game=args.game, profile=None, data=data, seed=k + 1, speed=8,
-                                headless=True, quiet=True, heap=None, moves=None, script=None,
-                                random=None, demo=True)
         try:
-            sim.run(ns)
+            sim.run(game=args.game, data=data, seed=k + 1, speed=8, headless=True, quiet=True,
+                    demo=True)
         except sim.SimError as e:
             raise BawoError("the simulated board failed: %s" % e)
     relay = sim.PtyRelay()
@@ -778,8 +843,7 @@ def cmd_demo(args):
         relay.stop = True
         board.kill()
     print("4. bawo games --db %s" % db)
-    rc = cmd_games(argparse.Namespace(db=db, where=False, quarantine=False, json=False, game=None,
-                                      since=None, until=None, result=None))
+    rc = list_games(db)
     if report.added:
         print("\nnext: bawo show %s --db %s --all" % (report.added[-1], db))
     return rc

@@ -1,4 +1,5 @@
 """Terminal drawing of a position, from South's side of the table (RULES.md diagrams)."""
+from . import firmware
 
 
 def _cells(row, width=3):
@@ -83,34 +84,7 @@ def numbers(game_name, position, caption=None):
 # The firmware (firmware/app.py App.draw, firmware/view.py View) runs here on CPython with
 # hw_sim's fake board, KMK style: its frame goes through bawo.sim.render, as in `bawo sim`.
 # There is no second implementation of the LED look on the host.
-_FW_MODULES = ("compat", "keys", "pixels", "pixels_viper", "profile", "view", "menu",
-               "journal", "hw_sim", "app")
-_fw = None
 _apps = {}
-
-
-def _firmware():
-    """The firmware modules (app, hw_sim, profile) imported from firmware/ without leaving
-    firmware/ on sys.path or its module names (profile, keys, ...) in sys.modules, where
-    they would shadow the standard library's."""
-    global _fw
-    if _fw is not None:
-        return _fw
-    import importlib
-    import sys
-    from .sim import repo_paths
-    fw_dir = str(repo_paths()[0])
-    saved = {n: sys.modules.pop(n) for n in _FW_MODULES if n in sys.modules}
-    sys.path.insert(0, fw_dir)
-    try:
-        mods = {n: importlib.import_module(n) for n in ("profile", "hw_sim", "app")}
-    finally:
-        sys.path.remove(fw_dir)
-        for n in _FW_MODULES:
-            sys.modules.pop(n, None)
-        sys.modules.update(saved)
-    _fw = mods
-    return mods
 
 
 class _NoFlash:
@@ -123,13 +97,13 @@ class _NoFlash:
 
 
 def _app_for(game_name):
-    from .sim import PROFILES, profile_path
+    from .sim import PROFILES
+    from .firmware import profile_path
     a = _apps.get(game_name)
     if a is None:
-        fw = _firmware()
         prof_file = profile_path(PROFILES[game_name])
-        board = fw["hw_sim"].Board(fw["profile"].load(prof_file))
-        a = fw["app"].App(board, _NoFlash(), "host", settings={"game": game_name})
+        board = firmware.module("hw_sim").Board(firmware.module("pinmap").load(prof_file))
+        a = firmware.module("app").App(board, _NoFlash(), "host", settings={"game": game_name})
         a.profile_file = prof_file
         _apps[game_name] = a
     return a
@@ -139,7 +113,7 @@ def frame(game_name, position_text):
     """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
     position, drawn by the firmware's App.draw (game over: the winner's tint shown)."""
     a = _app_for(game_name)
-    A = _firmware()["app"]
+    A = firmware.module("app")
     a.anim = None
     a.flash_key = -1
     a._setup({"game": game_name, "position": position_text, "opponent": "people"})
@@ -183,7 +157,9 @@ def style_for(stream=None, numbers=False, force_leds=False):
 def _narrow(stream):
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
-    from .sim import PROFILES, _geometry, profile_path
+    from .firmware import profile_path
+    from .sim import PROFILES
+    from .sim.render import _geometry
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):

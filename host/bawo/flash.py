@@ -20,13 +20,15 @@ import tempfile
 import threading
 
 from .errors import BawoError
+from .firmware import book_path, firmware_dir, profile_path, rules_dir
 
 STAGE = ".bawo_new"
 KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would be ignored
-# Firmware files for other runtimes: the simulator, CircuitPython. Any *_sim.py / sim_*.py is
-# simulator-only too (see is_sim_only).
-SKIP_FIRMWARE = ("hw_sim.py", "hw_circuitpython.py", "drive_mode.py", "board_sim.py", "manifest.py")
-SKIP_RULES = ("manifest.py",)
+# The device folder (firmware/) holds the board's modules for both of its runtimes; the
+# simulator's files live apart (firmware_sim/). Left out here: each package's build manifest
+# (micropython-lib's convention) and the CircuitPython backend, which flash_circuitpython copies.
+CIRCUITPYTHON_ONLY = ("hw_circuitpython.py", "drive_mode.py")
+MANIFEST = "manifest.py"
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
          8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
@@ -39,44 +41,9 @@ class FlashError(BawoError):
 
 
 # -- sources -------------------------------------------------------------------------------
-def _repo_root():
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def firmware_dir():
-    try:
-        import bawo_firmware
-        d = os.path.dirname(os.path.abspath(bawo_firmware.__file__ or ""))
-        if os.path.isfile(os.path.join(d, "protocol.py")):
-            return d
-    except ImportError:
-        pass
-    return os.path.join(_repo_root(), "firmware")
-
-
-def rules_dir():
-    import shared_rules
-    return os.path.dirname(os.path.abspath(shared_rules.__file__))
-
-
-def profile_path(name):
-    if name.endswith(".json") and os.path.isfile(name):
-        return name
-    for d in (os.path.join(_repo_root(), "hardware", "profiles"), os.path.join(firmware_dir(), "profiles")):
-        p = os.path.join(d, name + ".json")
-        if os.path.isfile(p):
-            return p
-    known = []
-    d = os.path.join(_repo_root(), "hardware", "profiles")
-    if os.path.isdir(d):
-        known = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
-    raise FlashError("no hardware profile %r: choose one of %s, or give a .json path"
-                     % (name, ", ".join(known) or "(none found)"))
-
-
-def is_sim_only(name):
-    """Firmware files the Pico must not get: the simulator's entry and hardware, other runtimes."""
-    return name in SKIP_FIRMWARE or name.endswith("_sim.py") or name.startswith("sim_")
+def for_micropython(name):
+    """True for a file of the device folder that a MicroPython board runs."""
+    return name.endswith(".py") and name != MANIFEST and name not in CIRCUITPYTHON_ONLY
 
 
 def sources(profile):
@@ -84,14 +51,14 @@ def sources(profile):
     out = []
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
-        if f.endswith(".py") and not is_sim_only(f) and not f.startswith("test_") and f != "__init__.py":
+        if for_micropython(f):
             out.append((f, os.path.join(fw, f)))
     rd = rules_dir()
     for f in sorted(os.listdir(rd)):
-        if f.endswith(".py") and f not in SKIP_RULES:
+        if f.endswith(".py") and f != MANIFEST:
             out.append(("shared_rules/" + f, os.path.join(rd, f)))
     out.append(("profile.json", profile_path(profile)))
-    out.append(("bawo_book.bin", os.path.join(fw, "bawo_book.bin")))  # read by firmware/book.py
+    out.append(("bawo_book.bin", book_path()))  # read by firmware/book.py
     return out
 
 
@@ -401,58 +368,52 @@ def install(remote, bundle_dir, bundle, todo, say):
         raise FlashError("after installing, %s differ(s) from the bundle" % ", ".join(bad))
 
 
-def recovery_command(args, port):
-    cmd = "bawo flash --port %s --profile %s" % (port, args.profile)
-    if args.no_compile:
+def recovery_command(port, profile, no_compile=False, no_reset=False):
+    cmd = "bawo flash --port %s --profile %s" % (port, profile)
+    if no_compile:
         cmd += " --no-compile"
-    if args.no_reset:
+    if no_reset:
         cmd += " --no-reset"
     return cmd
 
 
-def _port_path(args):
-    from .ports import resolve
-    sim = getattr(args, "sim", "unset")
-    if sim is None:
-        from .cli import _sim_default_dir
-        sim = _sim_default_dir()
-    elif sim == "unset":
-        sim = None
-    return resolve(args.port, sim)[0], sim is not None
-
-
-def run(args, say=None):
+def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None,
+        no_compile=False, no_reset=False, mpy=None, say=None):
+    """`bawo flash`. port: a serial device (None: the one board found); sim: a simulator's
+    data dir instead of a port; bundle_only: build the bundle into that dir and stop;
+    mpy: the board's MicroPython version, not asked; say: where progress lines go."""
     say = say or (lambda msg: print(msg, file=sys.stderr))
-    compile_ = not args.no_compile
-    if args.bundle_only:
+    compile_ = not no_compile
+    if bundle_only:
         exe = mpy_cross_exe() if compile_ else None
         if exe:
             mpy_cross_version(exe)
-        hashes = build(args.bundle_only, args.profile, compile_, "armv6m")
+        hashes = build(bundle_only, profile, compile_, "armv6m")
         for p in sorted(hashes):
             print("%s  %s" % (hashes[p], p))
-        say("bundle of %d file(s) in %s" % (len(hashes), args.bundle_only))
+        say("bundle of %d file(s) in %s" % (len(hashes), bundle_only))
         return 0
-    port, is_sim = _port_path(args)
-    remote = Remote(port, resume=args.no_reset or is_sim)
+    from .ports import resolve
+    port, is_sim = resolve(port, sim)[0], sim is not None
+    remote = Remote(port, resume=no_reset or is_sim)
     march = "armv6m"
     emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
-    if compile_ and args.mpy:
+    if compile_ and mpy:
         # Checked before the board is touched: a refusal leaves it running.
-        march = check_target(mpy_of_version(args.mpy), emitted, args.mpy)
-    if args.dry_run:
+        march = check_target(mpy_of_version(mpy), emitted, mpy)
+    if dry_run:
         # A dry run must leave the board as it was: mpremote stops the firmware to reach the
         # REPL, so restart it afterwards if it was running (and only then).
         running = firmware_answers(port)
         try:
-            return _dry_run(args, remote, march, emitted, say)
+            return _dry_run(profile, mpy, remote, march, emitted, say)
         finally:
             if running:
                 restart_firmware(port, say)
-    if compile_ and not args.mpy:
+    if compile_ and not mpy:
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
-        bundle = build(tmp, args.profile, compile_, march)
+        bundle = build(tmp, profile, compile_, march)
         on_board = board_hashes(remote, list(bundle))
         changes = diff(bundle, on_board)
         todo = [p for p in sorted(bundle) if changes[p] != "same"]
@@ -463,9 +424,10 @@ def run(args, say=None):
                 install(remote, tmp, bundle, todo, say)
             except (FlashError, OSError) as e:
                 raise FlashError("%s. The board may be half updated; it still has its REPL, so recover "
-                                 "with: %s" % (str(e).rstrip("."), recovery_command(args, port)))
+                                 "with: %s" % (str(e).rstrip("."),
+                                               recovery_command(port, profile, no_compile, no_reset)))
             say("installed %d file(s), all %d verified on the board" % (len(todo), len(bundle)))
-    if args.no_reset or is_sim:
+    if no_reset or is_sim:
         say("not resetting (--no-reset); the new firmware runs after the next reset")
         return 0
     remote.run("reset", check=False, step="resetting the board")
@@ -478,11 +440,11 @@ def _board_march(remote, emitted, say):
     return check_target(mpy, emitted, version)
 
 
-def _dry_run(args, remote, march, emitted, say):
-    if emitted is not None and not args.mpy:
+def _dry_run(profile, mpy, remote, march, emitted, say):
+    if emitted is not None and not mpy:
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
-        bundle = build(tmp, args.profile, emitted is not None, march)
+        bundle = build(tmp, profile, emitted is not None, march)
         changes = diff(bundle, board_hashes(remote, list(bundle)))
     for p in sorted(bundle):
         print("%-8s %s" % (changes[p], p))

@@ -15,11 +15,12 @@ import hashlib
 import os
 
 from .errors import BawoError
-from .flash import firmware_dir, profile_path, rules_dir, _check_profile
+from .firmware import firmware_dir, profile_path, rules_dir
+from .flash import _check_profile
 
 NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
-# Files only the MicroPython build or the simulator use (see flash.SKIP_FIRMWARE).
-SKIP = ("hw_sim.py", "board_sim.py", "manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
+# Files of the device folder only MicroPython runs (main.py is copied below, as a module).
+SKIP = ("manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
 KEEP_ON_DRIVE = ("games", "boot_out.txt", "settings.toml", ".fseventsd", ".metadata_never_index",
                  ".Trashes", "System Volume Information", "sd")
 
@@ -87,8 +88,7 @@ def bundle(profile):
     out = {}
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
-        if (f.endswith(".py") and f not in SKIP and not f.endswith("_sim.py")
-                and not f.startswith(("sim_", "test_")) and f != "__init__.py"):
+        if f.endswith(".py") and f not in SKIP:
             with open(os.path.join(fw, f), "rb") as fh:
                 out[f] = fh.read()
     rd = rules_dir()

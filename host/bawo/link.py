@@ -6,18 +6,7 @@ import collections
 import os
 import time
 
-try:
-    from bawo_firmware import protocol as P
-except ImportError:  # source checkout without `pip install -e .`: load firmware/protocol.py
-    import importlib.util
-    import pathlib
-    import sys
-
-    _path = pathlib.Path(__file__).resolve().parents[2] / "firmware" / "protocol.py"
-    _spec = importlib.util.spec_from_file_location("bawo_firmware.protocol", _path)
-    P = importlib.util.module_from_spec(_spec)
-    sys.modules.setdefault("bawo_firmware.protocol", P)
-    _spec.loader.exec_module(P)
+from bawo_firmware import protocol as P
 
 from .errors import BawoError
 

@@ -332,21 +332,10 @@ def solve(pos, solver=None, all_moves=True, **budgets):
 
 # -- the opening book -------------------------------------------------------------------------
 
-def book_path():
-    import os
-    from .flash import firmware_dir
-    return os.path.join(firmware_dir(), "bawo_book.bin")
-
-
 def open_book(path=None):
     """The firmware's book of South's proved strategy from the opening, or None if absent."""
-    try:
-        from bawo_firmware import book
-    except ImportError:  # a source tree without the install: the firmware dir by path
-        import sys
-        from .flash import firmware_dir
-        sys.path.append(firmware_dir())
-        import book
+    from .firmware import book_path, module
+    book = module("book")
     try:
         return book.Book(path or book_path())
     except OSError:
@@ -402,19 +391,14 @@ def build_book(game=None, max_nodes=400000):
     """The board's book file (firmware/book.py's format): South's proved strategy from the
     opening, and North's hardest reply in each North position it reaches. Returns
     (bytes, South entries, North entries)."""
-    from .flash import firmware_dir
-    import sys
+    from .firmware import module
     g = game or _game("bawo")
     s = Solver(max_nodes=max_nodes)
     if not s.prove(g.start(), 0):
         raise ValueError("the opening was not proved within %d nodes" % max_nodes)
     south = s.strategy(g.start(), 0)
     north = hardest_replies(g, g.start(), south, 0)
-    try:
-        from bawo_firmware import book
-    except ImportError:
-        sys.path.append(firmware_dir())
-        import book
+    book = module("book")
     entries = dict(south)
     entries.update(north)
     return book.pack(entries), len(south), len(north)

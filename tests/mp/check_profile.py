@@ -6,8 +6,8 @@ except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
 import json
-import profile
-from profile import ProfileError
+import pinmap as profile
+from pinmap import ProfileError
 
 
 def raw(name):

@@ -15,15 +15,12 @@ def root():
 
 ROOT = root()
 FIRMWARE = ROOT + '/firmware'
+FIRMWARE_SIM = ROOT + '/firmware_sim'
 PROFILES = ROOT + '/hardware/profiles'
 # As on the board, where the firmware's modules and the shared_rules package share the root.
-for _p in (ROOT, FIRMWARE):
+for _p in (ROOT, FIRMWARE, FIRMWARE_SIM):
     if _p not in sys.path:
         sys.path.insert(0, _p)
-# CPython ships a stdlib module called `profile`; the firmware's must win.
-_m = sys.modules.get('profile')
-if _m is not None and not hasattr(_m, 'ProfileError'):
-    del sys.modules['profile']
 
 MICROPYTHON = sys.implementation.name == 'micropython'
 
@@ -71,6 +68,6 @@ _PROFILES = {}
 def prof(name='bawo-4x8'):
     """A reference profile, loaded once."""
     if name not in _PROFILES:
-        import profile
-        _PROFILES[name] = profile.load('%s/%s.json' % (PROFILES, name))
+        import pinmap
+        _PROFILES[name] = pinmap.load('%s/%s.json' % (PROFILES, name))
     return _PROFILES[name]

@@ -52,12 +52,12 @@ class RealBoard:
         self.data = root + '/data'
         # As board_sim does on a 160 KB heap: the profile is read into a plain object and
         # its loader dropped before the app is imported.
-        import profile as loader
+        import pinmap as loader
         prof = _Plain()
         for k, v in loader.load('%s/%s.json' % (mpcheck.PROFILES, profile)).__dict__.items():
             setattr(prof, k, v)
         loader = None
-        sys.modules.pop('profile', None)
+        sys.modules.pop('pinmap', None)
         gc.collect()
         self.board = hw_sim.Board(prof, clock=hw_sim.SimClock(), bounce_ms=3)
         import app as A

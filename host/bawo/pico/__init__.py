@@ -376,7 +376,7 @@ class Pico:
 
 
 def load_profile(name_or_path):
-    from ..sim import profile_path
+    from ..firmware import profile_path
     return json.loads(Path(profile_path(name_or_path)).read_text())
 
 
@@ -388,22 +388,8 @@ def canvas_from_wire(profile_file, wire):
     bytes on the data pin, through the firmware's own LED map (hw_sim.SimPixels)."""
     px = _canvas.get(str(profile_file))
     if px is None:
-        import importlib.util
-        import sys
-        from ..sim import repo_paths
-        fw = repo_paths()[0]
-        saved = {k: sys.modules.pop(k) for k in ("profile",) if k in sys.modules}
-        sys.path.insert(0, str(fw))
-        try:  # the firmware's profile module, not the standard library's
-            fw_profile = importlib.import_module("profile")
-            import hw_sim
-            px = hw_sim.SimPixels(fw_profile.load(str(profile_file)))
-        finally:
-            sys.path.remove(str(fw))
-            if fw_profile.__file__ and "firmware" not in fw_profile.__file__:
-                raise PicoError("could not load the firmware's profile module")
-            sys.modules.pop("profile", None)
-            sys.modules.update(saved)
+        from .. import firmware
+        px = firmware.module("hw_sim").SimPixels(firmware.module("pinmap").load(str(profile_file)))
         _canvas[str(profile_file)] = px
     if len(wire) != len(px.last):
         raise PicoError("a frame of %d bytes, the profile has %d LEDs" % (len(wire), px.n))

@@ -10,7 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import sim
+from .. import firmware, sim
+from ..sim import render as sim_render, script as sim_script
 from . import Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
 
 
@@ -50,7 +51,7 @@ def status_of(pos):
 
 
 def run(args, data):
-    profile_file = sim.profile_path(args.profile)
+    profile_file = firmware.profile_path(args.profile)
     prof = load_profile(profile_file)
     scripted = args.moves or args.script or args.random is not None or args.demo
     if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:
@@ -98,7 +99,7 @@ def _scripted(args, pico, prof, profile_file):
         tap(k)
     tap(pico.menu_key)
     pos = _position(pico)
-    moves = sim._script_moves(args) or []
+    moves = sim_script._script_moves(args) or []
     if args.random is not None or args.demo:
         moves = sim.random_moves(game, pos["position"], args.seed,
                                  100000 if args.demo else args.random)
@@ -142,7 +143,7 @@ def _interactive(pico, prof, profile_file):
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
-    geometry = sim._geometry(profile_file)
+    geometry = sim_render._geometry(profile_file)
     last = None
     try:
         while pico.proc.poll() is None:
@@ -151,7 +152,7 @@ def _interactive(pico, prof, profile_file):
                 ch = os.read(fd, 64).decode(errors="ignore")
                 if ch in ("q", "\x03"):
                     break
-                k = sim._click(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
+                k = sim_render._click(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
                 if k is not None:
                     pico.press(k, hold_ms=60, gap_ms=0)
             wire = pico.last_frame()

@@ -61,12 +61,8 @@ def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=N
 
 def run(args):
     import uvicorn
-    from ..cli import _db_path, _sim_default_dir
-    sim = getattr(args, "sim", "unset")
-    if sim is None:
-        sim = _sim_default_dir()
-    elif sim == "unset":
-        sim = None
+    from ..cli import _db_path, _sim_arg
+    sim = _sim_arg(args)
     app, sock, cfg, url = make(_db_path(args), args.bind, args.http_port, args.allow_remote,
                                args.port, sim, not args.no_board,
                                say=lambda m: print("bawo serve: " + m, file=sys.stderr, flush=True))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from shared_rules import game as make_game
 
-from .. import draw, sim
+from .. import draw, firmware, sim
+from ..sim import layout as sim_layout
 
 # The firmware App objects bawo.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
@@ -31,7 +32,7 @@ class _HostGC:
 
 
 def _quiet_gc():
-    app = draw._firmware()["app"]
+    app = firmware.module("app")
     if not isinstance(app.gc, _HostGC):
         app.gc = _HostGC()
 
@@ -41,12 +42,12 @@ def layout(game_name):
     lay = _layouts.get(game_name)
     if lay is not None:
         return lay
-    prof_file = sim.profile_path(sim.PROFILES[game_name])
+    prof_file = firmware.profile_path(sim.PROFILES[game_name])
     prof = json.loads(Path(prof_file).read_text())
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     blk = prof["leds"]["block"]
     cells = prof.get("pockets") or prof.get("points")
-    labels = sim._labels(game_name, rows, cols, {"game": game_name})
+    labels = sim_layout._labels(game_name, rows, cols, {"game": game_name})
     cell_of_key = {k: c for c, k in sim.key_of_cell(prof_file, game_name).items()}
     pockets = []
     for key, (r, c) in enumerate(cells):
@@ -104,8 +105,7 @@ def picture(game_name, position_text):
 def sowing(game_name, position_text, move_text):
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    fw = draw._firmware()
-    A = fw["app"]
+    A = firmware.module("app")
     out = []
     with _lock:
         _quiet_gc()

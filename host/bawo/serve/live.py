@@ -279,7 +279,6 @@ class Bridge:
     def _flash(self, profile, done, box):
         """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
         messages), with the port released; each message goes to the pages as it is said."""
-        import argparse
         from .. import flash
         lines = []
 
@@ -291,11 +290,8 @@ class Bridge:
                 m["step"], m["of"] = step
             self.hub.publish(m)
         self.status(False, "updating the firmware: the board is busy")
-        args = argparse.Namespace(port=self.port, sim=self.sim if self.sim else "unset", profile=profile,
-                                  dry_run=False, bundle_only=None, no_compile=False, no_reset=False,
-                                  mpy=None)
         try:
-            flash.run(args, say=say)
+            flash.run(profile=profile, port=self.port, sim=self.sim or None, say=say)
             box["result"] = {"ok": True, "lines": lines}
             self.hub.publish({"type": "flash", "text": "firmware updated", "done": True, "ok": True})
         except (BawoError, OSError) as e:

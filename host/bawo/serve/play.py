@@ -7,7 +7,7 @@ import time
 from shared_rules import GAMES, game as make_game, State, winner_name
 from shared_rules.record import Record
 
-from .. import sim
+from .. import firmware, sim
 from ..errors import BawoError
 from . import board as B
 
@@ -84,7 +84,7 @@ class Session:
                                                             "T": "Tigers"}.get(w, w) + " wins", o.reason)
         presses = {}
         if o is None and s.turn == self.human:
-            prof = sim.profile_path(sim.PROFILES[g.name])
+            prof = firmware.profile_path(sim.PROFILES[g.name])
             cells = sim.key_of_cell(prof, g.name)
             for text in s.legal_move_strs():
                 presses[text] = sim.presses_for(g.name, pos, text, cells)

@@ -1,5 +1,5 @@
 # Unix-port entry point: the real app on the simulated board (hw_sim), driven by a
-# command pipe. Started by `bawo sim` (host/bawo/sim.py) and the tests; see there for the
+# command pipe. Started by `bawo sim` (host/bawo/sim/) and the tests; see there for the
 # process layout. Settings come from the environment:
 #   BAWO_PROFILE  profile JSON path          BAWO_DATA   directory used as the flash
 #   BAWO_IN / BAWO_OUT  fds of the command pipe (in) and the status/frame pipe (out)
@@ -12,12 +12,9 @@
 #   BAWO_LFS      '<image file>:<KB>': the flash is littlefs in that image (made if missing),
 #                 mounted at /flash, games in /flash/games: real ENOSPC when it is full
 #
-# Commands (one a line): p K / r K press / release key K; t K tap K (press, 40 ms,
-# release, 40 ms); w MS run MS milliseconds; i run until idle and report; f send a frame;
-# s send status; crash N  cut the power while writing the N-th next journal line; q quit.
-# Replies on BAWO_OUT: 'I <status json>' when idle, 'S <status json>' on request or change,
-# 'J <ply> <move>' once a move is on flash, 'R <id>' record written, 'M <text>' messages,
-# 'X' at the simulated power cut, '<w>x<h> <hex>' frames.
+# Commands on BAWO_IN and replies on BAWO_OUT: simpipe.py states them (the host's end uses it;
+# this end does not import it: 2.5 KB of the 160 KB heap test, which has no such room today;
+# tests/test_sim.py::test_board_sim_speaks_simpipe holds this end to it).
 # A Ctrl-C byte on the serial link stops the program with exit status REPL_EXIT (3): the
 # simulator then runs the MicroPython REPL on the same port, as a Pico does under mpremote.
 import os
@@ -95,10 +92,10 @@ class Sim:
 
     def start(self):
         path = env('BAWO_PROFILE', 'profile.json')
-        import profile as _profile
+        import pinmap
         try:
-            prof = _detach(_profile.load(path))
-        except _profile.ProfileError as e:
+            prof = _detach(pinmap.load(path))
+        except pinmap.ProfileError as e:
             msg = 'bawo: cannot start: %s (file %s)' % (e, path)
             print(msg)
             self.emit('M ' + msg)
@@ -113,8 +110,8 @@ class Sim:
                                   out=frames, bounce_ms=int(env('BAWO_BOUNCE', '5')))
         if not self.fake:
             self.clock.set(ticks_ms())
-        _profile = None
-        del sys.modules['profile']
+        pinmap = None
+        del sys.modules['pinmap']
         global _app
         gc.collect()
         import app as _app

@@ -1,0 +1,229 @@
+"""The simulated board's LED frame drawn on a terminal (colour, mono, or counts as digits)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .layout import GRID_KEYS, _labels, key_of_cell
+
+
+def _parse_frame(line):
+    size, hexdata = line.split(" ", 1)
+    w, h = (int(x) for x in size.split("x"))
+    return w, h, bytes.fromhex(hexdata.strip())
+
+
+def render(frame_line, profile_file, status, color=True, keys=True):
+    """The LED canvas as text: each pocket block with its key letter and label."""
+    prof = json.loads(Path(profile_file).read_text())
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    blk = prof["leds"]["block"]
+    bw, bh, px, py = blk["w"], blk["h"], blk["pitch_x"], blk["pitch_y"]
+    lines = []
+    game = status.get("game")
+    labels = _labels(game, rows, cols, status)
+    if frame_line:
+        w, h, rgb = _parse_frame(frame_line)
+    else:
+        w = h = 0
+        rgb = b""
+
+    def led(x, y):
+        if 0 <= x < w and 0 <= y < h:
+            o = 3 * (y * w + x)
+            return rgb[o], rgb[o + 1], rgb[o + 2]
+        return 0, 0, 0
+
+    gk = GRID_KEYS.get(rows, ())
+    for r in range(rows):
+        for half in range(0, bh, 2):
+            out = "  "
+            for c in range(cols):
+                x0, y0 = blk["x0"] + c * px, blk["y0"] + r * py
+                for dx in range(bw):
+                    top = led(x0 + dx, y0 + half)
+                    bot = led(x0 + dx, y0 + half + 1) if half + 1 < bh else (0, 0, 0)
+                    if color:
+                        out += "\x1b[38;2;%d;%d;%dm\x1b[48;2;%d;%d;%dm\u2580" % (top + bot)
+                    else:
+                        out += _mono(top, bot)
+                out += "\x1b[0m  " if color else "  "
+            lines.append(out)
+        lab = "  "
+        for c in range(cols):
+            t = labels.get((r, c), "")
+            if keys and r < len(gk):
+                t = (t + " " + gk[r][c]).strip()
+            lab += t[: bw + 1].ljust(bw + 2)
+        lines.append(lab)
+        if game in ("bawo", "oware") and r == rows // 2 - 1:
+            lines.append("  " + "-" * ((bw + 2) * cols - 2))
+    lines.append(_caption(status))
+    return "\n".join(lines)
+
+
+def _mono(top, bot):
+    a, b = sum(top) > 60, sum(bot) > 60
+    return ":" if a and b else "'" if a else "." if b else " "
+
+
+def _caption(st):
+    from ..draw import result_line
+    side = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+    other = {"S": "N", "N": "S", "G": "T", "T": "G"}
+    if st.get("mode") == "menu":
+        text = ("menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
+                " MENU starts, BACK returns" % ", ".join(st.get("games", [])))
+        if st.get("settings"):   # the choices in words: the LEDs show them only in colour
+            text += "; now " + ", ".join("%s %s" % kv for kv in sorted(st["settings"].items()))
+    elif st.get("result"):
+        r = st["result"]
+        text = "%s: %s after %d plies" % (st.get("game"), result_line(
+            st.get("game"), None if r == "draw" else r, st.get("reason"), st.get("pos")), st.get("ply", 0))
+    elif st.get("anim") and st.get("moves"):
+        # Whose turn it is shows once the move has been sown on the LEDs, not before.
+        text = "%s %s: %s plays %s, ply %d" % (st.get("game"), st.get("id", ""),
+                                               side.get(other.get(st.get("turn")), "?"),
+                                               st["moves"][-1], st.get("ply", 0))
+    else:
+        text = "%s %s: %s to move%s, ply %d" % (st.get("game"), st.get("id", ""), side.get(st.get("turn"), "?"),
+                                               " (takata)" if st.get("takata") else "", st.get("ply", 0))
+    if st.get("low"):
+        text += "  [flash low: sync games]"
+    return "  " + text
+
+
+def _fits_leds(geometry, width):
+    rows, cols, bw, _, _ = geometry
+    return 2 + cols * (bw + 2) <= width
+
+
+def screen(frame_line, profile_file, status, width, view="leds", color=True, msg="", port=""):
+    """What the interactive simulator shows, no line wider than `width`: the LEDs (in colour,
+    or plain characters) when they fit and view is 'leds', else the counts as digits; then
+    the status, the board's last message and the keys."""
+    import textwrap
+    fits = _fits_leds(_geometry(profile_file), width)
+    if view == "leds" and fits:
+        board = render(frame_line, profile_file, status, color=color)
+    else:
+        board = digits(frame_line, profile_file, status)
+    lines = board.split("\n")
+    body, caption = lines[:-1], lines[-1].strip()
+    if fits:
+        tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
+    else:
+        rows, cols, bw, _, _ = _geometry(profile_file)
+        tab = "(the LEDs need %d columns) " % (2 + cols * (bw + 2))
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
+    out = list(body)
+    for text in (caption, msg, keys):
+        out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]
+    return "\n".join(out)
+
+
+def digits(frame_line, profile_file, status):
+    """The board as text without colour: each pocket's count (Bagh-Chal: G, T or .) over its
+    key letter; in the menu, which pockets are lit (#) and dark (.)."""
+    prof = json.loads(Path(profile_file).read_text())
+    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    cells = prof.get("pockets") or prof.get("points")
+    game = status.get("game")
+    value = {}   # key -> text
+    if status.get("mode") in ("play", "over") and status.get("pos"):
+        try:
+            value = _values(game, status["pos"], key_of_cell(profile_file, game))
+        except Exception:  # a drawing must never hide the game: the LED summary instead
+            value = {}
+        if status.get("sel", -1) >= 0:
+            k = key_of_cell(profile_file, game).get(status["sel"])
+            if k is not None and k in value:
+                value[k] = "*" + value[k]
+    if not value:
+        value = _brightness(frame_line, prof)
+    at = {tuple(rc): k for k, rc in enumerate(cells)}
+    gk = GRID_KEYS.get(rows, ())
+    labels = _labels(game, rows, cols, status) if status.get("mode") != "menu" else {}
+    used = [r for r in range(rows) if any(at.get((r, c)) in value for c in range(cols))]
+    lines = []
+    for r in used:
+        if r == used[0] and labels:   # pocket names above the top row and below the bottom one
+            lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
+        lines.append("  " + "".join("%4s" % value.get(at.get((r, c)), "") for c in range(cols)))
+        lines.append("  " + "".join("%4s" % (gk[r][c] if r < len(gk) else "") for c in range(cols)))
+        if game in ("bawo", "oware") and r == rows // 2 - 1 and status.get("mode") != "menu":
+            lines.append("  " + "-" * (4 * cols))
+        if r == used[-1] and labels:
+            lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
+    lines.append(_caption(status))
+    return "\n".join(lines)
+
+
+def _values(game, pos_text, cells):
+    from shared_rules import game as make_game
+    g = make_game(game)
+    if game == "bagh-chal":
+        ranks = pos_text.split(" ")[0].split("/")
+        return {k: ranks[4 - cell // 5][cell % 5] for cell, k in cells.items()}
+    pos = g.parse(pos_text)
+    if game == "oware":
+        seeds = list(pos.pits) + [pos.stores[0], pos.stores[1]]
+    else:
+        seeds = pos.board
+    return {k: str(seeds[cell]) for cell, k in cells.items()}
+
+
+def _brightness(frame_line, prof):
+    if not frame_line:
+        return {}
+    w, h, rgb = _parse_frame(frame_line)
+    blk = prof["leds"]["block"]
+    out = {}
+    for k, (r, c) in enumerate(prof.get("pockets") or prof.get("points")):
+        top = 0
+        for dy in range(blk["h"]):
+            for dx in range(blk["w"]):
+                x, y = blk["x0"] + c * blk["pitch_x"] + dx, blk["y0"] + r * blk["pitch_y"] + dy
+                if 0 <= x < w and 0 <= y < h:
+                    o = 3 * (y * w + x)
+                    top = max(top, rgb[o] + rgb[o + 1] + rgb[o + 2])
+        out[k] = "#" if top > 30 else "."
+    return out
+
+
+def _geometry(profile_file):
+    prof = json.loads(Path(profile_file).read_text())
+    blk = prof["leds"]["block"]
+    return prof["grid"]["rows"], prof["grid"]["cols"], blk["w"], (blk["h"] + 1) // 2, prof
+
+
+def _click(seq, geo):
+    # SGR mouse: ESC [ < b ; x ; y M  (1-based cell coordinates); presses only.
+    try:
+        body = seq[3:]
+        if not body.endswith("M"):
+            return None
+        b, x, y = (int(v) for v in body[:-1].split(";"))
+    except ValueError:
+        return None
+    if b & 3:
+        return None
+    rows, cols, bw, text_rows, prof = geo
+    gap = 1 if prof.get("games", [""])[0] in ("bawo", "oware") else 0
+    row_h = text_rows + 1
+    ry = y - 1
+    r = 0
+    while r < rows:
+        extra = gap if r > rows // 2 - 1 else 0
+        top = r * row_h + extra
+        if top <= ry < top + text_rows:
+            break
+        r += 1
+    else:
+        return None
+    cx = x - 1 - 2
+    c, rem = divmod(cx, bw + 2)
+    if not (0 <= c < cols and rem < bw):
+        return None
+    return r * cols + c
+

@@ -1,0 +1,202 @@
+"""`bawo sim` on a terminal: the board drawn live, keys and mouse clicks pressing its pockets."""
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from bawo_firmware_sim import simpipe as P
+
+from .board import BoardProcess, REPL_EXIT, SimError, is_flashed
+from .layout import GRID_KEYS
+from .relay import PtyRelay, _shut_down, start_repl
+from .render import _click, _fits_leds, _geometry, screen
+from .script import _mpy_for
+
+
+# Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
+QUIT_KEYS = ("Q", "\x03")
+
+
+VIEW_KEY = "\t"   # LEDs <-> counts as digits
+
+
+def _interactive(args, data):
+    relay = PtyRelay()
+    relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
+    # Written whole, then renamed: a tool that finds the file reads the whole path.
+    with open(os.path.join(data, "port.tmp"), "w") as f:
+        f.write(relay.path + "\n")
+    os.replace(os.path.join(data, "port.tmp"), os.path.join(data, "port"))
+    print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
+
+    def boot():
+        b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
+                         speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
+                         link=relay.board_ends(), wait_boot=False)
+        try:
+            b.wait_boot()
+        except SimError as e:
+            if b.proc.poll() is None:
+                b.kill()
+                raise   # neither booted nor stopped: nothing a REPL would fix
+            b.why = str(e).replace("the simulated board stopped: ", "")
+        else:
+            for line in b.log:
+                kind, text = P.parse_reply(line) or (None, "")
+                if kind == P.MESSAGE and text.startswith("firmware "):
+                    print("bawo sim: " + text)  # where app was imported from
+        return b
+
+    if is_flashed(data):
+        print("bawo sim: running the firmware flashed in %s" % data)
+    board = boot()
+    try:
+        if args.headless or not sys.stdin.isatty():
+            board = _headless(board, relay, data, boot)
+        else:
+            _terminal(board, relay, data)
+    finally:
+        _shut_down(relay, board, data)
+    return 0
+
+
+def _stopped(board, relay, data):
+    """The line a firmware that ended by itself leaves; its REPL then has the port."""
+    why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
+           else getattr(board, "why", None) or board.stderr_text())
+    parts = [p.strip() for p in why.split(" | ")]
+    if len(parts) > 1:   # a traceback's last frames: the error, then where
+        why = "%s, %s" % (parts[-1], parts[-2])
+    return ("bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
+            "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
+
+
+def _headless(board, relay, data, boot):
+    """Prints the board's messages; when its firmware stops, its REPL has the port, and Ctrl-D
+    there restarts the firmware (a Pico soft-reboots into main.py). Returns the board running
+    last, for the caller to shut down."""
+    while True:
+        if board.status is not None:   # booted
+            print("bawo sim: running headless; Ctrl-C stops", flush=True)
+        try:
+            while board.proc.poll() is None:
+                kind, text = P.parse_reply(board.readline(timeout=3600)) or (None, "")
+                if kind == P.MESSAGE:
+                    print("bawo sim: " + text, flush=True)
+        except SimError:
+            pass
+        except KeyboardInterrupt:
+            return board
+        repl = None
+        try:
+            board.proc.wait(5)
+            print(_stopped(board, relay, data), flush=True)
+            repl = start_repl(relay, data)
+            if repl.wait() != 0:
+                return board
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            return board
+        finally:
+            if repl is not None and repl.poll() is None:
+                repl.kill()
+                repl.wait(5)
+        board = boot()
+        print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
+
+
+def _terminal(board, relay, data):
+    import termios
+    import tty
+    rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
+    keymap = {}
+    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
+        for c, ch in enumerate(chars):
+            keymap[ch] = r * len(chars) + c
+    keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
+                   "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
+    assert not set(QUIT_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    color = not os.environ.get("NO_COLOR")
+    view = "leds" if color else "digits"
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    raw = termios.tcgetattr(fd)
+    raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
+    termios.tcsetattr(fd, termios.TCSANOW, raw)
+    sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
+    geometry = _geometry(board.profile_file)
+    last = None
+    asking = False
+    try:
+        while board.proc.poll() is None:
+            r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
+            if board._out in r or board._buf:
+                try:
+                    while True:
+                        kind, text = P.parse_reply(board.readline(timeout=1)) or (None, "")
+                        if kind == P.STATUS_NOW:
+                            board.status = json.loads(text)
+                        if b"\n" not in board._buf:
+                            break
+                except SimError:
+                    if board.proc.poll() is None:
+                        raise
+                    break  # the firmware stopped: its REPL, below
+            try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
+                width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
+            except OSError:
+                width = 80
+            if sys.stdin in r:
+                ch = os.read(fd, 64).decode(errors="ignore")
+                if asking:
+                    asking = False
+                    if ch in ("y", "Y") + QUIT_KEYS:
+                        return
+                elif ch in QUIT_KEYS:
+                    st = board.status or {}
+                    if st.get("mode") != "play" or st.get("result"):
+                        return
+                    asking = True
+                elif ch == VIEW_KEY:
+                    view = "digits" if view == "leds" else "leds"
+                elif ch.startswith("\x1b[<"):
+                    k = _click(ch, geometry) if _fits_leds(geometry, width) and view == "leds" else None
+                    if k is not None:
+                        board.tap(k)
+                else:
+                    for c in ch:   # keys typed fast arrive together: each is a press
+                        if c in keymap:
+                            board.tap(keymap[c])
+            said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
+            msg = next((text for kind, text in said if kind == P.MESSAGE), "")
+            if msg.startswith("game over:") and (board.status or {}).get("result"):
+                msg = ""   # the status line says it, in words (the board's message is terse)
+            if asking:
+                msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
+            text = screen(board.frame, board.profile_file, board.status or {}, width, view, color,
+                          msg, relay.path)
+            if text != last:
+                last = text
+                # Erase each line's tail and everything below: the menu and the game differ in height.
+                sys.stdout.write("\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[K\n\x1b[J")
+                sys.stdout.flush()
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
+        print(_stopped(board, relay, data) + "; Q quits")
+        repl = start_repl(relay, data)
+        try:
+            while repl.poll() is None:
+                r, _, _ = select.select([sys.stdin], [], [], 0.2)
+                if r and os.read(fd, 64).decode(errors="ignore") in ("q",) + QUIT_KEYS:
+                    break
+        finally:
+            if repl.poll() is None:
+                repl.kill()
+                repl.wait(5)
+    finally:
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+
