@@ -33,22 +33,10 @@ def random_record(seed, gid, name=None, max_plies=400):
 
 
 def journal_module():
-    """firmware/journal.py under CPython: records are written exactly as the board writes them."""
-    import importlib.util
-    name = "_bw_host_test_journal"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, FIRMWARE / "journal.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        sys.modules[name] = mod
-        # The journal imports archive.py (finished records) when asked, and archive.py
-        # imports the journal's helpers: both by their board names, neither a stdlib name.
-        sys.modules.setdefault("journal", mod)
-        spec = importlib.util.spec_from_file_location("archive", FIRMWARE / "archive.py")
-        arch = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(arch)
-        sys.modules.setdefault("archive", arch)
-    return sys.modules[name]
+    """firmware/journal.py under CPython, through the host's own firmware loader (bawo.firmware):
+    records are written exactly as the board writes them, and its lazy `import archive` works."""
+    from bawo import firmware
+    return firmware.module("journal")
 
 
 def seed_journal(root, n, board="testboard", seed=0, first=1):
