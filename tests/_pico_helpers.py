@@ -51,7 +51,15 @@ class Twins:
         wire = self.pico.settle(n, quiet_ms=self.quiet_ms)
         self.board.tap(key)
         self.board.idle()
-        self.check(wire)
+        try:
+            self.check(wire)
+        except AssertionError:
+            # A press that plays a move is answered at once (its pocket lit), then the board
+            # journals it; with the flash chip's times that can be quiet for longer than the
+            # settle window (a finished game's record: several 45 ms erases). Settled then
+            # means the next frame, if one comes, and quiet after it; it must be equal.
+            wire = self.pico.settle(len(self.pico.frames), quiet_ms=self.quiet_ms)
+            self.check(wire)
 
     def check(self, wire):
         got = canvas_from_wire(self.profile_file, wire)

@@ -395,7 +395,6 @@ def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(b
     # 8 erases and 128 programs on the Pico's own clock.
     import subprocess
     import sys
-    from bawo.pico import PicoError
     pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
     try:
         r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
@@ -408,13 +407,14 @@ def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(b
         # (bits only go 1 -> 0), the byte under way has half its bits cleared, the rest is as
         # it was.
         pico.cut_inside_flash_op(pico.now(), 0.5, op=0x02)
-        with pytest.raises((subprocess.TimeoutExpired, PicoError, AssertionError)):
-            subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                            FLASH_WRITE.replace("big.bin", "more.bin") % 2],
-                           capture_output=True, text=True, timeout=120)
-            pico.proc.wait(timeout=120)
-            assert pico.proc.poll() is None
-        pico.proc.wait(timeout=60)
+        m = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                              FLASH_WRITE.replace("big.bin", "more.bin") % 2],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            pico.proc.wait(timeout=300)       # the power goes in the middle of the write
+        finally:
+            m.kill()
+            m.wait()
         cut = [e for e in pico.events if e.get("ev") == "cut"]
         assert cut and cut[-1]["busy"]["cmd"] == 2 and abs(cut[-1]["busy"]["done"] - 0.5) < 0.001, cut
     finally:
