@@ -67,18 +67,24 @@ def test_menu_press_frame_comes_before_the_settings_write():
         assert len(f.read()) > 0
 
 
-def test_move_press_is_answered_with_its_pocket_lit_before_the_journal():
-    # The answer to a press comes before the flash write (an erase is 45 ms on the Pico's
-    # chip): first a frame with the pressed pocket lit and the board as it was, then the
-    # journal line, then the move's frame (a move is journaled before it is animated).
-    import view as V
+def _oware_pit():
+    """A new Oware game, settled, the log emptied; and the key of a pit the mover can sow."""
     a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 4})
     a.new_game('oware')
     _steps(a, board, 5)
     del log[:]
     key = 0
-    while a.cell_of_key[key] not in a.direct:   # Oware: a pit the mover can sow
+    while a.cell_of_key[key] not in a.direct:
         key += 1
+    return a, board, log, key
+
+
+def test_move_press_is_answered_with_its_pocket_lit_before_the_journal():
+    # The answer to a press comes before the flash write (an erase is 45 ms on the Pico's
+    # chip): first a frame with the pressed pocket lit and the board as it was, then the
+    # journal line, then the move's frame (a move is journaled before it is animated).
+    import view as V
+    a, board, log, key = _oware_pit()
     seen = []      # at each frame: the pressed pocket's background, the ply played
     px = board.pixels
     send = px._transmit
@@ -91,13 +97,7 @@ def test_move_press_is_answered_with_its_pocket_lit_before_the_journal():
 
 
 def test_move_press_journals_then_shows_in_the_same_pass():
-    a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 4})
-    a.new_game('oware')
-    _steps(a, board, 5)
-    del log[:]
-    key = 0
-    while a.cell_of_key[key] not in a.direct:   # Oware: a pit the mover can sow
-        key += 1
+    a, board, log, key = _oware_pit()
     board.press(key)
     _steps(a, board, 1)
     assert log == [] and a.s.ply == 0   # one closed reading is not a press yet
