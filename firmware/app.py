@@ -446,6 +446,13 @@ class App:
             header['start'] = start
         try:
             self._setup(header)
+            # Answered at once, as a move's press is (_answer): the start position goes out
+            # before the journal's flash writes (the counter and cur.jnl, each possibly a 45 ms
+            # erase on a Pico). A game with no move yet has nothing a power cut could lose.
+            self._position_changed()
+            self.mode = PLAY
+            self.draw()
+            self.view.show()
             try:
                 self.journal.start(header)
             except OSError as e:
@@ -461,8 +468,6 @@ class App:
                 pass
             self.open_menu()
             raise
-        self._position_changed()
-        self.mode = PLAY
         self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
         self.say('new %s game %s' % (name, header['id']))
         self.event('start', {'id': header['id'], 'game': name})

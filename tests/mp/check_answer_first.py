@@ -67,6 +67,25 @@ def test_menu_press_frame_comes_before_the_settings_write():
         assert len(f.read()) > 0
 
 
+def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
+    # MENU in the menu starts a game: its first frame (the start position) goes out before
+    # the counter and cur.jnl are written (each may be a 45 ms erase on the Pico's chip).
+    a, board, log = _app({'game': 'oware', 'opponent': 'people', 'brightness': 2, 'speed': 8})
+    a.boot()
+    _steps(a, board, 5)
+    del log[:]
+    seen = []
+    px = board.pixels
+    send = px._transmit
+    px._transmit = lambda buf: (seen.append((a.mode, a.s is not None and a.s.ply)), send(buf))
+    board.press(a.keys.menu)
+    _steps(a, board, 2)
+    assert a.mode == app.PLAY and a.header['id']
+    assert log[:3] == ['frame', 'write counter', 'write cur.jnl'], log
+    assert seen[0] == (app.PLAY, 0), seen   # that first frame is the game's, not the menu's
+    assert 'cur.jnl' in os.listdir(TMP)
+
+
 def _oware_pit():
     """A new Oware game, settled, the log emptied; and the key of a pit the mover can sow."""
     a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 4})
