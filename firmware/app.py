@@ -198,7 +198,8 @@ class App:
         use_engine(self.settings['game'])
         self.menu = Menu(p, self.games, self.settings)
         self.link = None
-        self.time_offset = None     # epoch seconds minus ticks seconds, once a host set it
+        self.epoch_s = -1           # epoch seconds at tick epoch_ref, once a host set the time
+        self.epoch_ref = 0
         self.mode = MENU
         self.s = None
         self.g = None
@@ -510,11 +511,27 @@ class App:
         self.changed()
         return True
 
+    def set_time(self, t):
+        """A host's clock (TIME, epoch seconds). Kept as the seconds at a tick and moved on
+        with ticks_diff, never read off the raw ticks: they wrap (every 2**30 ms, 12 days, on
+        a Pico; 2**29 on CircuitPython), and a start time from them jumped back by as much."""
+        self.epoch_s = t
+        self.epoch_ref = self.now
+
+    def _epoch(self):
+        # The clock moved on to now, whole seconds at a time: the tick difference it measures
+        # stays far below half the wrap as long as the loop runs (step() calls it).
+        d = ticks_diff(self.now, self.epoch_ref) // 1000
+        if d > 0:
+            self.epoch_s += d
+            self.epoch_ref = ticks_add(self.epoch_ref, d * 1000)
+        return self.epoch_s
+
     def start_time(self):
-        if self.time_offset is None:
+        if self.epoch_s < 0:
             return None
         import time
-        t = time.gmtime(self.time_offset + self.now // 1000)
+        t = time.gmtime(self._epoch())
         return '%04d-%02d-%02d %02d:%02d:%02d' % t[:6]
 
     def _position_changed(self):
@@ -1087,6 +1104,8 @@ class App:
             self.freed = self.journal.freed   # a file went (a sync): room may be back
             self.save()
         if ticks_diff(now, self.blink_at) >= 0:
+            if self.epoch_s >= 0:
+                self._epoch()
             self.blink ^= 1
             self.blink_at = ticks_add(now, BLINK_MS)
             if self.sel >= 0 or self.mode == OVER or self.journal.low or self.full():

@@ -41,8 +41,7 @@ class Handler:
         return gid
 
     def set_time(self, t):
-        a = self.app
-        a.time_offset = t - a.now // 1000
+        self.app.set_time(t)
         return {}
 
     def list_games(self):

@@ -6,14 +6,12 @@ import sys
 
 _MP = sys.implementation.name == "micropython"
 
+# binascii.crc32 is in every port the board runs (the journal needs it too): no table of
+# our own on the heap.
 try:
-    from binascii import crc32 as _crc32_native
-except ImportError:  # builds without MICROPY_PY_BINASCII_CRC32
-    _crc32_native = None
-try:
-    from binascii import b2a_base64, a2b_base64
+    from binascii import crc32 as _crc32, b2a_base64, a2b_base64
 except ImportError:
-    from ubinascii import b2a_base64, a2b_base64
+    from ubinascii import crc32 as _crc32, b2a_base64, a2b_base64
 
 VERSION = 1
 MARKER = b"#BW"  # printable: a frame line typed at a REPL is a Python comment, so harmless
@@ -146,34 +144,8 @@ BAD_SYNTAX = "syntax"
 BAD_PAYLOAD = "payload"
 
 
-_TABLE = None
-
-
-def crc32_py(data, crc=0):
-    """Table-driven CRC-32 (IEEE, as zlib/binascii); fallback where binascii.crc32 is missing."""
-    global _TABLE
-    t = _TABLE
-    if t is None:
-        t = []
-        for i in range(256):
-            c = i
-            for _ in range(8):
-                c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
-            t.append(c)
-        _TABLE = t
-    crc ^= 0xFFFFFFFF
-    for b in data:
-        crc = t[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-if _crc32_native is not None:
-
-    def crc32(data, crc=0):
-        return _crc32_native(data, crc) & 0xFFFFFFFF
-
-else:
-    crc32 = crc32_py
+def crc32(data, crc=0):
+    return _crc32(data, crc) & 0xFFFFFFFF
 
 
 def _dumps(obj):

@@ -8,7 +8,7 @@
 #   BAWO_SEED, BAWO_BOARD_ID, BAWO_FLASH (modelled flash bytes), BAWO_MIN_FREE,
 #   BAWO_SPEED, BAWO_OPPONENT (a settings value, e.g. board-both), BAWO_LEVEL (1-5),
 #   BAWO_LINK (0: no serial link), BAWO_HEAP (1: report the heap high-water),
-#   BAWO_BOUNCE (ms each switch contact bounces),
+#   BAWO_BOUNCE (ms each switch contact bounces), BAWO_TIME (epoch seconds: the board's clock),
 #   BAWO_LFS      '<image file>:<KB>': the flash is littlefs in that image (made if missing),
 #                 mounted at /flash, games in /flash/games: real ENOSPC when it is full
 #
@@ -133,6 +133,8 @@ class Sim:
         if env('BAWO_LEVEL'):
             settings['level'] = int(env('BAWO_LEVEL'))
         self.app = a = _app.App(self.board, j, bid, hook=self.hook, settings=settings)
+        if env('BAWO_TIME'):   # the PC's clock, as a host's TIME would set it
+            a.set_time(int(env('BAWO_TIME')))
         if env('BAWO_LINK', '1') == '1':
             try:
                 import link

@@ -1,5 +1,6 @@
 """The `bawo` command without a board: help, one-line errors, the log, export/import/verify."""
 import json
+import re
 import subprocess
 
 import pytest
@@ -188,6 +189,10 @@ def test_demo_end_to_end(tmp_path, capsys):
     rc, out, err = run(capsys, "demo", "--data", str(tmp_path / "sim"), "--db", str(tmp_path / "d.sqlite"))
     assert rc == 0, err
     assert "1 new game(s) stored" in out and "1 game(s)" in out
+    # The demo's game has a start time, as a game on a board whose clock a host set has: its
+    # PLAYED was "unknown" (the scripted game ran before any TIME).
+    row = [ln for ln in out.splitlines() if ln.startswith("sim-")][0]
+    assert "unknown" not in row and re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", row), row
 
 
 def test_bad_date_filter_is_refused():

@@ -86,6 +86,21 @@ def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
     assert 'cur.jnl' in os.listdir(TMP)
 
 
+def test_the_board_clock_runs_on_across_the_ticks_wrap():
+    # TIME sets the clock once; a record's start 20 days later must be 20 days later, though
+    # the ticks wrapped (every 2**30 ms, 12.4 days, on a Pico): it was read off the raw ticks
+    # and jumped back 12 days.
+    a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 8})
+    a.boot()
+    t0 = 1767225600                      # 2026-01-01 00:00:00 UTC
+    a.set_time(t0)
+    assert a.start_time() == '2026-01-01 00:00:00'
+    for _ in range(20 * 24):             # 20 days, a loop pass every hour
+        board.clock.advance(3600 * 1000)
+        a.step(board.clock.now)
+    assert a.start_time() == '2026-01-21 00:00:00', a.start_time()
+
+
 def _oware_pit():
     """A new Oware game, settled, the log emptied; and the key of a pit the mover can sow."""
     a, board, log = _app({'game': 'oware', 'opponent': 'people', 'speed': 4})

@@ -131,6 +131,11 @@ def _scripted(args, data, moves, rnd):
     env = {}
     if args.heap:
         env["BAWO_HEAP"] = "1"
+    if args.demo:
+        # The demo's games are synced and listed next: they start at this PC's time, as on a
+        # board a host set the clock of (otherwise PLAYED says "unknown").
+        import time
+        env["BAWO_TIME"] = str(int(time.time()))
     ai_vs_ai = args.ai_vs_ai
     opponent = args.opponent or "people"
     level = args.level
