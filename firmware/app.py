@@ -371,11 +371,15 @@ class App:
         self.hint_move = -1
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
-            self.opponent = make_opponent(self.g, header.get('level', 3), header.get('seed', 1),
-                                          self._think_poll, self.say)
-            self.opponent = with_book(self.opponent, name, header, self.board_side)
+            self.opponent = self._new_opponent()
         self._layout(name)
         self.view.reset(pieces=(name == 'bagh-chal'))
+
+    def _new_opponent(self):
+        # The board's side of this game: its AI at the header's level, the book where it plays.
+        h = self.header
+        ai = make_opponent(self.g, h.get('level', 3), h.get('seed', 1), self._think_poll, self.say)
+        return with_book(ai, self.g.name, h, self.board_side)
 
     def _layout(self, name):
         p = self.profile
@@ -603,10 +607,7 @@ class App:
         if self.opponent is None:
             # _finish drops it to make room for a record; when the record then fails for
             # memory (a NEW over this game), this game goes on and needs it back.
-            h = self.header
-            self.opponent = with_book(make_opponent(self.g, h.get('level', 3), h.get('seed', 1),
-                                                    self._think_poll, self.say),
-                                      self.g.name, h, self.board_side)
+            self.opponent = self._new_opponent()
         unload_records()   # a sync during the game loaded them; the search wants the room
         gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
         t0 = ticks_ms()
