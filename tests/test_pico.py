@@ -361,6 +361,41 @@ def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_pa
         Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
 
 
+def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(bundle_4x8, tmp_path):
+    """runner.mjs executes the commonest Thumb instructions and SRAM accesses itself (copies
+    of rp2040js 1.4.1's semantics, cycles included) for speed. The same boot and game, with
+    the keys scripted at emulated instants, must give every frame with the same bytes at the
+    same emulated nanosecond as rp2040js alone: a wrong flag, result or cycle count shifts or
+    changes them."""
+    from bawo.pico import Pico, load_profile, make_flash
+    prof = load_profile("bawo-4x8")
+    cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
+    from shared_rules import State, game
+    st = State(game("bawo"))
+    keys = list(menu_keys(prof, "bawo", "people", 8)) + [None]       # None: MENU
+    for _ in range(2):                                                # a move a side
+        mv = st.legal_move_strs()[0]
+        keys += sim.presses_for("bawo", str(st.position), mv, cells)
+        st.push(mv)
+    ms = 1_000_000
+    n_matrix = len(prof["keys"]["rows"]) * len(prof["keys"]["cols"])
+    script, t = [], 760 * ms
+    for k in keys:
+        script += [[t, [n_matrix if k is None else k]], [t + 40 * ms, []]]
+        t += 160 * ms
+    runs = {}
+    for fast in (True, False):
+        make_flash(tmp_path / "flash.bin", bundle_4x8)
+        pico = Pico(prof, tmp_path / "flash.bin", options={"fast": fast, "script": script})
+        try:
+            pico.until_ns(t + 300 * ms)
+        finally:
+            pico.close()
+        runs[fast] = pico.frames
+    assert len(runs[True]) > len(keys)          # the presses were seen and answered
+    assert runs[True] == runs[False]
+
+
 def test_the_emulator_is_pinned_by_the_lockfile():
     from bawo.pico import HERE
     lock = json.loads((HERE / "package-lock.json").read_text())
