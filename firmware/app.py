@@ -866,6 +866,9 @@ class App:
             return
         if key == k.menu:
             if self.mode == MENU:
+                # Answered before the game's engine loads, as a move's press is (_answer).
+                self.menu.draw_start(self.view)
+                self.view.show()
                 self.new_game(self.settings['game'])
             else:
                 self.open_menu()

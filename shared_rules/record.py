@@ -137,7 +137,11 @@ class Record:
                 check_tag(t, v)
                 h[t] = v
         moves = d.get("moves", [])
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        if not isinstance(moves, list):
+            raise RecordError("record: 'moves' must be a list of move strings")
+        try:
+            "".join(moves)   # TypeError on anything but strings, checked in C (an import's hot path)
+        except TypeError:
             raise RecordError("record: 'moves' must be a list of move strings")
         return cls(h, list(moves))
 

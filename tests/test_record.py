@@ -136,3 +136,9 @@ def test_move_text_wraps_greedily_at_79_columns():
 def test_control_characters_in_tags_are_refused(bad):
     with pytest.raises(RecordError, match="control character"):
         Record.from_dict({"game": "bawo", "rules": "1", "id": "x" + bad, "moves": []})
+
+
+@pytest.mark.parametrize("moves", [["A1+", 3], ["A1+", None], [["A1+"]], "A1+ A2-", {"A1+": 1}])
+def test_dict_moves_must_be_a_list_of_strings(moves):
+    with pytest.raises(RecordError, match="'moves' must be a list of move strings"):
+        Record.from_dict({"game": "bawo", "rules": "1", "moves": moves})

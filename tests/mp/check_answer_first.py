@@ -68,8 +68,9 @@ def test_menu_press_frame_comes_before_the_settings_write():
 
 
 def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
-    # MENU in the menu starts a game: its first frame (the start position) goes out before
-    # the counter and cur.jnl are written (each may be a 45 ms erase on the Pico's chip).
+    # MENU in the menu starts a game. It is answered at once, before the game's engine loads
+    # (the menu dark but for the chosen game's pocket); then the start position goes out
+    # before the counter and cur.jnl are written (each may be a 45 ms erase on the Pico's chip).
     a, board, log = _app({'game': 'oware', 'opponent': 'people', 'brightness': 2, 'speed': 8})
     a.boot()
     _steps(a, board, 5)
@@ -77,12 +78,17 @@ def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
     seen = []
     px = board.pixels
     send = px._transmit
-    px._transmit = lambda buf: (seen.append((a.mode, a.s is not None and a.s.ply)), send(buf))
+    px._transmit = lambda buf: (seen.append((a.mode, a.s is not None and a.s.ply, bytes(buf))), send(buf))
     board.press(a.keys.menu)
     _steps(a, board, 2)
     assert a.mode == app.PLAY and a.header['id']
-    assert log[:3] == ['frame', 'write counter', 'write cur.jnl'], log
-    assert seen[0] == (app.PLAY, 0), seen   # that first frame is the game's, not the menu's
+    assert log[:4] == ['frame', 'frame', 'write counter', 'write cur.jnl'], log
+    assert seen[0][:2] == (app.MENU, False), seen[0][:2]   # the answer: no game loaded yet
+    wire = seen[0][2]
+    lit = [k for k in range(a.profile.n_keys)
+           if any(wire[3 * i] or wire[3 * i + 1] or wire[3 * i + 2] for i in a.view.blocks[k])]
+    assert lit == [a.profile.key_at(0, a.menu.games.index('oware'))], lit   # the chosen game's
+    assert seen[1][:2] == (app.PLAY, 0), seen[1][:2]   # then its start, before the flash writes
     assert 'cur.jnl' in os.listdir(TMP)
 
 
