@@ -95,11 +95,14 @@ def panel(s, x, y, size, pn, p, n):
     cell = (size - 40) / max(pw, ph)
     ox, oy = x + 20, y + 55
     pts = []
+    # The firmware's own map (canvas pixel -> chain index), read back for this panel.
+    at = {}
+    for v in range(ph):
+        for u in range(pw):
+            at[p.led_map[(py + v) * p.width + px + u] - base] = (u, v)
     for i in range(min(pw * ph, 4 * (ph if major == 'column' else pw))):
-        for v in range(ph):
-            for u in range(pw):
-                if profile.panel_index(u, v, pw, ph, origin, major, serp) == i:
-                    pts.append((ox + (u + 0.5) * cell * 0.8, oy + (v + 0.5) * cell * 0.55))
+        u, v = at[i]
+        pts.append((ox + (u + 0.5) * cell * 0.8, oy + (v + 0.5) * cell * 0.55))
     s.poly(pts, '#b8860b', w=1.2)
     s.circle(pts[0][0], pts[0][1], 3.5, fill='#b8860b', stroke='#b8860b')
 

@@ -70,6 +70,48 @@ def test_led_map_is_a_permutation():
             seen[i] = 1
 
 
+def test_every_panel_orientation_chains_as_wired():
+    # A 3x2 panel beside a 2x2 one, every origin, major and serpentine choice: the chain
+    # index of each pixel, as the LEDs are wired (first LED at the origin corner, along the
+    # major axis, every other line back if serpentine), counted here without the firmware.
+    for origin in ('top-left', 'top-right', 'bottom-left', 'bottom-right'):
+        for major in ('row', 'column'):
+            for serp in (False, True):
+                d = raw('bawo-4x8')
+                L = d['leds']
+                L['width'], L['height'] = 5, 2
+                L['block'] = {'w': 1, 'h': 1, 'pitch_x': 1, 'pitch_y': 1, 'x0': 0, 'y0': 0}
+                L['panels'] = [{'x': 0, 'y': 0, 'width': 3, 'height': 2, 'origin': origin,
+                                'major': major, 'serpentine': serp},
+                               {'x': 3, 'y': 0, 'width': 2, 'height': 2, 'origin': 'top-left',
+                                'major': 'row', 'serpentine': False}]
+                d['grid'] = {'rows': 2, 'cols': 5}
+                d['keys']['rows'] = [2, 3]
+                d['keys']['cols'] = [6, 7, 8, 9, 10]
+                d['pockets'] = [[r, c] for r in range(2) for c in range(5)]
+                d.pop('lines', None)
+                p = profile.Profile(d)
+                want = {}
+                k = 0
+                lines = range(2) if major == 'row' else range(3)
+                for line in lines:
+                    n = 3 if major == 'row' else 2
+                    order = range(n)
+                    if serp and line % 2:
+                        order = range(n - 1, -1, -1)
+                    for pos in order:
+                        u, v = (pos, line) if major == 'row' else (line, pos)
+                        if origin.endswith('right'):
+                            u = 2 - u
+                        if origin.startswith('bottom'):
+                            v = 1 - v
+                        want[(u, v)] = k
+                        k += 1
+                for (u, v), i in want.items():
+                    assert p.led_index(u, v) == i, (origin, major, serp, u, v, p.led_index(u, v), i)
+                assert [p.led_index(3, 0), p.led_index(4, 0), p.led_index(3, 1)] == [6, 7, 8]
+
+
 def test_grid_row_major_serpentine():
     g = load('grid-5x5')
     assert g.led_index(0, 0) == 0 and g.led_index(15, 0) == 15
