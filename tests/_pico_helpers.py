@@ -129,8 +129,9 @@ def journal_on_flash(files, work):
     return Journal(str(work), "check", log=lambda m: None).read_current()
 
 
-def position(pico, timeout=2.0):
-    """POSITION over the board's USB serial port."""
+def position(pico, timeout=10.0):
+    """POSITION over the board's USB serial port (a wall-clock timeout: an emulator on a busy
+    PC runs several times slower than the Pico it emulates)."""
     from bawo.ports import connect
     ser, link, _info = connect(pico.port, None, timeout=timeout)
     try:
