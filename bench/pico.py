@@ -12,6 +12,8 @@ only depends on the PC.
 - ai: the board's AI (shared_rules.ai.Player, the board's budgets) choosing a move in midgame
   positions (seeded random playouts, 10-40 plies in), at every level; mean and max per level;
 - sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second;
+- emulator: the PC's CPU for the same scripted boot and game on the runner's fast paths and
+  on rp2040js alone (the peer), as a ratio; the two must give the same frames;
 - parts: what a press's answer is made of, each timed on the Pico (best of 5, ticks_us):
   key scan, App.draw (menu, whole board, a selection), render, show (render + transmit), a
   move's journal line, the settings file, the rules engine playing a move (once) and
@@ -254,13 +256,35 @@ def bench_sync(files, d, games):
     return len(recs), (t1 - t0) / 1e9, rep["bytes"]
 
 
+def bench_emulator(files, d):
+    """Node CPU seconds of the same scripted boot and game (keys at emulated instants) on the
+    runner's fast paths and on rp2040js alone (the peer, same run); their frames must agree."""
+    import resource
+    from _pico_helpers import scripted_game
+    prof = load_profile("bawo-4x8")
+    script, end, _ = scripted_game(prof)
+    out = {}
+    for fast in (False, True):
+        make_flash(d / "flash.bin", files)
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        p = Pico(prof, d / "flash.bin", options={"fast": fast, "script": script})
+        try:
+            p.until_ns(end, timeout=1800)
+        finally:
+            p.close()
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out[fast] = (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime, p.frames)
+    assert out[True][1] == out[False][1], "the fast paths changed a frame"
+    return out[False][0], out[True][0], end / 1e9
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--positions", type=int, default=20)
     ap.add_argument("--levels", default="1,2,3,4,5")
     ap.add_argument("--games", type=int, default=20, help="games to sync")
     ap.add_argument("--presses", type=int, default=12, help="game presses timed")
-    ap.add_argument("--only", nargs="*", default=["boot", "press", "parts", "ai", "sync"])
+    ap.add_argument("--only", nargs="*", default=["boot", "press", "parts", "ai", "sync", "emulator"])
     a = ap.parse_args()
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
@@ -283,6 +307,12 @@ def main():
                   "position %.0f ms" % (lat[n_menu - 1], r["menu_start_ms"]))
             print("  game presses (start pocket, then target: the move is journaled): %s ms"
                   % ", ".join("%.0f" % x for x in lat[n_menu:]))
+        if "emulator" in a.only:
+            (d / "em").mkdir()
+            slow, fast, emu_s = bench_emulator(files, d / "em")
+            print("emulator: %.1f s of the Pico (boot, menu, MENU, 2 moves, scripted): node CPU %.1f s "
+                  "on rp2040js alone, %.1f s with the runner's fast paths: %.2fx (frames identical)"
+                  % (emu_s, slow, fast, slow / fast))
         if "parts" in a.only:
             (d / "pa").mkdir()
             parts = bench_parts(files, d / "pa")

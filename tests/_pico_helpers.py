@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bawo import sim
+from bawo import firmware, sim
 from bawo.pico import Pico, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +96,27 @@ class Twins:
             self.pico.run_ms(1000)
             self.check(self.pico.last_frame())
         return st
+
+
+def scripted_game(prof, moves=2):
+    """A boot, the menu's choices, MENU and `moves` Bawo moves (a move a side, the first legal
+    in order) as a runner key script (cfg.script: keys at emulated instants, so the run
+    depends on nothing outside the emulator); returns (script, emulated ns it ends, presses)."""
+    from shared_rules import State, game
+    cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
+    st = State(game("bawo"))
+    keys = list(menu_keys(prof, "bawo", "people", 8)) + [None]       # None: MENU
+    for _ in range(moves):
+        mv = st.legal_move_strs()[0]
+        keys += sim.presses_for("bawo", str(st.position), mv, cells)
+        st.push(mv)
+    ms = 1_000_000
+    n_matrix = len(prof["keys"]["rows"]) * len(prof["keys"]["cols"])
+    script, t = [], 760 * ms
+    for k in keys:
+        script += [[t, [n_matrix if k is None else k]], [t + 40 * ms, []]]
+        t += 160 * ms
+    return script, t + 300 * ms, len(keys)
 
 
 def sim_games(dest, runs):

@@ -10,7 +10,7 @@ import pytest
 from bawo import firmware, sim
 from bawo.pico import read_files
 
-from _pico_helpers import Twins, journal_on_flash, position, boot_pico, build_bundle
+from _pico_helpers import Twins, journal_on_flash, position, boot_pico, build_bundle, scripted_game
 from bawo.pico import menu_keys
 
 
@@ -369,30 +369,17 @@ def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(bundle_4x8, tmp_p
     changes them."""
     from bawo.pico import Pico, load_profile, make_flash
     prof = load_profile("bawo-4x8")
-    cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
-    from shared_rules import State, game
-    st = State(game("bawo"))
-    keys = list(menu_keys(prof, "bawo", "people", 8)) + [None]       # None: MENU
-    for _ in range(2):                                                # a move a side
-        mv = st.legal_move_strs()[0]
-        keys += sim.presses_for("bawo", str(st.position), mv, cells)
-        st.push(mv)
-    ms = 1_000_000
-    n_matrix = len(prof["keys"]["rows"]) * len(prof["keys"]["cols"])
-    script, t = [], 760 * ms
-    for k in keys:
-        script += [[t, [n_matrix if k is None else k]], [t + 40 * ms, []]]
-        t += 160 * ms
+    script, end, presses = scripted_game(prof)
     runs = {}
     for fast in (True, False):
         make_flash(tmp_path / "flash.bin", bundle_4x8)
         pico = Pico(prof, tmp_path / "flash.bin", options={"fast": fast, "script": script})
         try:
-            pico.until_ns(t + 300 * ms)
+            pico.until_ns(end)
         finally:
             pico.close()
         runs[fast] = pico.frames
-    assert len(runs[True]) > len(keys)          # the presses were seen and answered
+    assert len(runs[True]) > presses          # the presses were seen and answered
     assert runs[True] == runs[False]
 
 
