@@ -98,6 +98,10 @@ def stdio():
     return read, write
 
 
+QUIET_POLLS = 250   # polls without input before the link looks less often
+QUIET_EVERY = 4
+
+
 class Link:
     """Board side: parse host frames, dispatch requests to handler, send events.
 
@@ -128,6 +132,8 @@ class Link:
         self._pending = []  # [seq, frame, sent_at, tries] of events not yet ACKed
         self.stats = {"rx": 0, "bad": 0, "naks_sent": 0, "resends": 0, "errors": 0, "dup": 0,
                       "nomem": 0}
+        self._quiet = 0  # polls in a row that found nothing
+        self._skip = 0   # polls left that do not look
 
     def _send(self, frame):
         self._last_sent = frame
@@ -139,11 +145,23 @@ class Link:
     def poll(self):
         """Handle whatever input is waiting; resend overdue events. Never raises on bad input."""
         n = 0
-        try:
-            data = self._read()
-        except MemoryError:  # what was read is lost: the host resends it
-            self.stats["nomem"] += 1
-            data = None
+        data = None
+        if self._skip:
+            # No host has spoken for a while: look every QUIET_EVERY-th poll only. The look
+            # (a stream poll) is a sixth of an idle main-loop pass on a Pico; a host's first
+            # request waits a few more milliseconds, the ones after it none.
+            self._skip -= 1
+        else:
+            try:
+                data = self._read()
+            except MemoryError:  # what was read is lost: the host resends it
+                self.stats["nomem"] += 1
+            if data:
+                self._quiet = 0
+            elif self._quiet < QUIET_POLLS:
+                self._quiet += 1
+            else:
+                self._skip = QUIET_EVERY - 1
         if data:
             try:
                 results = self.parser.feed(data)

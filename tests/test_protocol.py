@@ -336,3 +336,35 @@ def test_board_fuzz_well_formed_frames_160k_100k(tmp_path, request):
     if "slow" not in (request.config.getoption("-m") or ""):
         pytest.skip("long run: pytest -m slow (or bench/link_fuzz.py)")
     _board_fuzz(tmp_path, 100_000, 12)
+
+
+def test_a_quiet_link_looks_less_often_and_answers_within_a_few_polls():
+    # An idle board's stream poll is a sixth of its main loop on a Pico: after QUIET_POLLS
+    # polls with nothing, the link looks every QUIET_EVERY-th poll; a request is still
+    # answered within that many polls, and from then on every poll looks again.
+    L = board_link_module()
+    inbox, looks, out = [], [], []
+
+    def read():
+        looks.append(1)
+        return inbox.pop(0) if inbox else None
+    h = _Recorder()
+    link = L.Link(read, out.append, h)
+    for _ in range(L.QUIET_POLLS + 1):
+        link.poll()
+    assert len(looks) == L.QUIET_POLLS + 1
+    n = len(looks)
+    for _ in range(4 * L.QUIET_EVERY):
+        link.poll()
+    assert len(looks) - n == 4
+    inbox.append(P.encode(8, P.MOVE, {"move": "y"}))
+    for polls in range(1, L.QUIET_EVERY + 1):
+        link.poll()
+        if out:
+            break
+    assert [(r.seq, r.type) for r in P.Parser().feed(b"".join(out))] == [(8, P.OK)]
+    assert polls <= L.QUIET_EVERY and h.calls == [("move", "y")]
+    n = len(looks)
+    for _ in range(10):
+        link.poll()
+    assert len(looks) - n == 10
