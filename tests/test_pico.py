@@ -226,6 +226,8 @@ def power_cuts(bundle, tmp_path, cuts, seed):
                 if cycle == 0:
                     for k in menu_keys(prof, "bawo", "people", 8):
                         pico.tap(k)
+                if pos.get("mode") == "over":
+                    pico.tap(pico.menu_key)     # a finished game's MENU opens the menu first
                 pico.tap(pico.menu_key)
                 pos = position(pico)
                 assert pos.get("mode") == "play" and not pos.get("result"), pos
