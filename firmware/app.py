@@ -10,7 +10,7 @@ import view as V
 from menu import Menu, OPPONENTS
 from journal import Journal, seal, unseal, unload_records, CUR, SETTINGS
 import shared_rules
-from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
+from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name, fits
 from shared_rules.errors import RulesError
 from shared_rules.state import State
 from shared_rules.rng import Rng
@@ -129,19 +129,8 @@ def use_engine(name, ai=False):
 
 def playable(profile):
     """Games of the profile whose layout fits its grid, in the profile's order."""
-    out = []
     r, c = profile.grid_rows, profile.grid_cols
-    for name in profile.games:
-        if name not in GAMES:
-            continue
-        if name == 'bawo' and (r, c) != (4, 8):
-            continue
-        if name == 'oware' and (r < 2 or c < 8):
-            continue
-        if name == 'bagh-chal' and (r, c) != (5, 5):
-            continue
-        out.append(name)
-    return out
+    return [name for name in profile.games if name in GAMES and fits(name, r, c)]
 
 
 def _level_ok(v, top):
@@ -218,7 +207,6 @@ class App:
         self.think_max = 0
         self.cell_of_key = bytearray(p.n_keys)
         self.key_of_cell = bytearray(32)
-        self.ncells = 0
         self.shown = bytearray(32)
         self.starts = {}
         self.direct = {}
@@ -372,7 +360,18 @@ class App:
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = self._new_opponent()
-        self._layout(name)
+        # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
+        p = self.profile
+        g = self.g
+        cell_of_key = self.cell_of_key
+        for k in range(p.n_keys):
+            r, c = p.positions[k]
+            cell = g.cell_at(p.grid_rows, p.grid_cols, r, c)
+            if cell < 0:
+                cell_of_key[k] = NONE
+            else:
+                cell_of_key[k] = cell
+                self.key_of_cell[cell] = k
         self.view.reset(pieces=(name == 'bagh-chal'))
 
     def _new_opponent(self):
@@ -380,42 +379,6 @@ class App:
         h = self.header
         ai = make_opponent(self.g, h.get('level', 3), h.get('seed', 1), self._think_poll, self.say)
         return with_book(ai, self.g.name, h, self.board_side)
-
-    def _layout(self, name):
-        p = self.profile
-        cok = self.cell_of_key
-        for k in range(p.n_keys):
-            cok[k] = NONE
-        if name == 'bawo':
-            from shared_rules.bawo import DISPLAY
-            n = 32
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                cok[k] = DISPLAY[r * 8 + c]
-        elif name == 'oware':
-            n = 14  # pits 0..11, then South's store (12) and North's (13)
-            mid = p.grid_rows // 2
-            off = (p.grid_cols - 8) // 2
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                x = c - off
-                if r == mid and 1 <= x <= 6:
-                    cok[k] = x - 1
-                elif r == mid - 1 and 1 <= x <= 6:
-                    cok[k] = 12 - x
-                elif r == mid and x == 7:
-                    cok[k] = 12
-                elif r == mid - 1 and x == 0:
-                    cok[k] = 13
-        else:
-            n = 25
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                cok[k] = (4 - r) * 5 + c
-        self.ncells = n
-        for k in range(p.n_keys):
-            if cok[k] != NONE:
-                self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
         """Start a game (archiving an unfinished one). A bad game or position raises
@@ -548,18 +511,11 @@ class App:
         direct = {}
         t = pos.turn
         for m in s.legal_moves:
-            if g.name == 'bawo':
-                i = m >> 1
-                o = t << 4
-                tgt = o + ((i - 1) & 15 if m & 1 else (i + 1) & 15)
-                starts.setdefault(o + i, []).append((tgt, m))
-            elif g.name == 'oware':
-                direct[t * 6 + m] = m
-            elif m < 25:
-                direct[m] = m
+            start, target = g.move_cells(m, t)
+            if target < 0:
+                direct[start] = m
             else:
-                a, b = divmod(m - 25, 25)
-                starts.setdefault(a, []).append((b, m))
+                starts.setdefault(start, []).append((target, m))
         self.starts = starts
         self.direct = direct
         self._sync_shown()
@@ -570,9 +526,9 @@ class App:
         b = pos.board
         for i in range(len(b)):
             sh[i] = b[i]
-        if self.g.name == 'oware':
-            sh[12] = pos.stores[0]
-            sh[13] = pos.stores[1]
+        g = self.g
+        for i in range(g.stores):   # Oware's, after its pits
+            sh[g.cells + i] = pos.stores[i]
         self.hand = self.mark = self.capt = -1
         self.changed()
 
@@ -591,12 +547,7 @@ class App:
 
     def _start_cell(self, move, turn):
         # The pocket (point) a move starts from: what the board's move shows first.
-        name = self.g.name
-        if name == 'bawo':
-            return (turn << 4) + (move >> 1)
-        if name == 'oware':
-            return turn * 6 + move
-        return move if move < 25 else (move - 25) // 25
+        return self.g.move_cells(move, turn)[0]
 
     def _think(self):
         """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
@@ -792,14 +743,12 @@ class App:
             self.mark = -1
             wait = ms * 2
         elif code == E.STORE:
-            sh[12 + a] += b
-            total = 0
-            for i in range(14):
-                total += sh[i]
-            if total > 48:  # the starving move's sweep: the pits went to the store
-                for i in range(12):
-                    sh[i] = 0
+            sh[self.g.cells + a] += b
             wait = ms * 2
+        elif code == E.SWEEP:   # a row emptied at the end: its STORE follows in this frame
+            for i in range(a * 6, a * 6 + 6):
+                sh[i] = 0
+            wait = 0
         elif code == E.PLACE:
             sh[a] = V.GOAT
             self.mark = a
@@ -1018,14 +967,6 @@ class App:
             v.px.set_pixel(v.spare_col, v.spare_row, V.C_GOAT if turn == 0 else V.C_TIGER)
         self._low_warning()
 
-    def _owner(self, cell, oware):
-        if self.g.name == 'bawo':
-            return cell >> 4
-        if oware:
-            return cell // 6 if cell < 12 else cell - 12
-        v = self.shown[cell]
-        return 0 if v == V.GOAT else (1 if v == V.TIGER else -1)
-
     def _bg(self, cell, oware):
         if self.anim is not None:
             if cell == self.intro:
@@ -1034,15 +975,15 @@ class App:
                 return V.BG_CAPTURE
             if cell == self.hand:
                 return V.BG_HAND
-            return V.BG_TURN if self._owner(cell, oware) == self.anim_mover and not oware else (
-                V.BG_STORE if oware and cell >= 12 else 0)
-        if oware and cell >= 12:
+            return V.BG_TURN if self.g.owner(cell, self.shown[cell]) == self.anim_mover and not oware else (
+                V.BG_STORE if cell >= self.g.cells else 0)
+        if cell >= self.g.cells:
             return V.BG_STORE
         if self.mode == OVER:
             out = self.s.outcome()
             if not self.blink:
                 return 0
-            o = self._owner(cell, oware)
+            o = self.g.owner(cell, self.shown[cell])
             if out.winner is None:
                 return V.BG_DRAW if o >= 0 else 0
             if o < 0:
@@ -1054,7 +995,7 @@ class App:
             for tgt, m in self.starts.get(self.sel, ()):
                 if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-        if self._owner(cell, oware) == self._turn and self.g.name != 'bagh-chal':
+        if self.g.owner(cell, self.shown[cell]) == self._turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN
         if self.g.name == 'bagh-chal' and cell in self.starts and self.sel < 0:
             return V.BG_TURN

@@ -123,6 +123,24 @@ class Bawo(BaseGame):
     def move_str(self, move, pos=None):
         return pocket_name(move >> 1) + ("-" if move & 1 else "+")
 
+    # -- on a board (shared_rules/position.py): the 4x8 grid as South sees it, DISPLAY's rows
+    cells = 32
+    stores = 0
+
+    def cell_at(self, rows, cols, r, c):
+        return DISPLAY[r * 8 + c] if rows == 4 and cols == 8 else -1
+
+    def owner(self, cell, value=0):
+        return cell >> 4
+
+    def label(self, cell):
+        return pocket_name(cell & 15)
+
+    def move_cells(self, move, turn):
+        o = turn << 4
+        i = move >> 1
+        return o + i, o + ((i - 1) & 15 if move & 1 else (i + 1) & 15)
+
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""
         b = pos.board
