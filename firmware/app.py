@@ -16,7 +16,6 @@ from shared_rules.state import State
 from shared_rules.rng import Rng
 from shared_rules import events as E
 
-VERSION = '0.1.0'
 # Milliseconds per seed for speed levels 1..8 (index 0 unused); level 8 is instant.
 SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 FLASH_MS = const(350)
@@ -95,11 +94,11 @@ class EventBuf:
         if self.n >= self.cap:
             self.full = True
             return
-        o = self.n * 3
+        at = self.n * 3
         b = self.b
-        b[o] = ev[0]
-        b[o + 1] = ev[1] & 0xFF   # DIRECTION's -1 comes back as 255; it is not drawn
-        b[o + 2] = ev[2] & 0xFF
+        b[at] = ev[0]
+        b[at + 1] = ev[1] & 0xFF   # DIRECTION's -1 comes back as 255; it is not drawn
+        b[at + 2] = ev[2] & 0xFF
         self.n += 1
 
     def __len__(self):
@@ -125,12 +124,6 @@ def use_engine(name, ai=False):
     shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
     unload_records()
     gc.collect()
-
-
-def playable(profile):
-    """Games of the profile whose layout fits its grid, in the profile's order."""
-    r, c = profile.grid_rows, profile.grid_cols
-    return [name for name in profile.games if name in GAMES and fits(name, r, c)]
 
 
 def _level_ok(v, top):
@@ -171,21 +164,23 @@ def _settings_of(data):
 class App:
     def __init__(self, board, journal, board_id, hook=None, settings=None):
         self.board = board
-        self.profile = p = board.profile
+        self.profile = profile = board.profile
         self.keys = board.keys
-        self.view = V.View(board.pixels, p)
+        self.view = V.View(board.pixels, profile)
         self.journal = journal
         self.board_id = board_id
         self.hook = hook            # hook(kind, data): the simulator's window on the app
-        self.games = playable(p)
+        # The profile's games whose layout fits its grid, in its order.
+        r, c = profile.grid_rows, profile.grid_cols
+        self.games = [n for n in profile.games if n in GAMES and fits(n, r, c)]
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
-                             % (', '.join(p.games), p.grid_rows, p.grid_cols))
+                             % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
         self.settings = self._load_settings(settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
         use_engine(self.settings['game'])
-        self.menu = Menu(p, self.games, self.settings)
+        self.menu = Menu(profile, self.games, self.settings)
         self.link = None
         self.epoch_s = -1           # epoch seconds at tick epoch_ref, once a host set the time
         self.epoch_ref = 0
@@ -205,7 +200,7 @@ class App:
         self.thinks = 0             # searches finished, their total and longest real time
         self.think_ms = 0
         self.think_max = 0
-        self.cell_of_key = bytearray(p.n_keys)
+        self.cell_of_key = bytearray(profile.n_keys)
         self.key_of_cell = bytearray(32)
         self.shown = bytearray(32)
         self.starts = {}
@@ -361,12 +356,12 @@ class App:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = self._new_opponent()
         # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
-        p = self.profile
+        profile = self.profile
         g = self.g
         cell_of_key = self.cell_of_key
-        for k in range(p.n_keys):
-            r, c = p.positions[k]
-            cell = g.cell_at(p.grid_rows, p.grid_cols, r, c)
+        for k in range(profile.n_keys):
+            r, c = profile.positions[k]
+            cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
             if cell < 0:
                 cell_of_key[k] = NONE
             else:
@@ -522,13 +517,13 @@ class App:
 
     def _sync_shown(self):
         pos = self.s.position
-        sh = self.shown
+        shown = self.shown
         b = pos.board
         for i in range(len(b)):
-            sh[i] = b[i]
+            shown[i] = b[i]
         g = self.g
         for i in range(g.stores):   # Oware's, after its pits
-            sh[g.cells + i] = pos.stores[i]
+            shown[g.cells + i] = pos.stores[i]
         self.hand = self.mark = self.capt = -1
         self.changed()
 
@@ -544,10 +539,6 @@ class App:
 
     def _host_to_move(self):
         return self.mode == PLAY and self.s.turn == self.host_side and self.s.outcome() is None
-
-    def _start_cell(self, move, turn):
-        # The pocket (point) a move starts from: what the board's move shows first.
-        return self.g.move_cells(move, turn)[0]
 
     def _think(self):
         """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
@@ -624,7 +615,8 @@ class App:
         intro: a move the person did not press (board or host): its start blinks first."""
         s = self.s
         mover = s.turn
-        start = self._start_cell(move, mover) if intro else -1
+        # The pocket (point) the move starts from blinks first.
+        start = self.g.move_cells(move, mover)[0] if intro else -1
         text = s.move_str(move)
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.evbuf
@@ -716,49 +708,49 @@ class App:
 
     # -- animation ----------------------------------------------------------------------
     def _anim_step(self):
-        o = self.anim_i * 3
+        at = self.anim_i * 3
         eb = self.anim.b
-        code, a, b = eb[o], eb[o + 1], eb[o + 2]
+        code, a, b = eb[at], eb[at + 1], eb[at + 2]
         self.anim_i += 1
-        sh = self.shown
+        shown = self.shown
         ms = SPEED_MS[self.settings['speed']]
         wait = ms
         if code == E.PICKUP:
-            sh[a] = 0
+            shown[a] = 0
             self.hand = a
             self.mark = -1
             self.capt = -1
             wait = ms * 2
         elif code == E.DROP:
-            sh[a] = b
+            shown[a] = b
             self.mark = a
         elif code == E.CAPTURE:
-            sh[a] = 0
+            shown[a] = 0
             self.capt = a
             self.mark = -1
             wait = ms * 3
         elif code == E.RELAY:
-            sh[a] = 0
+            shown[a] = 0
             self.hand = a
             self.mark = -1
             wait = ms * 2
         elif code == E.STORE:
-            sh[self.g.cells + a] += b
+            shown[self.g.cells + a] += b
             wait = ms * 2
         elif code == E.SWEEP:   # a row emptied at the end: its STORE follows in this frame
             for i in range(a * 6, a * 6 + 6):
-                sh[i] = 0
+                shown[i] = 0
             wait = 0
         elif code == E.PLACE:
-            sh[a] = V.GOAT
+            shown[a] = V.GOAT
             self.mark = a
         elif code == E.STEP or code == E.JUMP:
-            sh[b] = sh[a]
-            sh[a] = 0
+            shown[b] = shown[a]
+            shown[a] = 0
             self.hand = a
             self.mark = b
         elif code == E.TAKE:
-            sh[a] = 0
+            shown[a] = 0
             self.capt = a
             wait = ms * 2
         else:
@@ -767,8 +759,9 @@ class App:
         self.redraw = True
 
     def skip(self):
-        """A press during an animation: jump to the end of the move."""
-        self._anim_done()
+        """A press (or a link request) during an animation: jump to the end of the move."""
+        if self.anim is not None:
+            self._anim_done()
 
     def _anim_done(self):
         self.anim = None
@@ -912,9 +905,61 @@ class App:
             return
         self.hints += 1
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
-        self.sel = self._start_cell(m, self.s.turn)
+        self.sel = self.g.move_cells(m, self.s.turn)[0]
         self.hint_move = m
         self.changed()
+
+    def playing(self):
+        """True while a game is on the board and its moves can be played (not in the menu)."""
+        return self.s is not None and self.mode != MENU
+
+    def legal_move(self, text):
+        """The legal move `text` names in the game's position; RulesError says why not."""
+        s = self.s
+        move = s.parse_move(text)
+        if move not in s.legal_moves:
+            raise RulesError('illegal move %s' % text)
+        return move
+
+    def snapshot(self, moves=True, legal=False):
+        """The board as the link handler, the simulator and the host read it, a new dict:
+        mode ('menu', 'play', 'over'), flash state, selection, message, settings, and with a
+        game its name, id, position text ('pos'), side to move, ply, opponent, set-up
+        position ('root', only for one), result and reason once over; `moves` the moves
+        played, `legal` the legal moves' texts."""
+        d = {'mode': ('menu', 'play', 'over')[self.mode], 'low': self.journal.low,
+             'full': self.full(), 'sel': self.sel, 'flashes': self.flashes,
+             'anim': self.anim is not None, 'msg': self.message, 'settings': self.settings,
+             'games': self.games}
+        s = self.s
+        if s is None:
+            return d
+        g = self.g
+        h = self.header
+        d['game'] = g.name
+        d['id'] = h['id']
+        d['pos'] = g.format(s.position)
+        d['ply'] = s.ply
+        if moves:
+            d['moves'] = s.moves
+        if legal:
+            d['legal'] = s.legal_move_strs()
+        d['turn'] = g.sides[s.turn]
+        d['takata'] = self.takata
+        d['opponent'] = h.get('opponent', 'people')
+        if h.get('position'):
+            d['root'] = h['position']
+        info = getattr(self.opponent, 'last_info', None)
+        if info:
+            d['ai'] = info
+        if self.thinks:
+            d['thinks'] = [self.thinks, self.think_ms, self.think_max]
+        out = s.outcome()
+        if out is not None:
+            w = winner_name(g, out)
+            d['result'] = 'draw' if w is None else w
+            d['reason'] = out.reason
+        return d
 
     def open_menu(self):
         self.mode = MENU
@@ -932,9 +977,9 @@ class App:
                 v.cell(self.flash_key, 0, V.BG_BAD)
             self._low_warning()
             return
-        p = self.profile
-        cok = self.cell_of_key
-        sh = self.shown
+        profile = self.profile
+        cell_of_key = self.cell_of_key
+        shown = self.shown
         oware = self.g.name == 'oware'
         # Locals and once-a-draw values: this loop runs 32 times a frame, and on a Pico
         # each attribute or property lookup in it costs microseconds.
@@ -946,8 +991,8 @@ class App:
         bad = V.BG_BAD
         off = V.BG_OFF
         drop = V.MARK_DROP
-        for key in range(p.n_keys):
-            cell = cok[key]
+        for key in range(profile.n_keys):
+            cell = cell_of_key[key]
             if key == fk:
                 bg = bad
             elif cell == NONE:
@@ -958,7 +1003,7 @@ class App:
             if cell == NONE:
                 cell_at(key, 0, bg)
             else:
-                cell_at(key, sh[cell], bg, drop if cell == mark else 0)
+                cell_at(key, shown[cell], bg, drop if cell == mark else 0)
         if self.g.name == 'bagh-chal':
             pos = self.s.position
             v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
@@ -975,20 +1020,21 @@ class App:
                 return V.BG_CAPTURE
             if cell == self.hand:
                 return V.BG_HAND
-            return V.BG_TURN if self.g.owner(cell, self.shown[cell]) == self.anim_mover and not oware else (
-                V.BG_STORE if cell >= self.g.cells else 0)
+            if not oware and self.g.owner(cell, self.shown[cell]) == self.anim_mover:
+                return V.BG_TURN
+            return V.BG_STORE if cell >= self.g.cells else 0
         if cell >= self.g.cells:
             return V.BG_STORE
         if self.mode == OVER:
             out = self.s.outcome()
             if not self.blink:
                 return 0
-            o = self.g.owner(cell, self.shown[cell])
+            side = self.g.owner(cell, self.shown[cell])
             if out.winner is None:
-                return V.BG_DRAW if o >= 0 else 0
-            if o < 0:
+                return V.BG_DRAW if side >= 0 else 0
+            if side < 0:
                 return 0
-            return V.BG_WIN if o == out.winner else V.BG_LOSE
+            return V.BG_WIN if side == out.winner else V.BG_LOSE
         if cell == self.sel:
             return V.BG_SELECT
         if self.sel >= 0:
@@ -1004,8 +1050,9 @@ class App:
     def _low_warning(self):
         full = self.full()
         if (full or self.journal.low) and self.blink:
-            p = self.profile
-            for k in (0, p.grid_cols - 1, p.n_keys - p.grid_cols, p.n_keys - 1):
+            cols = self.profile.grid_cols
+            n = self.profile.n_keys
+            for k in (0, cols - 1, n - cols, n - 1):
                 self.view.corner_dot(k, V.BG_FULL if full else V.BG_LOW)
 
     # -- the loop -----------------------------------------------------------------------
