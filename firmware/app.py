@@ -506,11 +506,11 @@ class App:
         direct = {}
         t = pos.turn
         for m in s.legal_moves:
-            start, target = g.move_cells(m, t)
+            target = g.move_cell(m, t, True)
             if target < 0:
-                direct[start] = m
+                direct[g.move_cell(m, t)] = m
             else:
-                starts.setdefault(start, []).append((target, m))
+                starts.setdefault(g.move_cell(m, t), []).append((target, m))
         self.starts = starts
         self.direct = direct
         self._sync_shown()
@@ -616,7 +616,7 @@ class App:
         s = self.s
         mover = s.turn
         # The pocket (point) the move starts from blinks first.
-        start = self.g.move_cells(move, mover)[0] if intro else -1
+        start = self.g.move_cell(move, mover) if intro else -1
         text = s.move_str(move)
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.evbuf
@@ -905,7 +905,7 @@ class App:
             return
         self.hints += 1
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
-        self.sel = self.g.move_cells(m, self.s.turn)[0]
+        self.sel = self.g.move_cell(m, self.s.turn)
         self.hint_move = m
         self.changed()
 

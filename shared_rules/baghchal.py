@@ -158,10 +158,10 @@ class BaghChal(BaseGame):
     def label(self, cell):
         return point_name(cell)
 
-    def move_cells(self, move, turn):
+    def move_cell(self, move, turn, target=False):
         if move < 25:
-            return move, -1   # a goat placed: one press
-        return (move - 25) // 25, (move - 25) % 25
+            return -1 if target else move   # a goat placed: one press
+        return (move - 25) % 25 if target else (move - 25) // 25
 
     def start(self):
         b = bytearray(25)

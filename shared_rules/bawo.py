@@ -136,10 +136,11 @@ class Bawo(BaseGame):
     def label(self, cell):
         return pocket_name(cell & 15)
 
-    def move_cells(self, move, turn):
-        o = turn << 4
+    def move_cell(self, move, turn, target=False):
         i = move >> 1
-        return o + i, o + ((i - 1) & 15 if move & 1 else (i + 1) & 15)
+        if target:   # the next pocket in the move's direction
+            i = (i - 1) & 15 if move & 1 else (i + 1) & 15
+        return (turn << 4) + i
 
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""

@@ -141,8 +141,8 @@ class Oware(BaseGame):
     def label(self, cell):
         return SIDES[cell - 12] if cell >= 12 else chr(65 + 32 * (cell // 6) + cell % 6)
 
-    def move_cells(self, move, turn):
-        return turn * 6 + move, -1
+    def move_cell(self, move, turn, target=False):
+        return -1 if target else turn * 6 + move
 
     def _sow(self, p, stores, o, m, ev):
         """Sow from pit o+m and capture, in place. Returns the seeds captured."""

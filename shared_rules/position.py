@@ -28,9 +28,10 @@ class BaseGame:
     # terminal drawing and the web page read. A cell is a pocket or point index as in the
     # game's positions (0..cells-1), then its stores, one a side (cells, cells+1). Each game
     # defines cells, stores, cell_at(rows, cols, r, c) (-1: no cell there), owner(cell, value)
-    # (the side, -1: nobody's), label(cell) and move_cells(move, turn) (the cells pressed to
-    # play it: start, then target or -1 for a one-press move); shared_rules.fits says which
-    # grids each game fits without loading its engine.
+    # (the side, -1: nobody's), label(cell) and move_cell(move, turn, target=False) (the cell
+    # pressed first to play it; target: the one pressed second, -1 for a one-press move; an
+    # int, not a pair, as the board asks it for every legal move of every position);
+    # shared_rules.fits says which grids each game fits without loading its engine.
 
     def try_play(self, pos, move):
         """The position after action `move` if a cheap check proves it legal and the game not

@@ -1,5 +1,5 @@
 """Each game's layout on a board exists once, in its engine (shared_rules: cell_at, label,
-owner, move_cells, stores): the firmware's view, the simulator, the terminal drawing and the
+owner, move_cell, stores): the firmware's view, the simulator, the terminal drawing and the
 web page read it there. Changed there, every one of them follows."""
 import pytest
 

@@ -424,7 +424,7 @@ def test_layouts_as_the_board_shows_them():
     assert [bc.owner(0, v) for v in (0, 1, 2)] == [-1, 0, 1]
 
 
-def test_move_cells_are_the_pockets_a_move_names():
+def test_move_cell_is_the_pockets_a_move_names():
     for name in ("bawo", "oware", "bagh-chal"):
         g = game(name)
         s = State(g)
@@ -433,7 +433,7 @@ def test_move_cells_are_the_pockets_a_move_names():
             pos = s.position
             for m in s.legal_moves:
                 text = g.move_str(m, pos)
-                start, target = g.move_cells(m, pos.turn)
+                start, target = g.move_cell(m, pos.turn), g.move_cell(m, pos.turn, True)
                 assert text.startswith(g.label(start)), (name, text, start)
                 if name == "bawo":
                     # the pocket sown next in the move's direction

@@ -38,7 +38,8 @@ def presses_for(game, position, move, cells):
     from shared_rules import game as make_game
     g = make_game(game)
     pos = g.parse(position)
-    start, target = g.move_cells(g.parse_move(move, pos), pos.turn)
+    m = g.parse_move(move, pos)
+    start, target = g.move_cell(m, pos.turn), g.move_cell(m, pos.turn, True)
     return [cells[start]] if target < 0 else [cells[start], cells[target]]
 
 
