@@ -30,6 +30,7 @@ import _link_fuzz as F  # noqa: E402
 from _link_helpers import P  # noqa: E402
 from _host_helpers import seed_journal  # noqa: E402
 from test_journal_memory import old_board  # noqa: E402
+from bawo.sim import SimError  # noqa: E402
 
 BUDGET_KB = 160
 
@@ -106,7 +107,7 @@ def smallest(fn, lo, hi, mpy, say):
             try:
                 fn(d, "%dk" % kb, mpy)
                 return True, ""
-            except AssertionError as e:
+            except (AssertionError, SimError) as e:   # SimError: the board did not boot
                 return False, str(e)[:160]
     ok, why = passes(hi)
     if not ok:

@@ -59,14 +59,15 @@ SCENES = (
 )
 
 def _cell(game, name):
-    """Engine cell index (what App.key_of_cell is indexed by) of a pocket or point name."""
-    if game == 'bawo':
-        side = 0 if name[0] in 'AB' else 1
-        c = int(name[1])
-        local = c - 1 if name[0] == 'A' else 16 - c
-        return side * 16 + local
-    if game == 'bagh-chal':
-        return (int(name[1]) - 1) * 5 + 'abcde'.index(name[0])
+    """Engine cell index (what App.key_of_cell is indexed by) of a pocket or point name
+    (Bawo: A1..B8 South's, a1..b8 North's), from the engine's labels."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    side = 1 if game == 'bawo' and name[0] in 'ab' else 0
+    label = name.upper() if game == 'bawo' else name
+    for cell in range(g.cells):
+        if g.label(cell) == label and (game != 'bawo' or g.owner(cell) == side):
+            return cell
     raise ValueError(name)
 
 
@@ -190,8 +191,8 @@ def labels_for(game, prof, position):
     if position == 'menu':
         return {}
     sys.path.insert(0, str(ROOT / 'host'))
-    from bawo.sim.layout import _labels  # the simulator's pocket names, the same as on screen
-    return _labels(game, prof.grid_rows, prof.grid_cols, {})
+    from bawo.sim.layout import labels  # the simulator's pocket names, the same as on screen
+    return labels(game, prof.grid_rows, prof.grid_cols)
 
 
 def main(argv):

@@ -10,13 +10,12 @@ import view as V
 from menu import Menu, OPPONENTS
 from journal import Journal, seal, unseal, unload_records, CUR, SETTINGS
 import shared_rules
-from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name
+from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name, fits
 from shared_rules.errors import RulesError
 from shared_rules.state import State
 from shared_rules.rng import Rng
 from shared_rules import events as E
 
-VERSION = '0.1.0'
 # Milliseconds per seed for speed levels 1..8 (index 0 unused); level 8 is instant.
 SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 FLASH_MS = const(350)
@@ -95,11 +94,11 @@ class EventBuf:
         if self.n >= self.cap:
             self.full = True
             return
-        o = self.n * 3
+        at = self.n * 3
         b = self.b
-        b[o] = ev[0]
-        b[o + 1] = ev[1] & 0xFF   # DIRECTION's -1 comes back as 255; it is not drawn
-        b[o + 2] = ev[2] & 0xFF
+        b[at] = ev[0]
+        b[at + 1] = ev[1] & 0xFF   # DIRECTION's -1 comes back as 255; it is not drawn
+        b[at + 2] = ev[2] & 0xFF
         self.n += 1
 
     def __len__(self):
@@ -125,23 +124,6 @@ def use_engine(name, ai=False):
     shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
     unload_records()
     gc.collect()
-
-
-def playable(profile):
-    """Games of the profile whose layout fits its grid, in the profile's order."""
-    out = []
-    r, c = profile.grid_rows, profile.grid_cols
-    for name in profile.games:
-        if name not in GAMES:
-            continue
-        if name == 'bawo' and (r, c) != (4, 8):
-            continue
-        if name == 'oware' and (r < 2 or c < 8):
-            continue
-        if name == 'bagh-chal' and (r, c) != (5, 5):
-            continue
-        out.append(name)
-    return out
 
 
 def _level_ok(v, top):
@@ -182,21 +164,23 @@ def _settings_of(data):
 class App:
     def __init__(self, board, journal, board_id, hook=None, settings=None):
         self.board = board
-        self.profile = p = board.profile
+        self.profile = profile = board.profile
         self.keys = board.keys
-        self.view = V.View(board.pixels, p)
+        self.view = V.View(board.pixels, profile)
         self.journal = journal
         self.board_id = board_id
         self.hook = hook            # hook(kind, data): the simulator's window on the app
-        self.games = playable(p)
+        # The profile's games whose layout fits its grid, in its order.
+        r, c = profile.grid_rows, profile.grid_cols
+        self.games = [n for n in profile.games if n in GAMES and fits(n, r, c)]
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
-                             % (', '.join(p.games), p.grid_rows, p.grid_cols))
+                             % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
         self.settings = self._load_settings(settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
         use_engine(self.settings['game'])
-        self.menu = Menu(p, self.games, self.settings)
+        self.menu = Menu(profile, self.games, self.settings)
         self.link = None
         self.epoch_s = -1           # epoch seconds at tick epoch_ref, once a host set the time
         self.epoch_ref = 0
@@ -216,9 +200,8 @@ class App:
         self.thinks = 0             # searches finished, their total and longest real time
         self.think_ms = 0
         self.think_max = 0
-        self.cell_of_key = bytearray(p.n_keys)
+        self.cell_of_key = bytearray(profile.n_keys)
         self.key_of_cell = bytearray(32)
-        self.ncells = 0
         self.shown = bytearray(32)
         self.starts = {}
         self.direct = {}
@@ -372,7 +355,18 @@ class App:
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
             self.opponent = self._new_opponent()
-        self._layout(name)
+        # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
+        profile = self.profile
+        g = self.g
+        cell_of_key = self.cell_of_key
+        for k in range(profile.n_keys):
+            r, c = profile.positions[k]
+            cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
+            if cell < 0:
+                cell_of_key[k] = NONE
+            else:
+                cell_of_key[k] = cell
+                self.key_of_cell[cell] = k
         self.view.reset(pieces=(name == 'bagh-chal'))
 
     def _new_opponent(self):
@@ -380,42 +374,6 @@ class App:
         h = self.header
         ai = make_opponent(self.g, h.get('level', 3), h.get('seed', 1), self._think_poll, self.say)
         return with_book(ai, self.g.name, h, self.board_side)
-
-    def _layout(self, name):
-        p = self.profile
-        cok = self.cell_of_key
-        for k in range(p.n_keys):
-            cok[k] = NONE
-        if name == 'bawo':
-            from shared_rules.bawo import DISPLAY
-            n = 32
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                cok[k] = DISPLAY[r * 8 + c]
-        elif name == 'oware':
-            n = 14  # pits 0..11, then South's store (12) and North's (13)
-            mid = p.grid_rows // 2
-            off = (p.grid_cols - 8) // 2
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                x = c - off
-                if r == mid and 1 <= x <= 6:
-                    cok[k] = x - 1
-                elif r == mid - 1 and 1 <= x <= 6:
-                    cok[k] = 12 - x
-                elif r == mid and x == 7:
-                    cok[k] = 12
-                elif r == mid - 1 and x == 0:
-                    cok[k] = 13
-        else:
-            n = 25
-            for k in range(p.n_keys):
-                r, c = p.positions[k]
-                cok[k] = (4 - r) * 5 + c
-        self.ncells = n
-        for k in range(p.n_keys):
-            if cok[k] != NONE:
-                self.key_of_cell[cok[k]] = k
 
     def new_game(self, name, position=None, opponent=None):
         """Start a game (archiving an unfinished one). A bad game or position raises
@@ -548,31 +506,24 @@ class App:
         direct = {}
         t = pos.turn
         for m in s.legal_moves:
-            if g.name == 'bawo':
-                i = m >> 1
-                o = t << 4
-                tgt = o + ((i - 1) & 15 if m & 1 else (i + 1) & 15)
-                starts.setdefault(o + i, []).append((tgt, m))
-            elif g.name == 'oware':
-                direct[t * 6 + m] = m
-            elif m < 25:
-                direct[m] = m
+            target = g.move_cell(m, t, True)
+            if target < 0:
+                direct[g.move_cell(m, t)] = m
             else:
-                a, b = divmod(m - 25, 25)
-                starts.setdefault(a, []).append((b, m))
+                starts.setdefault(g.move_cell(m, t), []).append((target, m))
         self.starts = starts
         self.direct = direct
         self._sync_shown()
 
     def _sync_shown(self):
         pos = self.s.position
-        sh = self.shown
+        shown = self.shown
         b = pos.board
         for i in range(len(b)):
-            sh[i] = b[i]
-        if self.g.name == 'oware':
-            sh[12] = pos.stores[0]
-            sh[13] = pos.stores[1]
+            shown[i] = b[i]
+        g = self.g
+        for i in range(g.stores):   # Oware's, after its pits
+            shown[g.cells + i] = pos.stores[i]
         self.hand = self.mark = self.capt = -1
         self.changed()
 
@@ -588,15 +539,6 @@ class App:
 
     def _host_to_move(self):
         return self.mode == PLAY and self.s.turn == self.host_side and self.s.outcome() is None
-
-    def _start_cell(self, move, turn):
-        # The pocket (point) a move starts from: what the board's move shows first.
-        name = self.g.name
-        if name == 'bawo':
-            return (turn << 4) + (move >> 1)
-        if name == 'oware':
-            return turn * 6 + move
-        return move if move < 25 else (move - 25) // 25
 
     def _think(self):
         """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
@@ -673,7 +615,8 @@ class App:
         intro: a move the person did not press (board or host): its start blinks first."""
         s = self.s
         mover = s.turn
-        start = self._start_cell(move, mover) if intro else -1
+        # The pocket (point) the move starts from blinks first.
+        start = self.g.move_cell(move, mover) if intro else -1
         text = s.move_str(move)
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.evbuf
@@ -765,51 +708,49 @@ class App:
 
     # -- animation ----------------------------------------------------------------------
     def _anim_step(self):
-        o = self.anim_i * 3
+        at = self.anim_i * 3
         eb = self.anim.b
-        code, a, b = eb[o], eb[o + 1], eb[o + 2]
+        code, a, b = eb[at], eb[at + 1], eb[at + 2]
         self.anim_i += 1
-        sh = self.shown
+        shown = self.shown
         ms = SPEED_MS[self.settings['speed']]
         wait = ms
         if code == E.PICKUP:
-            sh[a] = 0
+            shown[a] = 0
             self.hand = a
             self.mark = -1
             self.capt = -1
             wait = ms * 2
         elif code == E.DROP:
-            sh[a] = b
+            shown[a] = b
             self.mark = a
         elif code == E.CAPTURE:
-            sh[a] = 0
+            shown[a] = 0
             self.capt = a
             self.mark = -1
             wait = ms * 3
         elif code == E.RELAY:
-            sh[a] = 0
+            shown[a] = 0
             self.hand = a
             self.mark = -1
             wait = ms * 2
         elif code == E.STORE:
-            sh[12 + a] += b
-            total = 0
-            for i in range(14):
-                total += sh[i]
-            if total > 48:  # the starving move's sweep: the pits went to the store
-                for i in range(12):
-                    sh[i] = 0
+            shown[self.g.cells + a] += b
             wait = ms * 2
+        elif code == E.SWEEP:   # a row emptied at the end: its STORE follows in this frame
+            for i in range(a * 6, a * 6 + 6):
+                shown[i] = 0
+            wait = 0
         elif code == E.PLACE:
-            sh[a] = V.GOAT
+            shown[a] = V.GOAT
             self.mark = a
         elif code == E.STEP or code == E.JUMP:
-            sh[b] = sh[a]
-            sh[a] = 0
+            shown[b] = shown[a]
+            shown[a] = 0
             self.hand = a
             self.mark = b
         elif code == E.TAKE:
-            sh[a] = 0
+            shown[a] = 0
             self.capt = a
             wait = ms * 2
         else:
@@ -818,8 +759,9 @@ class App:
         self.redraw = True
 
     def skip(self):
-        """A press during an animation: jump to the end of the move."""
-        self._anim_done()
+        """A press (or a link request) during an animation: jump to the end of the move."""
+        if self.anim is not None:
+            self._anim_done()
 
     def _anim_done(self):
         self.anim = None
@@ -966,9 +908,61 @@ class App:
             return
         self.hints += 1
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
-        self.sel = self._start_cell(m, self.s.turn)
+        self.sel = self.g.move_cell(m, self.s.turn)
         self.hint_move = m
         self.changed()
+
+    def playing(self):
+        """True while a game is on the board and its moves can be played (not in the menu)."""
+        return self.s is not None and self.mode != MENU
+
+    def legal_move(self, text):
+        """The legal move `text` names in the game's position; RulesError says why not."""
+        s = self.s
+        move = s.parse_move(text)
+        if move not in s.legal_moves:
+            raise RulesError('illegal move %s' % text)
+        return move
+
+    def snapshot(self, moves=True, legal=False):
+        """The board as the link handler, the simulator and the host read it, a new dict:
+        mode ('menu', 'play', 'over'), flash state, selection, message, settings, and with a
+        game its name, id, position text ('pos'), side to move, ply, opponent, set-up
+        position ('root', only for one), result and reason once over; `moves` the moves
+        played, `legal` the legal moves' texts."""
+        d = {'mode': ('menu', 'play', 'over')[self.mode], 'low': self.journal.low,
+             'full': self.full(), 'sel': self.sel, 'flashes': self.flashes,
+             'anim': self.anim is not None, 'msg': self.message, 'settings': self.settings,
+             'games': self.games}
+        s = self.s
+        if s is None:
+            return d
+        g = self.g
+        h = self.header
+        d['game'] = g.name
+        d['id'] = h['id']
+        d['pos'] = g.format(s.position)
+        d['ply'] = s.ply
+        if moves:
+            d['moves'] = s.moves
+        if legal:
+            d['legal'] = s.legal_move_strs()
+        d['turn'] = g.sides[s.turn]
+        d['takata'] = self.takata
+        d['opponent'] = h.get('opponent', 'people')
+        if h.get('position'):
+            d['root'] = h['position']
+        info = getattr(self.opponent, 'last_info', None)
+        if info:
+            d['ai'] = info
+        if self.thinks:
+            d['thinks'] = [self.thinks, self.think_ms, self.think_max]
+        out = s.outcome()
+        if out is not None:
+            w = winner_name(g, out)
+            d['result'] = 'draw' if w is None else w
+            d['reason'] = out.reason
+        return d
 
     def open_menu(self):
         self.mode = MENU
@@ -986,9 +980,9 @@ class App:
                 v.cell(self.flash_key, 0, V.BG_BAD)
             self._low_warning()
             return
-        p = self.profile
-        cok = self.cell_of_key
-        sh = self.shown
+        profile = self.profile
+        cell_of_key = self.cell_of_key
+        shown = self.shown
         oware = self.g.name == 'oware'
         # Locals and once-a-draw values: this loop runs 32 times a frame, and on a Pico
         # each attribute or property lookup in it costs microseconds.
@@ -1000,8 +994,8 @@ class App:
         bad = V.BG_BAD
         off = V.BG_OFF
         drop = V.MARK_DROP
-        for key in range(p.n_keys):
-            cell = cok[key]
+        for key in range(profile.n_keys):
+            cell = cell_of_key[key]
             if key == fk:
                 bg = bad
             elif cell == NONE:
@@ -1012,7 +1006,7 @@ class App:
             if cell == NONE:
                 cell_at(key, 0, bg)
             else:
-                cell_at(key, sh[cell], bg, drop if cell == mark else 0)
+                cell_at(key, shown[cell], bg, drop if cell == mark else 0)
         if self.g.name == 'bagh-chal':
             pos = self.s.position
             v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
@@ -1020,14 +1014,6 @@ class App:
             turn = self.anim_mover if self.anim is not None else pos.turn
             v.px.set_pixel(v.spare_col, v.spare_row, V.C_GOAT if turn == 0 else V.C_TIGER)
         self._low_warning()
-
-    def _owner(self, cell, oware):
-        if self.g.name == 'bawo':
-            return cell >> 4
-        if oware:
-            return cell // 6 if cell < 12 else cell - 12
-        v = self.shown[cell]
-        return 0 if v == V.GOAT else (1 if v == V.TIGER else -1)
 
     def _bg(self, cell, oware):
         if self.anim is not None:
@@ -1037,27 +1023,28 @@ class App:
                 return V.BG_CAPTURE
             if cell == self.hand:
                 return V.BG_HAND
-            return V.BG_TURN if self._owner(cell, oware) == self.anim_mover and not oware else (
-                V.BG_STORE if oware and cell >= 12 else 0)
-        if oware and cell >= 12:
+            if not oware and self.g.owner(cell, self.shown[cell]) == self.anim_mover:
+                return V.BG_TURN
+            return V.BG_STORE if cell >= self.g.cells else 0
+        if cell >= self.g.cells:
             return V.BG_STORE
         if self.mode == OVER:
             out = self.s.outcome()
             if not self.blink:
                 return 0
-            o = self._owner(cell, oware)
+            side = self.g.owner(cell, self.shown[cell])
             if out.winner is None:
-                return V.BG_DRAW if o >= 0 else 0
-            if o < 0:
+                return V.BG_DRAW if side >= 0 else 0
+            if side < 0:
                 return 0
-            return V.BG_WIN if o == out.winner else V.BG_LOSE
+            return V.BG_WIN if side == out.winner else V.BG_LOSE
         if cell == self.sel:
             return V.BG_SELECT
         if self.sel >= 0:
             for tgt, m in self.starts.get(self.sel, ()):
                 if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
                     return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-        if self._owner(cell, oware) == self._turn and self.g.name != 'bagh-chal':
+        if self.g.owner(cell, self.shown[cell]) == self._turn and self.g.name != 'bagh-chal':
             return V.BG_TAKATA if self.takata else V.BG_TURN
         if self.g.name == 'bagh-chal' and cell in self.starts and self.sel < 0:
             return V.BG_TURN
@@ -1066,8 +1053,9 @@ class App:
     def _low_warning(self):
         full = self.full()
         if (full or self.journal.low) and self.blink:
-            p = self.profile
-            for k in (0, p.grid_cols - 1, p.n_keys - p.grid_cols, p.n_keys - 1):
+            cols = self.profile.grid_cols
+            n = self.profile.n_keys
+            for k in (0, cols - 1, n - cols, n - 1):
                 self.view.corner_dot(k, V.BG_FULL if full else V.BG_LOW)
 
     # -- the loop -----------------------------------------------------------------------

@@ -1,9 +1,11 @@
 # The host link's requests (firmware/link.py) answered from the app and its journal.
-from shared_rules import RULES_VERSION, winner_name
+from shared_rules import RULES_VERSION
 from shared_rules.errors import RulesError
 from link import LinkError
+import protocol as P
 import gc
-import app as A
+
+VERSION = '0.1.0'   # the firmware's, as HELLO reports it
 
 # Bytes of move texts in one POSITION reply: the rest of it (legal moves, position) takes at
 # most ~450 of the frame's 1024.
@@ -28,7 +30,7 @@ class Handler:
         except OSError:
             flash = -1
         mem_free = getattr(gc, 'mem_free', None)
-        return {'fw': A.VERSION, 'rules': RULES_VERSION, 'board': a.journal.board_id,
+        return {'fw': VERSION, 'rules': RULES_VERSION, 'board': a.journal.board_id,
                 'flash_free': flash, 'heap_free': mem_free() if mem_free else -1,
                 'profile': a.profile.name, 'games': a.games}
 
@@ -50,34 +52,31 @@ class Handler:
     def get_chunk(self, gid, off, n):
         r = self.app.journal.record_bytes(self._own(gid), off, n)
         if r is None:
-            raise self._err(4, 'no game %s' % gid)
+            raise self._err(P.E_NO_GAME, 'no game %s' % gid)
         return r
 
     def ack_game(self, gid):
         if not self.app.journal.mark_synced(self._own(gid)):
-            raise self._err(4, 'no game %s' % gid)
+            raise self._err(P.E_NO_GAME, 'no game %s' % gid)
         return {'id': gid}
 
     def position(self, first=None):
         """The game on the board. first: also its moves from ply first + 1 on, as many as
         fit one frame ('moves'), and its set-up position ('root', None for the usual
         start): a host that joins mid-game pages through them (host/bawo/watch.py)."""
-        a = self.app
-        if a.s is None:
+        snap = self.app.snapshot(moves=first is not None, legal=True)
+        if 'game' not in snap:
             return {'mode': 'menu', 'game': None}
-        s = a.s
-        out = s.outcome()
         res = None
-        if out is not None:
-            w = winner_name(a.g, out)
-            res = {'result': 'draw' if w is None else w, 'reason': out.reason}
-        d = {'mode': ('menu', 'play', 'over')[a.mode], 'game': a.g.name,
-             'id': a.header['id'], 'position': a.g.format(s.position),
-             'turn': a.g.sides[s.turn], 'ply': s.ply, 'result': res,
-             'opponent': a.header.get('opponent', 'people'),
-             'legal': s.legal_move_strs()}
+        if 'result' in snap:
+            res = {'result': snap['result'], 'reason': snap['reason']}
+        d = {'mode': snap['mode'], 'game': snap['game'],
+             'id': snap['id'], 'position': snap['pos'],
+             'turn': snap['turn'], 'ply': snap['ply'], 'result': res,
+             'opponent': snap['opponent'],
+             'legal': snap['legal']}
         if first is not None:
-            moves = s.moves
+            moves = snap['moves']
             page = []
             room = MOVES_ROOM
             i = first
@@ -87,7 +86,7 @@ class Handler:
                 i += 1
             d['moves'] = page
             d['from'] = first
-            d['root'] = a.header.get('position')
+            d['root'] = snap.get('root')
         return d
 
     def _not_thinking(self):
@@ -97,35 +96,32 @@ class Handler:
         a = self.app
         if a.thinking:
             a.abort_think = True
-            raise self._err(6, 'busy: the board is thinking, ask again')
+            raise self._err(P.E_BUSY, 'busy: the board is thinking, ask again')
 
     def new_game(self, kind, position=None, opponent=None):
         a = self.app
         if kind not in a.games:
-            raise self._err(3, 'game %s not playable here: %s' % (kind, ', '.join(a.games)))
+            raise self._err(P.E_BAD_PAYLOAD, 'game %s not playable here: %s'
+                            % (kind, ', '.join(a.games)))
         self._not_thinking()
         try:
             started = a.new_game(kind, position, opponent)
         except RulesError as e:
-            raise self._err(3, str(e)[:80])
+            raise self._err(P.E_BAD_PAYLOAD, str(e)[:80])
         if not started:
-            raise self._err(7, 'flash full: sync the board first')
+            raise self._err(P.E_FLASH_FULL, 'flash full: sync the board first')
         return self.position()
 
     def move(self, text):
         a = self.app
-        if a.s is None or a.mode == A.MENU:
-            raise self._err(4, 'no game in progress')
+        if not a.playing():
+            raise self._err(P.E_NO_GAME, 'no game in progress')
         self._not_thinking()
-        s = a.s
         try:
-            m = s.parse_move(text)
-            if m not in s.legal_moves:
-                raise RulesError('illegal move %s' % text)
+            m = a.legal_move(text)
         except RulesError as e:
-            raise self._err(5, str(e)[:80])
-        if a.anim is not None:
-            a.skip()
+            raise self._err(P.E_ILLEGAL_MOVE, str(e)[:80])
+        a.skip()
         if not a.play(m, True):
-            raise self._err(7, 'flash full')
+            raise self._err(P.E_FLASH_FULL, 'flash full')
         return self.position()

@@ -25,13 +25,7 @@ class Menu:
         self.games = games                 # names playable on this profile
         self.s = settings                  # dict: game, opponent, brightness, speed
         self.levels = min(LEVELS, profile.grid_cols)
-        # (row, first column) of the level bar, or None if the grid has no room for it.
-        if profile.grid_cols >= len(OPPONENTS) + AI_LEVELS:
-            self.level_at = (ROW_OPP, len(OPPONENTS))
-        elif profile.grid_rows > ROW_SPEED + 1 and profile.grid_cols >= AI_LEVELS:
-            self.level_at = (ROW_SPEED + 1, 0)
-        else:
-            self.level_at = None
+        self.level_at = level_at(profile.grid_rows, profile.grid_cols)
         if self.s.get('game') not in games:
             self.s['game'] = games[0]
 
@@ -124,6 +118,16 @@ class Menu:
             px.paint(leds, d, n, 0)
         view._val[key] = -1 - key  # never equal to a real value: redrawn as a cell later
         view.dirty = True
+
+
+def level_at(rows, cols):
+    """(row, first column) of the level bar on a rows x cols grid, or None if it has no room
+    (the simulator's scripted presses read it too)."""
+    if cols >= len(OPPONENTS) + AI_LEVELS:
+        return ROW_OPP, len(OPPONENTS)
+    if rows > ROW_SPEED + 1 and cols >= AI_LEVELS:
+        return ROW_SPEED + 1, 0
+    return None
 
 
 def _dim(c):

@@ -148,29 +148,7 @@ class Sim:
         self.emit('B ' + self.status())
 
     def status(self):
-        a = self.app
-        d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low, 'full': a.full(),
-             'sel': a.sel, 'flashes': a.flashes, 'anim': a.anim is not None, 'msg': a.message,
-             'settings': a.settings, 'games': a.games}
-        if a.s is not None:
-            d['game'] = a.g.name
-            d['id'] = a.header['id']
-            d['pos'] = a.g.format(a.s.position)
-            d['ply'] = a.s.ply
-            d['moves'] = a.s.moves
-            d['turn'] = a.g.sides[a.s.turn]
-            d['takata'] = a.takata
-            d['opponent'] = a.header.get('opponent', 'people')
-            info = getattr(a.opponent, 'last_info', None)
-            if info:
-                d['ai'] = info
-            if a.thinks:
-                d['thinks'] = [a.thinks, a.think_ms, a.think_max]
-            out = a.s.outcome()
-            if out is not None:
-                w = _app.winner_name(a.g, out)
-                d['result'] = 'draw' if w is None else w
-                d['reason'] = out.reason
+        d = self.app.snapshot()
         if self.heap:
             d['peak'] = self.peak
             d['live'] = self.live

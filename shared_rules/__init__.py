@@ -44,6 +44,16 @@ def game(name, **options):
     return _load(spec[0], spec[1])(**options)
 
 
+def fits(name, rows, cols):
+    """Whether game `name` lays out on a rows x cols grid of pockets (every cell of its
+    cell_at has a place there), answered without loading its engine."""
+    if name == "bawo":
+        return rows == 4 and cols == 8
+    if name == "oware":
+        return rows >= 2 and cols >= 8
+    return name == "bagh-chal" and rows == 5 and cols == 5
+
+
 def unload(keep=None, also=()):
     """Forget the engines other than `keep` (and the modules named in `also`) so the
     garbage collector can free them; they load again on next use. MicroPython and CircuitPython only: on

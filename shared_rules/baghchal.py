@@ -144,6 +144,25 @@ class BaghChal(BaseGame):
     adjacent = ADJ  # the lines: for each point, its neighbours; and (over, landing) jumps
     jumps = JUMPS
 
+    # -- on a board (shared_rules/position.py): the 5x5 points, a1 at the bottom left
+    cells = 25
+    stores = 0
+
+    def cell_at(self, rows, cols, r, c):
+        return (4 - r) * 5 + c if rows == 5 and cols == 5 else -1
+
+    def owner(self, cell, value=0):
+        # The pieces move: a point belongs to the side whose piece stands on it.
+        return 0 if value == GOAT else (1 if value == TIGER else -1)
+
+    def label(self, cell):
+        return point_name(cell)
+
+    def move_cell(self, move, turn, target=False):
+        if move < 25:
+            return -1 if target else move   # a goat placed: one press
+        return (move - 25) % 25 if target else (move - 25) // 25
+
     def start(self):
         b = bytearray(25)
         for p in (0, 4, 20, 24):

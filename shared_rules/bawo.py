@@ -123,6 +123,25 @@ class Bawo(BaseGame):
     def move_str(self, move, pos=None):
         return pocket_name(move >> 1) + ("-" if move & 1 else "+")
 
+    # -- on a board (shared_rules/position.py): the 4x8 grid as South sees it, DISPLAY's rows
+    cells = 32
+    stores = 0
+
+    def cell_at(self, rows, cols, r, c):
+        return DISPLAY[r * 8 + c] if rows == 4 and cols == 8 else -1
+
+    def owner(self, cell, value=0):
+        return cell >> 4
+
+    def label(self, cell):
+        return pocket_name(cell & 15)
+
+    def move_cell(self, move, turn, target=False):
+        i = move >> 1
+        if target:   # the next pocket in the move's direction
+            i = (i - 1) & 15 if move & 1 else (i + 1) & 15
+        return (turn << 4) + i
+
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""
         b = pos.board

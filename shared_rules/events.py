@@ -21,9 +21,5 @@ PLACE = const(9)      # (PLACE, point, 0)                                 Bagh-C
 STEP = const(10)      # (STEP, from, to)
 JUMP = const(11)      # (JUMP, from, to)
 TAKE = const(12)      # (TAKE, point of the captured goat, 0)
-
-NAMES = {
-    PICKUP: "pickup", DROP: "drop", LAP_END: "lap_end", CAPTURE: "capture",
-    RELAY: "relay", DIRECTION: "direction", TURN_END: "turn_end", STORE: "store",
-    PLACE: "place", STEP: "step", JUMP: "jump", TAKE: "take",
-}
+SWEEP = const(13)     # (SWEEP, side, seeds taken from that side's pits, now all empty)  Oware's
+                      # end of game; the STORE that follows says whose store gets them

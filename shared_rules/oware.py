@@ -4,7 +4,7 @@ Pits: a bytearray of 12 counts in sowing (counter-clockwise) order: South's A..F
 North's a..f are 6..11. Stores are separate. A move is the pit index in the mover's row, 0..5.
 """
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, quote
-from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END
+from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END, SWEEP
 from shared_rules.outcome import Outcome
 from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
 
@@ -118,6 +118,32 @@ class Oware(BaseGame):
         turn = 0 if pos is None else pos.turn
         return chr((97 if turn else 65) + move)
 
+    # -- on a board (shared_rules/position.py): on the two middle rows of any grid at least
+    # 8 wide, centred; South's pits A..F left to right with South's store at their right,
+    # North's f..a above them with North's store at the left.
+    cells = 12         # pits 0..11
+    stores = 2         # cells 12 (South's) and 13 (North's)
+
+    def cell_at(self, rows, cols, r, c):
+        mid = rows // 2
+        x = c - (cols - 8) // 2
+        if rows < 2 or cols < 8 or not 0 <= x <= 7:
+            return -1
+        if r == mid:
+            return x - 1 if 1 <= x <= 6 else (12 if x == 7 else -1)
+        if r == mid - 1:
+            return 12 - x if 1 <= x <= 6 else (13 if x == 0 else -1)
+        return -1
+
+    def owner(self, cell, value=0):
+        return cell // 6 if cell < 12 else cell - 12
+
+    def label(self, cell):
+        return SIDES[cell - 12] if cell >= 12 else chr(65 + 32 * (cell // 6) + cell % 6)
+
+    def move_cell(self, move, turn, target=False):
+        return -1 if target else turn * 6 + move
+
     def _sow(self, p, stores, o, m, ev):
         """Sow from pit o+m and capture, in place. Returns the seeds captured."""
         i = o + m
@@ -209,13 +235,15 @@ class Oware(BaseGame):
         stores = bytearray(pos.stores)
         self._sow(pits, stores, o, move, events)
         if _row_empty(pits, 6 - o):
-            # The forced starving move: the game ends and the mover takes what is left.
+            # The forced starving move: the game ends and the mover takes what is left (all
+            # of it in the mover's row: the other one is empty).
             left = sum(pits)
             if left:
                 for k in range(12):
                     pits[k] = 0
                 stores[pos.turn] += left
                 if events is not None:
+                    events.append((SWEEP, pos.turn, left))
                     events.append((STORE, pos.turn, left))
         if events is not None:
             events.append((TURN_END, 0, 0))
@@ -267,6 +295,7 @@ class Oware(BaseGame):
             if got:
                 stores[side] += got
                 if events is not None:
+                    events.append((SWEEP, side, got))
                     events.append((STORE, side, got))
         return Position(pits, stores, pos.turn)
 

@@ -23,6 +23,16 @@ class BaseGame:
         """The final position of a game ended by repetition: by default the position itself."""
         return pos
 
+    # How the game sits on a board of pockets (a grid of rows x cols, row 0 the far side from
+    # the first player's seat): the one description the board's view, the simulator, the
+    # terminal drawing and the web page read. A cell is a pocket or point index as in the
+    # game's positions (0..cells-1), then its stores, one a side (cells, cells+1). Each game
+    # defines cells, stores, cell_at(rows, cols, r, c) (-1: no cell there), owner(cell, value)
+    # (the side, -1: nobody's), label(cell) and move_cell(move, turn, target=False) (the cell
+    # pressed first to play it; target: the one pressed second, -1 for a one-press move; an
+    # int, not a pair, as the board asks it for every legal move of every position);
+    # shared_rules.fits says which grids each game fits without loading its engine.
+
     def try_play(self, pos, move):
         """The position after action `move` if a cheap check proves it legal and the game not
         over, else None: play() then decides, with its error. State.push(m, events=False)

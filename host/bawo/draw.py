@@ -6,49 +6,58 @@ def _cells(row, width=3):
     return "".join(("%*s" % (width, c)) for c in row)
 
 
-def _bawo(pos):
-    rows_txt, turn = pos.rsplit(" ", 1)
-    rows = [r.split(",") for r in rows_txt.split("/")]
-    # Columns are numbered from each owner's left, so North's run 8..1 as South sees them.
-    lines = [
-        "       " + _cells(range(8, 0, -1)) + "   North",
-        "   N B " + _cells(rows[0]),
-        "   N A " + _cells(rows[1]),
-        "       " + "-" * 24,
-        "   S A " + _cells(rows[2]),
-        "   S B " + _cells(rows[3]),
-        "       " + _cells(range(1, 9)) + "   South",
-    ]
-    return lines, turn
+def _seeds(game_name, pos):
+    # Bawo and Oware: the rows of the game's layout (bawo.sim.layout.grid_rows, from the
+    # engine's cell_at), labels from the engine; a store sits at its row's end.
+    from shared_rules import game as make_game
+    from .sim.layout import cell_texts, grid_rows
+    g = make_game(game_name)
+    text = cell_texts(game_name, pos)
+    rows = grid_rows(game_name)
+    stores = g.stores > 0
+    pad = " " * (8 if stores else 7)
 
+    def pits(row):
+        return [c for c in row if 0 <= c < g.cells]
 
-def _oware(pos):
-    parts = pos.split(" ")
-    north, south = [r.split(",") for r in parts[0].split("/")]
-    stores = dict(p.split(":") for p in parts[1:3])
-    turn = parts[3]
-    lines = [
-        "        " + _cells("fedcba") + "   North",
-        "   N%3s " % stores["N"] + _cells(north),
-        "        " + "-" * 18,
-        "        " + _cells(south) + " %3s S" % stores["S"],
-        "        " + _cells("ABCDEF") + "   South",
-    ]
-    return lines, turn
+    def side(cell):
+        return _SIDE[g.sides[g.owner(cell)]]
+
+    top, bottom = pits(rows[0]), pits(rows[-1])
+    lines = [pad + _cells(g.label(c)[-1] for c in top) + "   " + side(top[0])]
+    for i, row in enumerate(rows):
+        p = pits(row)
+        store = [c for c in row if c >= g.cells]
+        line = _cells(text[c] for c in p)
+        if not stores:
+            lines.append("   %s %s " % (g.sides[g.owner(p[0])], g.label(p[0])[0]) + line)
+        elif store and row.index(store[0]) < row.index(p[0]):
+            lines.append("   %s%3s " % (g.label(store[0]), text[store[0]]) + line)
+        elif store:
+            lines.append(pad + line + " %3s %s" % (text[store[0]], g.label(store[0])))
+        else:
+            lines.append(pad + line)
+        if i + 1 < len(rows) and g.owner(p[0]) != g.owner(pits(rows[i + 1])[0]):
+            lines.append(pad + "-" * (3 * len(p)))   # between the two sides' halves
+    lines.append(pad + _cells(g.label(c)[-1] for c in bottom) + "   " + side(bottom[0]))
+    return lines, pos.rsplit(" ", 1)[1]
 
 
 def _baghchal(pos):
-    board, hand, captured, turn = pos.split(" ")
-    ranks = board.split("/")
-    lines = []
-    for i, r in enumerate(ranks):
-        lines.append("   %d " % (5 - i) + " ".join(r))
-    lines.append("     a b c d e")
+    from shared_rules import game as make_game
+    from .sim.layout import cell_texts, grid_rows
+    g = make_game("bagh-chal")
+    text = cell_texts("bagh-chal", pos)
+    _, hand, captured, turn = pos.split(" ")
+    rows = grid_rows("bagh-chal")
+    lines = ["   %s " % g.label(row[0])[1:] + " ".join(text[c] for c in row) for row in rows]
+    lines.append("     " + " ".join(g.label(c)[0] for c in rows[-1]))
     lines.append("   goats in hand %s, captured %s" % (hand[2:], captured[2:]))
     return lines, turn
 
 
-_DRAWERS = {"bawo": _bawo, "oware": _oware, "bagh-chal": _baghchal}
+_DRAWERS = {"bawo": lambda pos: _seeds("bawo", pos), "oware": lambda pos: _seeds("oware", pos),
+            "bagh-chal": _baghchal}
 _SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 

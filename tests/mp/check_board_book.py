@@ -124,7 +124,7 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     want = b.lookup(g.start().key())
     b.close()
     assert a.mode == app.PLAY and a.hints == 1 and a.hint_move == want
-    assert a.sel == a._start_cell(want, 0)
+    assert a.sel == a.g.move_cell(want, 0)
     # Of the start's targets only the hinted move's is lit (blinking: look while it is on).
     a.blink = 1
     a.draw()   # the frame the person sees (draw caches what its cells read)
@@ -149,7 +149,7 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     k.is_pressed = lambda key: key == k.back
     a.on_press(k.menu)
     m = a.hint_move
-    assert a.hints == 1 and m >= 0 and a.sel == a._start_cell(m, 0)
+    assert a.hints == 1 and m >= 0 and a.sel == a.g.move_cell(m, 0)
     before = a.s.position
     a.on_press(a.key_of_cell[a.sel])   # the hinted pit: one press plays it
     a.skip()

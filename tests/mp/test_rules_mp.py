@@ -7,7 +7,7 @@ import sys
 
 from shared_rules import game, State, Bawo, RulesError, RecordError
 from shared_rules.record import Record
-from shared_rules.events import LAP_END, CAPTURE, STORE
+from shared_rules.events import LAP_END, CAPTURE, STORE, SWEEP, TURN_END
 from shared_rules.rng import Rng
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -130,6 +130,9 @@ def test_oware_repetition_final_position_shows_the_collection():
     out = s.outcome()
     assert (out.winner, out.reason) == (0, "threefold repetition")
     assert [e for e in events if e[0] == STORE] == [(STORE, 0, 1), (STORE, 1, 1)]
+    # Each row's collection is said, so a view empties the pits the engine emptied.
+    assert [e for e in events if e[0] in (SWEEP, STORE)] == [
+        (SWEEP, 0, 1), (STORE, 0, 1), (SWEEP, 1, 1), (STORE, 1, 1)], events
     # The position as played was the set-up itself; undo and redo go through it.
     last = s.pop()
     assert s.outcome() is None
@@ -366,6 +369,83 @@ def test_fast_replay_refuses_as_before():
                         continue
                     raise AssertionError("replayed %s at ply %d" % (t, k + 1))
 
+
+def test_oware_starving_move_sweeps_the_movers_row():
+    g = game("oware")
+    ev = []
+    after = g.play(g.parse("0,0,0,0,0,0/1,0,0,1,0,0 S:22 N:24 S"), "A", ev)
+    assert str(after) == "0,0,0,0,0,0/0,0,0,0,0,0 S:24 N:24 N", str(after)
+    assert ev[-3:] == [(SWEEP, 0, 2), (STORE, 0, 2), (TURN_END, 0, 0)], ev
+    ev = []
+    g.play(g.parse("4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S"), "A", ev)
+    assert [e for e in ev if e[0] == SWEEP] == [], "no sweep while the game goes on"
+
+
+def _grid_labels(g, rows, cols):
+    out = []
+    for r in range(rows):
+        cells = [g.cell_at(rows, cols, r, c) for c in range(cols)]
+        out.append(" ".join([g.label(x) if x >= 0 else "." for x in cells]))
+    return out
+
+
+def test_each_game_lays_out_every_cell_once_on_the_grids_it_fits():
+    import shared_rules
+    for name in ("bawo", "oware", "bagh-chal"):
+        g = game(name)
+        for rows in range(1, 9):
+            for cols in range(1, 11):
+                seen = []
+                for r in range(rows):
+                    for c in range(cols):
+                        cell = g.cell_at(rows, cols, r, c)
+                        if cell >= 0:
+                            seen.append(cell)
+                placed = sorted(seen) == list(range(g.cells + g.stores))
+                assert placed == shared_rules.fits(name, rows, cols), (name, rows, cols, seen)
+                assert placed or seen == [], (name, rows, cols, seen)
+
+
+def test_layouts_as_the_board_shows_them():
+    assert _grid_labels(game("bawo"), 4, 8) == [
+        "B8 B7 B6 B5 B4 B3 B2 B1", "A8 A7 A6 A5 A4 A3 A2 A1",
+        "A1 A2 A3 A4 A5 A6 A7 A8", "B1 B2 B3 B4 B5 B6 B7 B8"]
+    ow = game("oware")
+    assert _grid_labels(ow, 4, 8) == [". . . . . . . .", "N f e d c b a .",
+                                      ". A B C D E F S", ". . . . . . . ."]
+    assert _grid_labels(ow, 3, 10)[:2] == [". N f e d c b a . .", ". . A B C D E F S ."]
+    assert _grid_labels(game("bagh-chal"), 5, 5) == [
+        "a5 b5 c5 d5 e5", "a4 b4 c4 d4 e4", "a3 b3 c3 d3 e3", "a2 b2 c2 d2 e2", "a1 b1 c1 d1 e1"]
+    assert [ow.owner(c) for c in range(14)] == [0] * 6 + [1] * 6 + [0, 1]
+    assert (ow.cells, ow.stores, game("bawo").stores) == (12, 2, 0)
+    b = game("bawo")
+    assert [b.owner(c) for c in (0, 15, 16, 31)] == [0, 0, 1, 1]
+    bc = game("bagh-chal")
+    assert [bc.owner(0, v) for v in (0, 1, 2)] == [-1, 0, 1]
+
+
+def test_move_cell_is_the_pockets_a_move_names():
+    for name in ("bawo", "oware", "bagh-chal"):
+        g = game(name)
+        s = State(g)
+        rng = Rng(7)
+        while s.outcome() is None and s.ply < 60:
+            pos = s.position
+            for m in s.legal_moves:
+                text = g.move_str(m, pos)
+                start, target = g.move_cell(m, pos.turn), g.move_cell(m, pos.turn, True)
+                assert text.startswith(g.label(start)), (name, text, start)
+                if name == "bawo":
+                    # the pocket sown next in the move's direction
+                    assert g.owner(start) == pos.turn == g.owner(target)
+                    assert (target - start) % 16 == (15 if text[2] == "-" else 1), (text, target)
+                elif name == "oware":
+                    assert target == -1 and g.owner(start) == pos.turn
+                elif m < 25:
+                    assert target == -1 and pos.board[start] == 0
+                else:
+                    assert text.endswith(g.label(target)) and pos.board[target] == 0, text
+            s.push(s.legal_moves[rng.below(len(s.legal_moves))])
 
 def main():
     passed = failed = 0

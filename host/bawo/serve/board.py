@@ -1,7 +1,8 @@
 """The board as the page draws it: the LED frame the firmware would send (bawo.draw.frame, the
 firmware's App.draw run on CPython), the sowing animation stepped by the firmware's own
-App._anim_step, and the pocket hit-areas and labels from the hardware profile and the
-simulator's layout (bawo.sim.key_of_cell, its labels). No layout or colour is defined here."""
+App._anim_step, and the pocket hit-areas and labels from the hardware profile and the game's
+own layout (shared_rules: cell_at, label; through bawo.sim.layout). No layout or colour is
+defined here."""
 import json
 import threading
 from pathlib import Path
@@ -47,7 +48,7 @@ def layout(game_name):
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     blk = prof["leds"]["block"]
     cells = prof.get("pockets") or prof.get("points")
-    labels = sim_layout._labels(game_name, rows, cols, {"game": game_name})
+    labels = sim_layout.labels(game_name, rows, cols)
     cell_of_key = {k: c for c, k in sim.key_of_cell(prof_file, game_name).items()}
     pockets = []
     for key, (r, c) in enumerate(cells):
@@ -67,21 +68,8 @@ def layout(game_name):
 
 def counts(game_name, position_text):
     """{cell: text} shown next to each pocket: seeds (stores for Oware), pieces for Bagh-Chal."""
-    g = make_game(game_name)
-    pos = g.parse(position_text)
-    out = {}
-    if game_name == "bagh-chal":
-        board = position_text.split(" ")[0].split("/")
-        for r, rank in enumerate(board):
-            for c, ch in enumerate(rank):
-                if ch in "GT":
-                    out[(4 - r) * 5 + c] = ch
-        return out
-    for i, n in enumerate(pos.board):
-        out[i] = str(n)
-    if game_name == "oware":
-        out[12], out[13] = str(pos.stores[0]), str(pos.stores[1])
-    return out
+    return {cell: t for cell, t in sim_layout.cell_texts(game_name, position_text).items()
+            if t != "."}
 
 
 def _hex(app):

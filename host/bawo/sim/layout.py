@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
+from .. import firmware
 
 PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
 
@@ -14,28 +14,22 @@ GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
              5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
 
 
-def key_of_cell(profile_file, game):
-    """{cell: key}: Bawo pockets 0..31, Oware pits 0..11 and stores 12, 13, Bagh-Chal points."""
+def _grid(profile_file):
     prof = json.loads(Path(profile_file).read_text())
-    cells = prof.get("pockets") or prof.get("points")
-    rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
+    return prof.get("pockets") or prof.get("points"), prof["grid"]["rows"], prof["grid"]["cols"]
+
+
+def key_of_cell(profile_file, game):
+    """{cell: key}: Bawo pockets 0..31, Oware pits 0..11 and stores 12, 13, Bagh-Chal points,
+    as the game's engine lays them out (shared_rules: cell_at), which the firmware reads too."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    cells, rows, cols = _grid(profile_file)
     out = {}
     for k, (r, c) in enumerate(cells):
-        if game == "bawo":
-            from shared_rules.bawo import DISPLAY
-            out[DISPLAY[r * 8 + c]] = k
-        elif game == "oware":
-            mid, x = rows // 2, c - (cols - 8) // 2
-            if r == mid and 1 <= x <= 6:
-                out[x - 1] = k
-            elif r == mid - 1 and 1 <= x <= 6:
-                out[12 - x] = k
-            elif r == mid and x == 7:
-                out[12] = k
-            elif r == mid - 1 and x == 0:
-                out[13] = k
-        else:
-            out[(4 - r) * 5 + c] = k
+        cell = g.cell_at(rows, cols, r, c)
+        if cell >= 0:
+            out[cell] = k
     return out
 
 
@@ -45,47 +39,61 @@ def presses_for(game, position, move, cells):
     g = make_game(game)
     pos = g.parse(position)
     m = g.parse_move(move, pos)
-    if game == "bawo":
-        o = pos.turn * 16
-        i = m >> 1
-        tgt = o + (((i - 1) if m & 1 else (i + 1)) & 15)
-        return [cells[o + i], cells[tgt]]
-    if game == "oware":
-        return [cells[pos.turn * 6 + m]]
-    if m < 25:
-        return [cells[m]]
-    a, b = divmod(m - 25, 25)
-    return [cells[a], cells[b]]
+    start, target = g.move_cell(m, pos.turn), g.move_cell(m, pos.turn, True)
+    return [cells[start]] if target < 0 else [cells[start], cells[target]]
 
 
 def level_cell(rows, cols, level):
-    """(row, col) of a level's pocket in the menu (mirrors firmware/menu.py), or None."""
-    if cols >= 3 + 5:
-        return 1, 3 + level - 1
-    if rows > 4 and cols >= 5:
-        return 4, level - 1
-    return None
+    """(row, col) of a level's pocket in the menu (the firmware's menu.level_at), or None."""
+    at = firmware.module("menu").level_at(rows, cols)
+    return None if at is None else (at[0], at[1] + level - 1)
 
 
-def _labels(game, rows, cols, status):
+def labels(game, rows, cols):
+    """{(row, col): label} of the game's cells on a rows x cols grid (the engine's labels)."""
+    from shared_rules import GAMES, game as make_game
+    if game not in GAMES:
+        return {}
+    g = make_game(game)
     lab = {}
-    if game == "bawo" and (rows, cols) == (4, 8):
-        for c in range(8):
-            lab[(0, c)] = "B%d" % (8 - c)
-            lab[(1, c)] = "A%d" % (8 - c)
-            lab[(2, c)] = "A%d" % (c + 1)
-            lab[(3, c)] = "B%d" % (c + 1)
-    elif game == "oware":
-        mid = rows // 2
-        off = (cols - 8) // 2
-        for x in range(1, 7):
-            lab[(mid, off + x)] = "ABCDEF"[x - 1]
-            lab[(mid - 1, off + x)] = "fedcba"[x - 1]
-        lab[(mid, off + 7)] = "S"
-        lab[(mid - 1, off)] = "N"
-    elif game == "bagh-chal":
-        for r in range(5):
-            for c in range(5):
-                lab[(r, c)] = "abcde"[c] + str(5 - r)
+    for r in range(rows):
+        for c in range(cols):
+            cell = g.cell_at(rows, cols, r, c)
+            if cell >= 0:
+                lab[(r, c)] = g.label(cell)
     return lab
 
+
+_rows = {}
+
+
+def grid_rows(game):
+    """The game's cells on its profile's grid (PROFILES), row by row from the far side, -1
+    where a key has no cell; rows without a cell are left out."""
+    rows = _rows.get(game)
+    if rows is None:
+        from shared_rules import game as make_game
+        from ..firmware import profile_path
+        g = make_game(game)
+        _, n_rows, n_cols = _grid(profile_path(PROFILES[game]))
+        rows = [[g.cell_at(n_rows, n_cols, r, c) for c in range(n_cols)] for r in range(n_rows)]
+        rows = _rows[game] = [row for row in rows if max(row) >= 0]
+    return rows
+
+
+def cell_texts(game, position_text):
+    """{cell: text} of a position: seeds (and Oware's stores) as numbers, Bagh-Chal's pieces
+    as their side's letter (G, T) or '.' on an empty point."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    pos = g.parse(position_text)
+    out = {}
+    for cell in range(g.cells + g.stores):
+        if cell >= g.cells:
+            out[cell] = str(pos.stores[cell - g.cells])
+        elif game == "bagh-chal":
+            side = g.owner(cell, pos.board[cell])
+            out[cell] = "." if side < 0 else g.sides[side]
+        else:
+            out[cell] = str(pos.board[cell])
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .layout import GRID_KEYS, _labels, key_of_cell
+from .layout import GRID_KEYS, cell_texts, key_of_cell, labels as cell_labels
 
 
 def _parse_frame(line):
@@ -21,7 +21,7 @@ def render(frame_line, profile_file, status, color=True, keys=True):
     bw, bh, px, py = blk["w"], blk["h"], blk["pitch_x"], blk["pitch_y"]
     lines = []
     game = status.get("game")
-    labels = _labels(game, rows, cols, status)
+    labels = cell_labels(game, rows, cols)
     if frame_line:
         w, h, rgb = _parse_frame(frame_line)
     else:
@@ -143,7 +143,7 @@ def digits(frame_line, profile_file, status):
         value = _brightness(frame_line, prof)
     at = {tuple(rc): k for k, rc in enumerate(cells)}
     gk = GRID_KEYS.get(rows, ())
-    labels = _labels(game, rows, cols, status) if status.get("mode") != "menu" else {}
+    labels = cell_labels(game, rows, cols) if status.get("mode") != "menu" else {}
     used = [r for r in range(rows) if any(at.get((r, c)) in value for c in range(cols))]
     lines = []
     for r in used:
@@ -160,17 +160,8 @@ def digits(frame_line, profile_file, status):
 
 
 def _values(game, pos_text, cells):
-    from shared_rules import game as make_game
-    g = make_game(game)
-    if game == "bagh-chal":
-        ranks = pos_text.split(" ")[0].split("/")
-        return {k: ranks[4 - cell // 5][cell % 5] for cell, k in cells.items()}
-    pos = g.parse(pos_text)
-    if game == "oware":
-        seeds = list(pos.pits) + [pos.stores[0], pos.stores[1]]
-    else:
-        seeds = pos.board
-    return {k: str(seeds[cell]) for cell, k in cells.items()}
+    texts = cell_texts(game, pos_text)
+    return {k: texts[cell] for cell, k in cells.items()}
 
 
 def _brightness(frame_line, prof):
