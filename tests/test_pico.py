@@ -306,7 +306,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     import sys
     from pathlib import Path
     files = dict(bundle)
-    script = (Path(__file__).parent / "pico_heapcheck.py").read_text()
+    script = (Path(__file__).parent / "heapcheck.py").read_text()
     files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
     pico = boot_pico(tmp_path / "flash.bin", files)
     try:
