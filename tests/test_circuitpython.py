@@ -14,7 +14,7 @@ from bawo.flash_circuitpython import bundle
 from bawo.pico import load_profile
 from bawo.pico.circuitpython import CircuitPico, make_flash, read_files, read_nvm
 
-from _pico_helpers import Twins, position, bawo, sim_games
+from _pico_helpers import Twins, journal_on_flash, position, bawo, sim_games
 
 
 @pytest.fixture(scope="module")
@@ -114,24 +114,16 @@ def test_ports_list_a_pico_running_circuitpython_as_a_board(monkeypatch):
 
 
 # -- power cuts during journal writes -----------------------------------------------------------
-def journal_in_image(path, work):
-    """(journal, (header, moves) or None) of the board's game in a flash file, read by the
-    firmware's own CircuitPython journal under CPython: the nvm bytes and the games/ files on
-    FAT (an unreadable FAT reads as no files)."""
-    import shutil
-    from journal_nvm import NvmJournal
-    try:
-        files = read_files(path)
-    except Exception:
-        files = {}
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir()
-    for p, data in files.items():
-        if p.startswith("games/"):
-            (work / p[6:]).write_bytes(data)
-    j = NvmJournal(str(work), "check", nvm=bytearray(read_nvm(path)), min_free=0, log=lambda m: None)
-    return j, j.read_current()
+def journal_in_image(path, work, fat=True):
+    """(journal, (header, moves) or None) of the board's game in a flash file: its nvm bytes
+    and (fat) the games/ files on its FAT (an unreadable FAT reads as no files)."""
+    files = {}
+    if fat:
+        try:
+            files = read_files(path)
+        except Exception:
+            pass
+    return journal_on_flash(files, work, read_nvm(path))
 
 
 def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3, want=400, recs=None):
@@ -219,7 +211,12 @@ def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3
     stats = {"images": len(images), "moves": len(played), "during_moves": 0, "at_the_end": 0,
              "in_erase_window": 0, "finished": 0, "lost": []}
     for ev in images:
-        j, cur = journal_in_image(ev["path"], tmp_path / "j")
+        # The nvm alone first (reading FAT takes 0.3 s an image): a game in it that needs no
+        # checkpoint from FAT is what the board resumes, or finds finished if its record is
+        # on FAT; anything else is read with FAT, as the board does.
+        j, cur = journal_in_image(ev["path"], tmp_path / "j", fat=False)
+        if cur is None or j._base:
+            j, cur = journal_in_image(ev["path"], tmp_path / "j")
         acked = [m for m, t_ in played if t_ <= ev["t"]]
         got = cur[1] if cur else []
         if cur:
@@ -324,7 +321,7 @@ def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, 
         p.close()
     _, cur = journal_in_image(flash, tmp_path / "j")
     assert cur[1] == moves
-    assert read_nvm(flash).index(b"\nM 3 ") > used                # written after the torn bytes
+    assert read_nvm(flash).find(b"\nM 3 ", used) > used            # written after the torn bytes
 
 
 @pytest.mark.slow
