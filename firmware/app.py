@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms
 from keys import PRESSED, KEY_MASK
 import view as V
 from menu import Menu, OPPONENTS
-from journal import Journal, seal, unseal, unload_records, CUR, SETTINGS
+from journal import open_journal, seal, unseal, unload_records, CUR, SETTINGS
 import shared_rules
 from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name, fits
 from shared_rules.errors import RulesError
@@ -1150,7 +1150,7 @@ def board_id():
 
 def main(board, root='/games'):
     """Run the board (main.py builds `board` first, while the heap is still empty)."""
-    j = Journal(root, board_id() or 'board')
+    j = open_journal(root, board_id() or 'board')
     app = App(board, j, j.board_id)
     try:
         import link

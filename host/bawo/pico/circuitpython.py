@@ -15,6 +15,10 @@ IMAGE = HERE / "images" / "circuitpython-10.2.1-raspberry_pi_pico.uf2"
 FAT_OFFSET = 0x100000
 FAT_SIZE = 0x100000
 LABEL = "CIRCUITPY"
+# microcontroller.nvm: the 4 KiB sector right below CIRCUITPY (ports/raspberrypi/mpconfigport.h:
+# CIRCUITPY_FIRMWARE_SIZE 1020 KiB, then CIRCUITPY_INTERNAL_NVM_SIZE 4 KiB).
+NVM_OFFSET = 0xFF000
+NVM_SIZE = 0x1000
 
 
 def fat_image(files):
@@ -100,6 +104,13 @@ def read_files(path):
         os.unlink(tmp)
 
 
+def read_nvm(path):
+    """The bytes of microcontroller.nvm in a flash file."""
+    with open(path, "rb") as f:
+        f.seek(NVM_OFFSET)
+        return f.read(NVM_SIZE)
+
+
 def boot_options():
     return {"circuitpython": True}
 
@@ -111,4 +122,4 @@ class CircuitPico(Pico):
         Pico.__init__(self, profile, flash, realtime, log, options=boot_options())
 
 
-__all__ = ["CircuitPico", "IMAGE", "make_flash", "read_files", "fat_image", "PicoError"]
+__all__ = ["CircuitPico", "IMAGE", "make_flash", "read_files", "read_nvm", "fat_image", "PicoError"]
