@@ -252,7 +252,8 @@ class Player:
                           "move": moves[best]}
         return moves[best]
 
-    def _negamax(self, pos, depth, alpha, beta, ply):
+    def _visit(self):
+        # One more node of the budget; the clock and the caller's poll every 16.
         nodes = self.nodes + 1
         if nodes > self._budget:
             raise _Stop
@@ -262,6 +263,9 @@ class Player:
                 raise _Stop
             if self.poll is not None and self.poll():
                 raise _Abort
+
+    def _negamax(self, pos, depth, alpha, beta, ply):
+        self._visit()
         g = self.game
         if depth <= 0 and self._leaf is not None:
             return self._leaf(g, pos, ply)
@@ -375,15 +379,7 @@ class Player:
             c = g.try_play(pos, m)
             if c is None:
                 continue
-            nodes = self.nodes + 1
-            if nodes > self._budget:
-                raise _Stop
-            self.nodes = nodes
-            if not nodes & _TIME_EVERY:
-                if self._deadline is not None and ticks_diff(ticks_ms(), self._t0) >= self._deadline:
-                    raise _Stop
-                if self.poll is not None and self.poll():
-                    raise _Abort
+            self._visit()
             out = g.outcome(c)
             if out is not None:
                 s = -terminal_score(out, c.turn, ply + 1)
