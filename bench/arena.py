@@ -17,7 +17,9 @@ budgets (host=False), so the figures are those of the Pico, not of `bawo play`.
 `Mk` is the project's own UCT with uniform random rollouts, k playouts a move (bawo.mcts,
 issue 10's yardstick). `B5` is Bawo's level 5 as the board plays it from the opening: the book
 (firmware/bawo_book.bin, firmware/book.py) while the game stays on its line, else the search.
-`--progress` prints each game's result on stderr as it ends.
+`--progress` prints each game's result on stderr as it ends. `L5@af09eca` (or `B5@REV`) is
+level 5 as the search was at a git revision (its shared_rules/ai.py and evaluate.py, today's
+engines), to measure a change of the AI against the AI before it in one run.
 
 Against OpenSpiel's Oware the two rule sets differ (docs/ai.md): OpenSpiel allows a grand
 slam but captures nothing with it, where ours forbids the move while another feeds; and it
