@@ -17,7 +17,9 @@ budgets (host=False), so the figures are those of the Pico, not of `bawo play`.
 `Mk` is the project's own UCT with uniform random rollouts, k playouts a move (bawo.mcts,
 issue 10's yardstick). `B5` is Bawo's level 5 as the board plays it from the opening: the book
 (firmware/bawo_book.bin, firmware/book.py) while the game stays on its line, else the search.
-`--progress` prints each game's result on stderr as it ends.
+`--progress` prints each game's result on stderr as it ends. `L5@af09eca` (or `B5@REV`) is
+level 5 as the search was at a git revision (its shared_rules/ai.py and evaluate.py, today's
+engines), to measure a change of the AI against the AI before it in one run.
 
 Against OpenSpiel's Oware the two rule sets differ (docs/ai.md): OpenSpiel allows a grand
 slam but captures nothing with it, where ours forbids the move while another feeds; and it
@@ -44,6 +46,12 @@ GAMES = ("bawo", "oware", "bagh-chal")
 
 
 def make_player(spec, g, seed, side=0):
+    if "@" in spec:  # Ln@REV, B5@REV: the search of git revision REV (ai.py + evaluate.py)
+        spec, rev = spec.split("@")
+        player = _old_ai(rev).Player(g, level=int(spec[1:]), seed=seed)
+        if spec == "B5":
+            return _book_player(player, side)
+        return player
     if spec == "random":
         return RandomPlayer(g, seed)
     if spec == "greedy":
@@ -57,11 +65,40 @@ def make_player(spec, g, seed, side=0):
     if spec.startswith("M"):  # the project's UCT, k playouts a move
         return MctsPlayer(g, playouts=int(spec[1:]), seed=seed)
     if spec == "B5":  # level 5 with the board's opening book (Bawo from the opening)
-        sys.path.insert(0, FIRMWARE)
-        import book
-        return book.BookOpponent(Player(g, level=5, seed=seed),
-                                 book_path=os.path.join(FIRMWARE, "bawo_book.bin"), side=side)
+        return _book_player(Player(g, level=5, seed=seed), side)
     raise ValueError(spec)
+
+
+def _book_player(player, side):
+    sys.path.insert(0, FIRMWARE)
+    import book
+    return book.BookOpponent(player, book_path=os.path.join(FIRMWARE, "bawo_book.bin"), side=side)
+
+
+_OLD = {}
+
+
+def _old_ai(rev):
+    """The search as it was at `rev`, to measure a change against it in one arena."""
+    if rev not in _OLD:
+        import subprocess
+        import types
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        mods = {}
+        real = sys.modules.get("shared_rules.evaluate")
+        try:
+            for name in ("evaluate", "ai"):
+                src = subprocess.run(["git", "show", "%s:shared_rules/%s.py" % (rev, name)], cwd=root,
+                                     check=True, capture_output=True, text=True).stdout
+                m = types.ModuleType("old_%s_%s" % (name, rev))
+                exec(compile(src, m.__name__, "exec"), m.__dict__)
+                mods[name] = m
+                sys.modules["shared_rules.evaluate"] = mods["evaluate"]
+        finally:
+            if real is not None:
+                sys.modules["shared_rules.evaluate"] = real
+        _OLD[rev] = mods["ai"]
+    return _OLD[rev]
 
 
 def play_one(task):
@@ -187,7 +224,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200, help="games per pairing (half with each side)")
     ap.add_argument("--only", nargs="*", help="pairings as game:A-B, e.g. oware:L5-greedy "
-                    "(Ln: level n with the board's budgets, Hn: with the PC's, Nk: level 5 with k nodes)")
+                    "(Ln: level n with the board's budgets, Hn: with the PC's, Nk: level 5 with k nodes, "
+                    "Ln@REV: level n of git revision REV's shared_rules/ai.py)")
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--progress", action="store_true", help="each game's result on stderr")

@@ -350,7 +350,7 @@ class App:
                 pass   # make_opponent says so
         self.g = make_game(name)
         self.s = State(self.g, header.get('position'), history=1)
-        self.hints = 0
+        self.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
         self.hint_move = -1
         if self.board_side >= 0:
             # One Player a game: its table is allocated once, here, while the heap is tidy.
@@ -907,6 +907,14 @@ class App:
                 self.on_press(key)
             return
         self.hints += 1
+        # Journaled (in the header, rewritten whole): a game resumed after a power cut still
+        # says it had help. Behind (flash full), the catch-up rewrite carries it.
+        self.header['hints'] = self.hints
+        if not self.behind:
+            try:
+                self.journal.rewrite_current(self.header, self.s.moves)
+            except OSError as e:
+                self._unsaved(e)
         self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
         self.sel = self.g.move_cell(m, self.s.turn)
         self.hint_move = m

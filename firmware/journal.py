@@ -123,9 +123,11 @@ def _header_of(text):
     for k in ('opponent', 'position', 'start'):
         if k in h and not isinstance(h[k], str):
             return None
-    for k in ('seed', 'level'):
+    for k in ('seed', 'level', 'hints'):
         if k in h and type(h[k]) is not int:
             return None
+    if not 0 <= h.get('hints', 0) <= 9999:   # hints taken (app.show_hint), read into a record
+        return None
     return h
 
 

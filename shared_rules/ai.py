@@ -9,7 +9,7 @@ the same seed and position give the same move on both runtimes) or at a time bud
 >>> p.choose(g.start()) in g.legal_moves(g.start())
 True
 """
-from shared_rules.evaluate import EVALS, LEAVES, WIN, WIN_BOUND, terminal_score, key_hash
+from shared_rules.evaluate import EVALS, LEAVES, NOISY, WIN, WIN_BOUND, terminal_score, key_hash
 from shared_rules.rng import Rng  # noqa: F401 - part of this module's API
 
 try:
@@ -42,11 +42,12 @@ _UPPER = const(2)
 _MAX_DEPTH = const(24)  # bounds the recursion, hence the Pico's C stack
 _CHECK = const(65521)  # the check key: the hash above the slot number, modulo a prime
 _TIME_EVERY = const(15)     # poll the clock when nodes & this == 0
+_QDEPTH = const(4)  # captures a quiescence search follows past the nominal depth
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 1.6-1.8 s on its slowest moves
 # (docs/ai.md, bench/ai_speed.py).
-_LEVEL5_NODES = {"bawo": 500, "oware": 600, "bagh-chal": 500}
+_LEVEL5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
@@ -151,6 +152,8 @@ class Player:
         self.time_ms = time_ms
         self.evaluate = EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
+        self._noisy = NOISY.get(game.name)
+        self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:
             tt_bits = 14 if host else 9
@@ -249,7 +252,8 @@ class Player:
                           "move": moves[best]}
         return moves[best]
 
-    def _negamax(self, pos, depth, alpha, beta, ply):
+    def _visit(self):
+        # One more node of the budget; the clock and the caller's poll every 16.
         nodes = self.nodes + 1
         if nodes > self._budget:
             raise _Stop
@@ -259,6 +263,9 @@ class Player:
                 raise _Stop
             if self.poll is not None and self.poll():
                 raise _Abort
+
+    def _negamax(self, pos, depth, alpha, beta, ply):
+        self._visit()
         g = self.game
         if depth <= 0 and self._leaf is not None:
             return self._leaf(g, pos, ply)
@@ -266,6 +273,8 @@ class Player:
         if out is not None:
             return terminal_score(out, pos.turn, ply)
         if depth <= 0:
+            if self._noisy is not None:
+                return self._quiesce(pos, alpha, beta, ply, self._qdepth)
             return self.evaluate(g, pos)
         h = key_hash(g, pos)
         slot = h % self._size
@@ -293,7 +302,14 @@ class Player:
                     return s
         moves = g.legal_moves(pos)
         n = len(moves)
-        if depth >= 2 and n > 1:
+        noisy = self._noisy
+        if depth >= 2 and n > 1 and noisy is not None:
+            # Biggest capture first, found without sowing: in Oware the static ordering below
+            # cost a third of the search, and the nodes it paid for buy more (docs/ai.md).
+            keys = [(-noisy(g, pos, moves[i]) << 8) + i for i in range(n)]
+            keys.sort()
+            order = [k & 255 for k in keys]
+        elif depth >= 2 and n > 1:
             # Order by the opponent's static view of each reply; index breaks ties so any
             # sort (MicroPython's is not stable) gives one order.
             ev = self.order_eval
@@ -342,4 +358,37 @@ class Player:
             self._tdf[slot] = (depth << 2) | flag
             self._tmove[slot] = bmove
             self._tgen[slot] = self._gen
+        return best
+
+    def _quiesce(self, pos, alpha, beta, ply, qd):
+        # A leaf in the middle of an exchange scores what the side to move can take next, not
+        # the seeds it shows; the side to move may also stand on its static score. Each
+        # capture searched is a node of the budget, so the time per move stays bounded.
+        g = self.game
+        best = self.evaluate(g, pos)
+        if best >= beta or not qd:
+            return best
+        if best > alpha:
+            alpha = best
+        noisy = self._noisy
+        for m in range(6):
+            if not noisy(g, pos, m):
+                continue
+            # try_play is None for the rare capture that would leave the opponent no seed
+            # (legal only when nothing else feeds): left to the full search.
+            c = g.try_play(pos, m)
+            if c is None:
+                continue
+            self._visit()
+            out = g.outcome(c)
+            if out is not None:
+                s = -terminal_score(out, c.turn, ply + 1)
+            else:
+                s = -self._quiesce(c, -beta, -alpha, ply + 1, qd - 1)
+            if s > best:
+                best = s
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        break
         return best

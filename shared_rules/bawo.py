@@ -194,7 +194,12 @@ class Bawo(BaseGame):
             return Position(bytearray(self._after[move]), 1 - pos.turn)
         b = bytearray(pos.board)
         o = pos.turn << 4
-        self._sow(b, o, 16 - o, move >> 1, 15 if move & 1 else 1, self.capturing(pos), events)
+        p = 16 - o
+        i = move >> 1
+        step = 15 if move & 1 else 1
+        # A legal move captures exactly when the turn is a capturing one (captures are
+        # compulsory), so its own first sowing says which: no need to try every start.
+        self._sow(b, o, p, i, step, _captures(b, o, p, i, b[o + i], step), events)
         return Position(b, 1 - pos.turn)
 
     def try_play(self, pos, move):

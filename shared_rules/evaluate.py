@@ -130,7 +130,36 @@ def bawo_leaf(g, pos, ply):
     return ply - WIN
 
 
+def oware_capture(g, pos, m):
+    """Seeds move m captures at once, found without sowing, or 0 (quiescence's noisy moves).
+
+    Only sowings of fewer than 12 seeds (a lap or more is rare, and left to the full search):
+    the last seed falls in pit j and every pit it passed got one more, so every pit of the
+    opponent's row up to j got one.
+    """
+    pits = pos.pits
+    o = pos.turn * 6
+    i = o + m
+    n = pits[i]
+    if not n or n >= 12:
+        return 0
+    j = i + n
+    if j >= 12:
+        j -= 12
+    opp = 6 - o
+    got = 0
+    while opp <= j < opp + 6:
+        c = pits[j] + 1
+        if c != 2 and c != 3:
+            break
+        got += c
+        j -= 1
+    return got
+
+
 EVALS = {"bawo": bawo, "oware": oware, "bagh-chal": bagh_chal}
+# Moves a quiescence search plays at the leaves: (game, position, move) -> gain, 0 if quiet.
+NOISY = {"oware": oware_capture}
 # Games whose leaves have a cheaper test than game.outcome + evaluation.
 LEAVES = {"bawo": bawo_leaf}
 

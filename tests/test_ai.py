@@ -222,3 +222,73 @@ def test_poll_aborts_or_changes_nothing(name):
     assert p.last_info["nodes"] == 48
     p.poll = None                                  # the same Player searches again afterwards
     assert p.choose(s) in g.legal_moves(s.position)
+
+
+# -- Oware's capture quiescence ------------------------------------------------------------
+
+def test_oware_capture_counts_what_the_sowing_takes():
+    # The leaves' capture test (no sowing) against the engine's own play, over seeded games.
+    from shared_rules.evaluate import oware_capture
+    g = game("oware")
+    rng = Rng(5)
+    checked = captures = 0
+    for _ in range(300):
+        pos = g.start()
+        for _ in range(rng.below(60)):
+            if g.outcome(pos) is not None:
+                break
+            moves = g.legal_moves(pos)
+            pos = g.play(pos, moves[rng.below(len(moves))])
+        if g.outcome(pos) is not None:
+            continue
+        for m in g.legal_moves(pos):
+            child = g.play(pos, m)
+            if pos.pits[pos.turn * 6 + m] >= 12 or not sum(child.pits):
+                continue  # laps and the move that ends the game are left to the full search
+            got = child.stores[pos.turn] - pos.stores[pos.turn]
+            assert oware_capture(g, pos, m) == got, (g.format(pos), m)
+            checked += 1
+            captures += got > 0
+    assert checked > 1000 and captures > 100
+
+
+# Found by seeded random play: at depth 1, the move a plain static leaf prefers loses to the
+# recapture (the first is a forced loss), as an 8-ply search of each move shows.
+RECAPTURES = [("2,4,0,15,1,0/1,0,1,1,0,6 S:0 N:17 S", "F", "C"),
+              ("11,8,3,7,0,1/1,8,2,1,0,0 S:2 N:4 S", "A", "D")]
+
+
+@pytest.mark.parametrize("text,blunder,better", RECAPTURES)
+def test_oware_leaves_follow_the_captures(text, blunder, better):
+    g = game("oware")
+    pos = g.parse(text)
+    scores = {}
+    for m in (blunder, better):
+        deep = Player(g, max_depth=8, node_budget=10 ** 7, time_ms=10 ** 6)
+        deep.choose(g.play(pos, m))
+        scores[m] = -deep.last_info["score"]
+    assert scores[better] - scores[blunder] >= 100
+    plain = Player(g, max_depth=1, node_budget=10 ** 6, time_ms=10 ** 6)
+    plain._qdepth = 0  # the leaf as it was: the static score
+    assert g.move_str(plain.choose(pos), pos) == blunder
+    p = Player(g, max_depth=1, node_budget=10 ** 6, time_ms=10 ** 6)
+    assert g.move_str(p.choose(pos), pos) == better
+
+
+def test_bawo_play_sows_with_the_moves_own_capture_test():
+    # play() decides capture or not from the move itself, not from every start: the same
+    # boards as the legal-move generation's own sowings (which test every start), over
+    # seeded games.
+    g = game("bawo")
+    rng = Rng(9)
+    n = 0
+    for _ in range(40):
+        pos = g.start()
+        while g.outcome(pos) is None and n < 3000:
+            moves = g.legal_moves(pos)
+            for m in moves:
+                # With events play() sows itself; without, it copies the generation's board.
+                assert g.play(pos, m, []).board == g.play(pos, m).board
+                n += 1
+            pos = g.play(pos, moves[rng.below(len(moves))])
+    assert n >= 3000

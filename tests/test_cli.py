@@ -173,6 +173,20 @@ def test_show_steps_and_ply(tmp_path, capsys):
     assert rc == 1 and "out of range" in err
 
 
+def test_show_says_which_side_had_hints(tmp_path, capsys):
+    # The board writes the hints a person took into the side's tag (firmware/app.py).
+    db = str(tmp_path / "g.sqlite")
+    log = Log(db)
+    rec = random_record(6, "pico-0006", "bawo")
+    rec.header["First"] = "person (2 hints)"
+    rec.header["Second"] = "board (level 5)"
+    log.add(rec, "import")
+    log.close()
+    rc, out, _ = run(capsys, "show", "pico-0006", "--db", db, "--ply", "0")
+    assert rc == 0 and "South had 2 hints" in out.splitlines()[0], out
+    assert "North had" not in out
+
+
 def test_play_two_players_logs_game(tmp_path, monkeypatch, capsys):
     from bawo import play as playmod
     moves = iter(["?", "zz", "A", "f", "quit", "y"])   # y: end it here, unfinished

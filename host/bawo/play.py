@@ -6,7 +6,8 @@ from shared_rules import game as make_game, State, winner_name
 from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
-from .draw import draw, result_line
+from . import players
+from .draw import _SIDE, draw, result_line
 from .errors import BawoError
 from .text import safe
 
@@ -17,6 +18,11 @@ def _title(rec):
     if h.get("Start"):
         bits.append(h["Start"])
     bits.append("result %s%s" % (h.get("Result", "*"), (" (%s)" % h["Reason"]) if h.get("Reason") else ""))
+    sides = make_game(h.get("Game")).sides
+    for side, tag in ((0, h.get("First")), (1, h.get("Second"))):
+        n = players.parse(tag)[2]   # the board's hints, 'person (2 hints)'
+        if n:
+            bits.append("%s had %d hint%s" % (_SIDE.get(sides[side], sides[side]), n, "" if n == 1 else "s"))
     return "  ".join(bits)
 
 

@@ -142,6 +142,34 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
         os.remove(tmp + '/' + n)
 
 
+def test_a_hint_survives_a_power_cut():
+    # The hint is journaled at once: the board cut off before the next move and booted again
+    # resumes the game with it, and the record still says the person had help.
+    import hw_sim
+    from journal import Journal
+    a, tmp = _app('board-second', 1)
+    k = a.keys
+    k.is_pressed = lambda key: key == k.back
+    a.on_press(k.menu)
+    a.on_press(k.menu)
+    assert a.hints == 2 and a.s.ply == 0
+    gid = a.header['id']
+    board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
+    b = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
+                settings={'game': 'bawo', 'opponent': 'board-second', 'level': 1})
+    b.boot()
+    assert b.mode == app.PLAY and b.header['id'] == gid and b.hints == 2, (b.mode, b.hints)
+    b.play(b.g.legal_moves(b.s.position)[0])
+    b.skip()
+    assert b.s.ply == 1
+    b._finish()
+    text = b.journal.read_record(gid)
+    text = text.decode() if isinstance(text, bytes) else text
+    assert '[First "person (2 hints)"]' in text, text
+    for n in os.listdir(tmp):
+        os.remove(tmp + '/' + n)
+
+
 def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     a, tmp = _app('board-second', 1)
     a.new_game('oware', opponent='board-second')

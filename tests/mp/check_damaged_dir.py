@@ -188,6 +188,9 @@ BAD_HEADERS = (
     {'game': 'bawo', 'id': 'tb-0001', 'opponent': ['board-first']},
     {'game': 'bawo', 'id': 'tb-0001', 'level': 'x', 'opponent': 'board-first'},
     {'game': 'bawo', 'id': 'tb-0001', 'position': 7},
+    {'game': 'bawo', 'id': 'tb-0001', 'hints': -1},     # the hints a person took: 0..9999
+    {'game': 'bawo', 'id': 'tb-0001', 'hints': 10 ** 9},
+    {'game': 'bawo', 'id': 'tb-0001', 'hints': '2'},
     {'game': ['bawo'], 'id': 'tb-0001'},
     [1, 2],
 )
