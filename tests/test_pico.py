@@ -4,6 +4,7 @@ pressed through its GPIO key matrix and watched on its WS2812 data pin.
 
 These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
 import json
+import zlib
 
 import pytest
 
@@ -273,7 +274,10 @@ def power_cuts(bundle, tmp_path, cuts, seed):
         for p, data in files.items():
             if p.startswith("games/") and p.endswith(".rec"):
                 assert records.setdefault(p, data) == data, p
-                Record.from_text(data.decode()).replay()
+                # A record file is the record and its CRC line (journal.finish).
+                body, tail = data[:-14], data[-14:]
+                assert tail == b"#crc %08x\n" % zlib.crc32(body), p
+                Record.from_text(body.decode()).replay()
         for p in records:
             assert p in files, "record %s lost" % p
         for gid in finished:   # finished at boot: its record was written then
