@@ -146,6 +146,7 @@ class Player:
         rnd, depth, nodes = level_budget(game.name, level, host)
         self.random_chance = rnd
         self.max_depth = max_depth or depth
+        self.stack_stops = 0   # searches cut short by the interpreter's stack
         self.node_budget = node_budget if node_budget is not None else nodes
         if time_ms is None and nodes is not None and not host:
             time_ms = BOARD_TIME_MS
@@ -233,9 +234,13 @@ class Player:
                     if s > alpha:
                         alpha = s
                         it_best = i
-            except _Stop:
+            except (_Stop, RuntimeError) as e:
                 # The partial iteration searched the previous best first, so any move that
-                # beat it already is at least as good a choice.
+                # beat it already is at least as good a choice. RuntimeError: this depth is
+                # deeper than the interpreter's stack (CircuitPython's pystack is a few KB;
+                # MicroPython and CPython say "maximum recursion depth"): searched no deeper.
+                if not isinstance(e, _Stop):
+                    self.stack_stops += 1
                 if it_best >= 0:
                     best = it_best
                     best_score = alpha

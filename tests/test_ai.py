@@ -292,3 +292,34 @@ def test_bawo_play_sows_with_the_moves_own_capture_test():
                 n += 1
             pos = g.play(pos, moves[rng.below(len(moves))])
     assert n >= 3000
+
+
+STACK_SCRIPT = """
+import sys
+from shared_rules import game
+from shared_rules.ai import Player
+g = game(sys.argv[1])
+pos = g.start()
+p = Player(g, level=5, seed=1, node_budget=20000, max_depth=40)
+sys.setrecursionlimit(11)   # a stack a few calls deep, as CircuitPython's pystack is
+m = p.choose(pos)
+sys.setrecursionlimit(1000)
+assert m in g.legal_moves(pos), m
+print(p.stack_stops, p.last_info["depth"])
+"""
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_search_deeper_than_the_stack_plays_its_last_whole_depth(name):
+    # CircuitPython's pystack is a few KB: a level-5 Bawo search 6 plies deep ended the game
+    # with "RuntimeError: pystack exhausted" on the emulated Pico. The search must stop
+    # deepening there and play what it found, as when its node budget runs out. Here CPython's
+    # recursion limit (in a process of its own) stands in for the small stack: RecursionError
+    # is a RuntimeError, as MicroPython's and CircuitPython's are.
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", STACK_SCRIPT, name], capture_output=True,
+                       text=True, cwd=str(ROOT), timeout=120)
+    assert r.returncode == 0, r.stderr[-800:]
+    stops, depth = map(int, r.stdout.split())
+    assert stops == 1 and depth >= 1, r.stdout
