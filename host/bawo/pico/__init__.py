@@ -331,6 +331,19 @@ class Pico:
         self.close()
         return cut[-1]["t"] if cut else None
 
+    def until_cut(self, ms=1000):
+        """After a cut was armed (cut_inside_flash_op, or `cut` at a later time): let up to `ms`
+        of emulated time pass for it. The cut event, or None if none came (the emulator then
+        still runs)."""
+        try:
+            self.run_ms(ms)
+            return None
+        except PicoError:
+            pass       # the emulator stopped: the cut, if there was one, is in its events
+        self.proc.wait(timeout=60)
+        cut = [e for e in self.events if e.get("ev") == "cut"]
+        return cut[-1] if cut else None
+
     def cut_inside_flash_op(self, after_ns=None, frac=0.5, op=None):
         """Arm a power cut `frac` (0..1) of the way through the next flash erase or page
         program (op: only that SPI command, 0x02 page program, 0x20 sector erase) that starts
