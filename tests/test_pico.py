@@ -293,15 +293,15 @@ def power_cuts(bundle, tmp_path, cuts, seed):
     return stats
 
 
-@pytest.mark.parametrize("half", [0, 1])
-def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path, half):
-    # Two halves of the cuts, so that two test workers share them; each half is its own
-    # board and games. Each cut costs a boot of the image (0.66 s emulated, ~49 M emulated
-    # instructions of MicroPython importing the firmware), so the normal run affords 2 x 12;
-    # test_power_cuts_120_on_the_picos_flash (-m slow) does 120. BAWO_PICO_CUTS: per half.
+@pytest.mark.parametrize("part", [0, 1, 2, 3])
+def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path, part):
+    # Four parts of the cuts, so that the test workers share them; each part is its own board
+    # and games. Each cut costs a boot of the image (0.64 s emulated, ~50 M emulated
+    # instructions of MicroPython importing the firmware), so the normal run affords 4 x 10;
+    # test_power_cuts_120_on_the_picos_flash (-m slow) does 120. BAWO_PICO_CUTS: per part.
     import os
-    cuts = int(os.environ.get("BAWO_PICO_CUTS", "12"))
-    stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11 + half)
+    cuts = int(os.environ.get("BAWO_PICO_CUTS", "10"))
+    stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11 + part)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts and stats["resumed_mid_game"] > cuts // 2
 
