@@ -3,77 +3,32 @@
 # Every move goes through play(): the engine computes it in RAM, the journal makes it
 # durable, and only then does the animation start (docs/visual-language.md).
 import gc
-import json
-from compat import const, ticks_diff, ticks_add, ticks_ms
+from compat import const, ticks_diff, ticks_add, ticks_ms, forget
 from keys import PRESSED, KEY_MASK
 import view as V
-from menu import Menu, OPPONENTS
-from journal import open_journal, seal, unseal, unload_records, CUR, SETTINGS
-import shared_rules
-from shared_rules import game as make_game, GAMES, RULES_VERSION, winner_name, fits
+from journal import unload_records
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS
+from opponent import RandomOpponent, make_opponent, with_book
+from shared_rules import GAMES, winner_name, fits
 from shared_rules.errors import RulesError
-from shared_rules.state import State
-from shared_rules.rng import Rng
 from shared_rules import events as E
 
 # Milliseconds per seed for speed levels 1..8 (index 0 unused); level 8 is instant.
 SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 FLASH_MS = const(350)
 BLINK_MS = const(450)
-BOARD_MOVE_MS = const(500)   # pause before the board's own move, so the player sees it
 BOARD_SHOW_MS = const(1200)  # the start pocket of a move the board plays blinks this long,
 BOARD_BLINK_MS = const(200)  # on and off at this pace, before its sowing is animated
-NONE = const(255)
 EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
 
-MENU = const(0)
-PLAY = const(1)
-OVER = const(2)
 
-DEFAULTS = {'game': 'bawo', 'opponent': 'people', 'brightness': 5, 'speed': 5, 'level': 3}
-# Who plays which side: the menu's choices, the board on both sides (a demonstration, set by
-# the simulator), and games a host started over the link (`bawo play --board`), where the
-# host sends its side's moves and the board refuses presses for that side.
-BOARD_SIDES = {'board-first': 0, 'board-second': 1, 'board-both': 2}
-HOST_SIDES = {'host-first': 0, 'host-second': 1}
-
-
-class RandomOpponent:
-    """Plays a random legal move; the fallback when shared_rules.ai is missing."""
-
-    def __init__(self, seed=1):
-        self.rng = Rng(seed)
-
-    def choose(self, state):
-        moves = state.legal_moves
-        return moves[self.rng.below(len(moves))]
-
-
-def make_opponent(g, level=3, seed=1, poll=None, say=None):
-    """An object with choose(state) -> move: the engine's AI if it is installed.
-    poll() is called while it thinks; True abandons the search (choose returns None)."""
-    try:
-        load_ai(g.name)
-        from shared_rules.ai import Player
-        return Player(g, level=level, seed=seed, poll=poll)
-    except (ImportError, MemoryError, KeyError, TypeError) as e:
-        if say:
-            say('no AI (%r): the board plays at random' % e)
-        return RandomOpponent(seed)
-
-
-def with_book(opponent, name, header, board_side):
-    """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
-    strategy, which never loses; as North the hardest reply while South stays on the book's
-    line. Elsewhere, and if the book is missing, the opponent as it is."""
-    if (name != 'bawo' or board_side not in (0, 1) or header.get('position')
-            or header.get('level', 3) < 5):
-        return opponent
-    try:
-        import book
-        return book.BookOpponent(opponent, side=board_side)
-    except ImportError:
-        return opponent
+def _part(name):
+    # A part of the app used for a moment (a game's start or end, the settings file, a
+    # hint): imported for the call and forgotten at once, so that between those moments its
+    # bytecode is heap the game and a sync can use.
+    m = __import__(name)
+    forget(name)
+    return m
 
 
 class EventBuf:
@@ -105,62 +60,6 @@ class EventBuf:
         return self.n
 
 
-AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate')
-
-
-def load_ai(name):
-    """Import the AI before the game's own objects, then drop the other engines again: the
-    holes they leave are filled by the game, not split by the AI's long-lived code."""
-    import shared_rules.ai
-    shared_rules.unload(keep=name)
-    gc.collect()
-
-
-def use_engine(name, ai=False):
-    """Keep only the engine of the game being played in RAM: a module's bytecode lives on
-    the heap, and the other two engines are a third of the free heap of a 160 KB build.
-    The AI's modules stay only while the board plays a side (ai); the archive's code
-    (journal.unload_records) comes back when a host syncs."""
-    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
-    unload_records()
-    gc.collect()
-
-
-def _level_ok(v, top):
-    return type(v) is int and 1 <= v <= top
-
-
-def _settings_of(data):
-    """The settings file's choices as a dict, or None if any of it is not ours: every
-    value is checked here, so a damaged file can never reach the LEDs or the menu."""
-    t = unseal(data.rstrip(b'\n'))
-    if t is None:
-        return None
-    try:
-        d = json.loads(t)
-    except ValueError:
-        return None
-    if not isinstance(d, dict):
-        return None
-    for k in DEFAULTS:
-        if k not in d:
-            continue   # a setting this file does not have keeps its default
-        v = d[k]
-        if k == 'game':
-            ok = isinstance(v, str) and v in GAMES
-        elif k == 'opponent':
-            ok = isinstance(v, str) and (v in OPPONENTS or v in BOARD_SIDES)
-        else:
-            ok = _level_ok(v, 5 if k == 'level' else 8)
-        if not ok:
-            return None
-    out = {}
-    for k in DEFAULTS:
-        if k in d:
-            out[k] = d[k]   # keys of a newer firmware are left alone, not applied
-    return out
-
-
 class App:
     def __init__(self, board, journal, board_id, hook=None, settings=None):
         self.board = board
@@ -176,11 +75,12 @@ class App:
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
                              % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
-        self.settings = self._load_settings(settings)
+        self.evbuf = EventBuf(EVENTS)   # the long-lived buffers before the passing parts
+        self.settings = _part('settings').load(journal, settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
-        use_engine(self.settings['game'])
-        self.menu = Menu(profile, self.games, self.settings)
+        gc.collect()   # the settings' code gone before the rest settles
+        self.menu = None            # the menu's code is on the heap only while it is open
         self.link = None
         self.epoch_s = -1           # epoch seconds at tick epoch_ref, once a host set the time
         self.epoch_ref = 0
@@ -216,7 +116,6 @@ class App:
         self.now = board.ticks_ms()
         self.blink_at = self.now
         self.anim = None
-        self.evbuf = EventBuf(EVENTS)
         self.anim_i = 0
         self.anim_at = 0
         self.hand = -1
@@ -233,35 +132,8 @@ class App:
         self.apply_brightness()
 
     # -- settings ---------------------------------------------------------------------
-    def _load_settings(self, given):
-        s = dict(DEFAULTS)
-        try:
-            with open(self.journal.path(SETTINGS), 'rb') as f:
-                data = f.read(512)
-        except OSError:
-            data = None   # none yet (a directory there was set aside by the journal)
-        if data is not None:
-            d = _settings_of(data)
-            if d is None:
-                self.journal.set_aside(SETTINGS, 'unreadable settings, defaults used')
-            else:
-                s.update(d)
-        if given:
-            s.update(given)
-        if s['opponent'] not in OPPONENTS and s['opponent'] not in BOARD_SIDES:
-            s['opponent'] = 'people'
-        if not _level_ok(s['level'], 5):
-            s['level'] = 3
-        for k in ('brightness', 'speed'):
-            if not _level_ok(s[k], 8):
-                s[k] = DEFAULTS[k]
-        return s
-
     def save_settings(self):
-        try:
-            self.journal._rewrite(SETTINGS, seal(json.dumps(self.settings)))
-        except OSError:
-            pass
+        _part('settings').save(self.journal, self.settings)
 
     def apply_brightness(self):
         px = self.board.pixels
@@ -277,97 +149,19 @@ class App:
         self.redraw = True
         self.version += 1
 
-    # -- boot ---------------------------------------------------------------------------
+    # -- boot and games: their code in start.py and finish.py ----------------------------
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
         self.journal.make_room()
-        if not self._resume() and self.mode != OVER:
+        if not _part('start').resume(self) and self.mode != OVER:
+            gc.collect()   # the start's code gone before the menu's comes
             self.open_menu()
         # Once: the names set aside at this boot (the journal logged why).
         for w in self.journal.aside:
             self.say('warning: damaged file set aside: %s' % w)
 
-    def _resume(self):
-        # Header values (the board id, a journaled header) reach records, the host and its
-        # terminal: the record module's check refuses control characters in them (loaded for
-        # this moment only, as in _finish).
-        from shared_rules.record import check_tag
-        try:
-            check_tag('Device', self.board_id)
-        except ValueError as e:
-            self.say('board id refused, records name the board "board": %s' % e)
-            self.board_id = self.journal.board_id = 'board'
-        cur = self.journal.read_current()
-        if cur is not None:
-            try:
-                check_tag('Id', str(cur[0]['id']))
-                check_tag('Start', str(cur[0].get('start', '')))
-            except ValueError as e:
-                self.journal.set_aside(CUR, 'bad header: %s' % e)
-                cur = None
-        check_tag = None
-        shared_rules.unload(also=('shared_rules.record',))
-        gc.collect()
-        if cur is not None:
-            header, moves = cur
-            try:
-                self._setup(header)
-                for m in moves:
-                    self.s.push(self.s.parse_move(m))
-            except (RulesError, KeyError, ValueError) as e:
-                self.journal.set_aside(CUR, 'does not replay: %s' % e)
-                self.s = None
-            else:
-                self.say('resumed %s %s at ply %d' % (header['game'], header['id'], self.s.ply))
-                if self.journal.torn:
-                    self._unsaved('torn last line not cut')
-                self._position_changed()
-                if self.s.outcome() is not None:
-                    self._finish()
-                else:
-                    self.mode = PLAY
-                    self.changed()
-                    return True
-        return False
-
-    # -- games --------------------------------------------------------------------------
     def _setup(self, header):
-        name = header['game']
-        if name not in self.games:
-            raise ValueError('game %s does not fit this board' % name)
-        self.header = header
-        self.g = None
-        self.s = None
-        self.opponent = None
-        opp = header.get('opponent', 'people')
-        self.board_side = BOARD_SIDES.get(opp, -1)
-        self.host_side = HOST_SIDES.get(opp, -1)
-        use_engine(name, ai=self.board_side >= 0)
-        if self.board_side >= 0:
-            try:
-                load_ai(name)
-            except (ImportError, MemoryError):
-                pass   # make_opponent says so
-        self.g = make_game(name)
-        self.s = State(self.g, header.get('position'), history=1)
-        self.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
-        self.hint_move = -1
-        if self.board_side >= 0:
-            # One Player a game: its table is allocated once, here, while the heap is tidy.
-            self.opponent = self._new_opponent()
-        # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
-        profile = self.profile
-        g = self.g
-        cell_of_key = self.cell_of_key
-        for k in range(profile.n_keys):
-            r, c = profile.positions[k]
-            cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
-            if cell < 0:
-                cell_of_key[k] = NONE
-            else:
-                cell_of_key[k] = cell
-                self.key_of_cell[cell] = k
-        self.view.reset(pieces=(name == 'bagh-chal'))
+        _part('start').setup(self, header)
 
     def _new_opponent(self):
         # The board's side of this game: its AI at the header's level, the book where it plays.
@@ -379,63 +173,15 @@ class App:
         """Start a game (archiving an unfinished one). A bad game or position raises
         ValueError (RulesError) before anything changes: the game in progress goes on. False,
         with the menu open, while the game before is not on flash (flash full: sync first)."""
-        if name not in self.games:
-            raise ValueError('game %s does not fit this board' % name)
-        if position:
-            make_game(name).parse(position)
-        if self.anim is not None:
-            self.skip()
-        if self.s is not None and self.s.outcome() is None and self.header is not None:
-            if self.s.ply:
-                self._finish()
-            else:
-                self.journal.discard_current()
-                self.behind = False
-        if self.unarchived and not self.save():
-            # The game before is only in RAM (and partly in cur.jnl): a new game would
-            # replace both. The board waits for a sync to make room (docs/visual-language.md).
-            self.say('flash full: game %s not saved yet; sync the board (bawo sync), '
-                     'then start a new game' % self.header['id'])
-            self.open_menu()
-            return False
-        opp = opponent or self.settings['opponent']
-        header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
-        if opp in BOARD_SIDES:
-            header['level'] = self.settings['level']
-        if position:
-            header['position'] = position
-        start = self.start_time()
-        if start:
-            header['start'] = start
-        try:
-            self._setup(header)
-            # Answered at once, as a move's press is (_answer): the start position goes out
-            # before the journal's flash writes (the counter and cur.jnl, each possibly a 45 ms
-            # erase on a Pico). A game with no move yet has nothing a power cut could lose.
-            self._position_changed()
-            self.mode = PLAY
-            self.draw()
-            self.view.show()
-            try:
-                self.journal.start(header)
-            except OSError as e:
-                self._unsaved(e)
-        except Exception:
-            # Out of memory loading the game or naming it (the request was checked above):
-            # no game now, so the menu, as at boot; never a game without its engine or id.
-            self.s = self.g = self.header = self.opponent = None
-            self.board_side = self.host_side = -1
-            try:
-                self.journal.discard_current()   # its journal, if it got that far
-            except Exception:
-                pass
-            self.open_menu()
-            raise
-        self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
-        self.say('new %s game %s' % (name, header['id']))
-        self.event('start', {'id': header['id'], 'game': name})
-        self.changed()
-        return True
+        unload_records()   # a sync's code makes room for the start's
+        gc.collect()
+        return _part('start').new_game(self, name, position, opponent)
+
+    def _record_text(self):
+        return _part('finish').record_text(self)
+
+    def _finish(self):
+        _part('finish').finish(self)
 
     # -- a full flash -------------------------------------------------------------------
     # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
@@ -456,22 +202,7 @@ class App:
 
     def save(self):
         """Write what RAM holds and the flash lacks. True when the flash is up to date."""
-        if not self.full():
-            return True
-        j = self.journal
-        try:
-            if self.unarchived:
-                # The record alone holds the whole game (and is smaller than its journal).
-                j.finish(self.header['id'], self._record_text())
-                self.unarchived = False
-            else:
-                j.rewrite_current(self.header, self.s.moves)
-        except OSError:
-            return False
-        self.behind = False
-        self.say('flash has room again: game %s saved' % self.header['id'])
-        self.changed()
-        return True
+        return not self.full() or _part('finish').save(self)
 
     def set_time(self, t):
         """A host's clock (TIME, epoch seconds). Kept as the seconds at a tick and moved on
@@ -526,12 +257,6 @@ class App:
             shown[g.cells + i] = pos.stores[i]
         self.hand = self.mark = self.capt = -1
         self.changed()
-
-    def _plays(self, side):
-        """'board', 'host' or 'person': who plays side 0 or 1 of this game."""
-        if self.board_side == 2 or self.board_side == side:
-            return 'board'
-        return 'host' if self.host_side == side else 'person'
 
     def _board_to_move(self):
         return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
@@ -651,53 +376,6 @@ class App:
         else:
             self._anim_done()
         return True
-
-    def _record_text(self):
-        s = self.s
-        h = self.header
-        names = [self._plays(0), self._plays(1)]
-        lv = h.get('level')
-        if lv is not None:  # the board's AI: its level, read back by bawo.players
-            for side in (0, 1):
-                if names[side] == 'board':
-                    names[side] = 'board (level %d)' % lv
-        if self.hints:  # the people's side(s) had help: the record says how much
-            for side in (0, 1):
-                if names[side] == 'person':
-                    names[side] = 'person (%d hints)' % self.hints
-        # Loaded for this moment only: its bytecode is heap the game can use meanwhile.
-        from shared_rules.record import Record
-        text = Record.from_state(s, Id=h['id'], Device=self.board_id, Start=h.get('start'),
-                                 First=names[0], Second=names[1]).to_text()
-        Record = None
-        shared_rules.unload(keep=self.s.game.name, also=('shared_rules.record',))
-        gc.collect()
-        return text
-
-    def _finish(self):
-        s = self.s
-        h = self.header
-        # The board is done with this game: its AI makes room for the record.
-        self.opponent = None
-        shared_rules.unload(keep=self.s.game.name, also=AI_MODULES)
-        gc.collect()
-        try:
-            self.journal.finish(h['id'], self._record_text())
-            self.behind = False
-        except OSError as e:
-            # Kept in RAM (and as far as cur.jnl got); written once there is room.
-            self._unsaved(e)
-            self.unarchived = True
-        if self.hook:
-            self.hook('record', h['id'])
-        out = s.outcome()
-        if out is not None:
-            self.mode = OVER
-            w = winner_name(self.g, out)
-            self.say('game over: %s (%s)' % ('draw' if w is None else w + ' wins', out.reason))
-            self.event('end', {'id': h['id'], 'result': 'draw' if w is None else w,
-                               'reason': out.reason})
-        self.changed()
 
     def event(self, kind, data):
         if self.link is not None:
@@ -819,6 +497,7 @@ class App:
             if self.mode == MENU and self.s is not None and not (
                     self.unarchived and self.s.outcome() is None):
                 self.mode = OVER if self.s.outcome() is not None else PLAY
+                self.close_menu()
                 self.view.reset(pieces=(self.g.name == 'bagh-chal'))
                 self.changed()
             elif self.sel >= 0:
@@ -876,49 +555,8 @@ class App:
         self.view.cell(key, self.shown[cell], V.BG_SELECT)
         self.view.show()
 
-    def hint_for(self):
-        """The move a hint shows: the proved book's (Bawo, South, from the opening, while
-        every South move so far was the book's), else the level-5 AI's best."""
-        s = self.s
-        g = self.g
-        if g.name == 'bawo' and s.turn == 0 and not self.header.get('position'):
-            try:
-                import book
-                m = book.line_move(g, s.moves, book.path())
-            except ImportError:
-                m = None
-            if m is not None:
-                return m
-        ai = self.opponent
-        ai = getattr(ai, 'ai', ai)
-        if ai is None or not hasattr(ai, 'last_info'):
-            ai = make_opponent(g, 5, self.header.get('seed', 1), self._think_poll)
-        return ai.choose(s)
-
     def show_hint(self):
-        if self._board_to_move() or self._host_to_move() or self.s.outcome() is not None:
-            return
-        self.abort_key = -1   # MENU or BACK pressed during the hint's search stops it
-        m = self.hint_for()
-        key = self.abort_key
-        self.abort_key = -1
-        if m is None:
-            if key >= 0:
-                self.on_press(key)
-            return
-        self.hints += 1
-        # Journaled (in the header, rewritten whole): a game resumed after a power cut still
-        # says it had help. Behind (flash full), the catch-up rewrite carries it.
-        self.header['hints'] = self.hints
-        if not self.behind:
-            try:
-                self.journal.rewrite_current(self.header, self.s.moves)
-            except OSError as e:
-                self._unsaved(e)
-        self.say('hint %d: %s' % (self.hints, self.g.move_str(m)))
-        self.sel = self.g.move_cell(m, self.s.turn)
-        self.hint_move = m
-        self.changed()
+        _part('hint').show(self)
 
     def playing(self):
         """True while a game is on the board and its moves can be played (not in the menu)."""
@@ -973,10 +611,18 @@ class App:
         return d
 
     def open_menu(self):
+        if self.menu is None:
+            from menu import Menu
+            self.menu = Menu(self.profile, self.games, self.settings)
         self.mode = MENU
         self.sel = -1
         self.view.reset()
         self.changed()
+
+    def close_menu(self):
+        # Left for a game: the menu's code goes until MENU opens it again.
+        self.menu = None
+        forget('menu')
 
     # -- drawing ------------------------------------------------------------------------
     def draw(self):
@@ -1158,6 +804,7 @@ def board_id():
 
 def main(board, root='/games'):
     """Run the board (main.py builds `board` first, while the heap is still empty)."""
+    from hw import open_journal
     j = open_journal(root, board_id() or 'board')
     app = App(board, j, j.board_id)
     try:

@@ -3,8 +3,8 @@
 # loads it on use and the app drops it when a game starts (journal.unload_records).
 import os
 from array import array
-from journal import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, crc32, _sync,
-                     _is_dir, _counter_of)
+from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, crc32, _sync,
+                       _is_dir, _counter_of)
 
 
 def _verify(j, name):

@@ -39,3 +39,12 @@ if not _native:
         # Signed distance a - b on the ticks circle, same contract as MicroPython's.
         half = TICKS_PERIOD >> 1
         return ((a - b + half) & (TICKS_PERIOD - 1)) - half
+
+
+def forget(name):
+    """Drop module `name` so the collector frees its bytecode; it loads again on its next
+    import. Only where the heap is the board's: on CPython (the host runs firmware modules
+    for drawing) modules stay."""
+    import sys
+    if sys.implementation.name != 'cpython':
+        sys.modules.pop(name, None)

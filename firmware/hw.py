@@ -1,5 +1,5 @@
-# Backend selection: the rest of the firmware calls open_board() and never imports a
-# backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
+# Backend selection: the rest of the firmware calls open_board() and open_journal() and
+# never imports a backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
 import sys
 import pinmap
 
@@ -31,3 +31,14 @@ def open_board(profile, **kw):
     else:
         import hw_sim as backend
     return backend.open_board(profile, **kw)
+
+
+def open_journal(root, board_id):
+    """The board's journal. On CircuitPython the game in progress lives in microcontroller.nvm
+    (journal_nvm.py: its FAT rewrites whole flash blocks in place, so a cut there can take
+    earlier moves); everywhere else in cur.jnl."""
+    if backend_name() == 'circuitpython':
+        from journal_nvm import NvmJournal
+        return NvmJournal(root, board_id)
+    from journal import Journal
+    return Journal(root, board_id)

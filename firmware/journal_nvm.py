@@ -17,8 +17,9 @@
 # write a cut tore: the next write starts with '\n' to end it, and the reader skips it when
 # the next good line is the move it expects (a torn move was never acknowledged).
 import json
-from journal import (Journal, seal, unseal, move_of, crc32, _header_of, _free_name, _drop,
-                     _replace, _exists, _sync, CUR, BAD, REC, LINE_MAX)
+from journal import Journal
+from datafiles import (seal, unseal, move_of, crc32, _header_of, _free_name, _drop, _replace,
+                       _exists, _sync, CUR, BAD, REC, LINE_MAX)
 
 SIZE = 4096     # microcontroller.nvm on the Pico: one flash sector
 ERASED = 0xFF

@@ -2,9 +2,9 @@
 # Row 0 game, row 1 opponent, row 2 brightness, row 3 animation speed; the board's level
 # (1-5) follows the opponents on row 1 where the grid is wide enough, else it has row 4.
 # MENU starts a new game with the choices shown; BACK returns to the game in progress.
+from appconst import OPPONENTS
+
 GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
-# Opponents: both sides pressed by people; the board plays the second side; the first.
-OPPONENTS = ('people', 'board-second', 'board-first')
 OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
 BAR_COLOR = 0xE0E0E0
 SPEED_COLOR = 0x30E030

@@ -1,6 +1,6 @@
 # Runs ON an emulated Pico: the firmware's app, built the way main.py builds it (board first, on
 # the empty heap), plays the board against itself at level 5 with the journal the board uses
-# there (journal.open_journal: cur.jnl on MicroPython, nvm on CircuitPython). MicroPython
+# there (hw.open_journal: cur.jnl on MicroPython, nvm on CircuitPython). MicroPython
 # (tests/test_pico.py): copied as heapcheck.py, imported by mpremote after a soft reset, so the
 # heap starts empty as at power-on. CircuitPython (tests/test_circuitpython.py): it is code.py.
 # gc.mem_free() is sampled at every loop pass and every poll of the search (every 16 nodes): as
@@ -11,11 +11,10 @@ import gc
 import hw
 board = hw.open_board('profile.json')
 import app
-import journal
 from compat import ticks_ms
 PLIES = %(plies)d
 low = [gc.mem_free(), gc.mem_free()]   # as it is; after a collection
-j = journal.open_journal('/games', 'heap')
+j = hw.open_journal('/games', 'heap')
 a = app.App(board, j, 'heap', settings={'speed': 8, 'level': 5})
 a.boot()
 a.new_game('%(game)s', None, 'board-both')

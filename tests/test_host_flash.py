@@ -251,3 +251,22 @@ def test_flash_dry_run_leaves_the_game_running(sim_board, capsys):
         ser.close()
     assert (after["id"], after["ply"], after["mode"], after["position"]) == \
         (before["id"], 3, "play", before["position"])
+
+
+@pytest.mark.parametrize("profile, kept, left", [
+    ("bawo-4x8", {"bawo.py", "oware.py"}, {"baghchal.py"}),
+    ("grid-5x5", {"baghchal.py"}, {"bawo.py", "oware.py"}),
+])
+def test_bundle_holds_only_the_engines_the_profile_plays(profile, kept, left):
+    # The firmware offers only the profile's games that fit its grid: another game's engine
+    # would be flash the board never reads, and the referee's command line is the PC's.
+    names = {os.path.basename(b) for b, _ in flash.sources(profile) if b.startswith("shared_rules/")}
+    assert kept <= names and not (left & names), names
+    assert "__main__.py" not in names and {"__init__.py", "state.py", "ai.py"} <= names
+
+
+def test_a_profile_the_firmware_refuses_leaves_no_engine_out(tmp_path):
+    bad = tmp_path / "mine.json"
+    bad.write_text('{"schema": 1, "games": "bawo"}')
+    names = {os.path.basename(b) for b, _ in flash.sources(str(bad)) if b.startswith("shared_rules/")}
+    assert {"bawo.py", "oware.py", "baghchal.py"} <= names

@@ -167,7 +167,7 @@ def test_board_book_cpython(name):
 
 
 def test_board_book_micropython():
-    # The board's own opponent code (app.with_book, book.BookOpponent, the level-5 AI) under
+    # The board's own opponent code (opponent.with_book, book.BookOpponent, the level-5 AI) under
     # the unix port: as South from the opening it wins against every North reply.
     r = run_micropython(['tests/mp/check_board_book.py'], heapsize='8M', path=(ROOT,))
     out = r.stdout + r.stderr

@@ -96,23 +96,13 @@ def numbers(game_name, position, caption=None):
 _apps = {}
 
 
-class _NoFlash:
-    """The journal App asks for while drawing: no settings file, flash not low."""
-    low = False
-
-    def path(self, name):
-        import os
-        return os.path.join(os.devnull, name)   # never opens: default settings
-
-
 def _app_for(game_name):
     from .sim import PROFILES
     from .firmware import profile_path
     a = _apps.get(game_name)
     if a is None:
         prof_file = profile_path(PROFILES[game_name])
-        board = firmware.module("hw_sim").Board(firmware.module("pinmap").load(prof_file))
-        a = firmware.module("app").App(board, _NoFlash(), "host", settings={"game": game_name})
+        a = firmware.module("pictures").open_app(prof_file, game_name)
         a.profile_file = prof_file
         _apps[game_name] = a
     return a
@@ -122,20 +112,15 @@ def frame(game_name, position_text):
     """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
     position, drawn by the firmware's App.draw (game over: the winner's tint shown)."""
     a = _app_for(game_name)
-    A = firmware.module("app")
-    a.anim = None
-    a.flash_key = -1
-    a._setup({"game": game_name, "position": position_text, "opponent": "people"})
-    a._position_changed()
-    if a.s.outcome() is None:
-        a.mode, a.blink = A.PLAY, 0
-    else:
-        a.mode, a.blink = A.OVER, 1
-    a.draw()
+    firmware.module("pictures").show(a, game_name, position_text)
+    return _frame_line(a), a.profile_file
+
+
+def _frame_line(a):
     px = a.board.pixels
     px.show()
     p = a.profile
-    return "%dx%d %s" % (p.width, p.height, px.canvas_rgb().hex()), a.profile_file
+    return "%dx%d %s" % (p.width, p.height, px.canvas_rgb().hex())
 
 
 def leds(game_name, position_text, color=True):

@@ -54,12 +54,34 @@ def sources(profile):
         if for_micropython(f):
             out.append((f, os.path.join(fw, f)))
     rd = rules_dir()
+    skip = _rules_not_run(profile_path(profile))
     for f in sorted(os.listdir(rd)):
-        if f.endswith(".py") and f != MANIFEST:
+        if f.endswith(".py") and f != MANIFEST and f not in skip:
             out.append(("shared_rules/" + f, os.path.join(rd, f)))
     out.append(("profile.json", profile_path(profile)))
     out.append(("bawo_book.bin", book_path()))  # read by firmware/book.py
     return out
+
+
+def _rules_not_run(profile_file):
+    """shared_rules' files this board never imports: the engines of the games its profile
+    cannot play (not in its list, or not fitting its grid: the firmware offers only games that
+    do), and __main__.py, the referee's command line on a PC. A profile the firmware would
+    refuse leaves nothing out: the board then says what is wrong with it."""
+    import json
+    import shared_rules
+    skip = {"__main__.py"}
+    try:
+        with open(profile_file, encoding="utf-8") as f:
+            p = json.load(f)
+        games, rows, cols = p["games"], p["grid"]["rows"], p["grid"]["cols"]
+        playable = {n for n in games if n in shared_rules.GAMES and shared_rules.fits(n, rows, cols)}
+    except (OSError, ValueError, KeyError, TypeError):
+        return skip
+    for name, (module, _) in shared_rules.GAMES.items():
+        if name not in playable:
+            skip.add(module.rsplit(".", 1)[1] + ".py")
+    return skip
 
 
 # -- mpy-cross -----------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
     wire = seen[0][2]
     lit = [k for k in range(a.profile.n_keys)
            if any(wire[3 * i] or wire[3 * i + 1] or wire[3 * i + 2] for i in a.view.blocks[k])]
-    assert lit == [a.profile.key_at(0, a.menu.games.index('oware'))], lit   # the chosen game's
+    assert lit == [a.profile.key_at(0, a.games.index('oware'))], lit   # the chosen game's
     assert seen[1][:2] == (app.PLAY, 0), seen[1][:2]   # then its start, before the flash writes
     assert 'cur.jnl' in os.listdir(TMP)
 

@@ -14,6 +14,7 @@ import time
 from shared_rules import game
 from bawo.proofcheck import check
 import app
+import opponent
 import book
 
 BOOK = mpcheck.FIRMWARE + '/bawo_book.bin'
@@ -24,7 +25,7 @@ def board_south(level=5, header=None):
     h = {'game': 'bawo', 'level': level}
     if header:
         h.update(header)
-    return g, app.with_book(app.make_opponent(g, level, 1), 'bawo', h, 0)
+    return g, opponent.with_book(opponent.make_opponent(g, level, 1), 'bawo', h, 0)
 
 
 def test_the_board_as_south_wins_against_every_north_reply():
@@ -45,13 +46,13 @@ def test_the_book_is_only_for_level_5_from_the_opening():
         h = {'game': 'bawo', 'level': level}
         if header:
             h.update(header)
-        opp = app.with_book(app.make_opponent(g, level, 1), 'bawo', h, side)
+        opp = opponent.with_book(opponent.make_opponent(g, level, 1), 'bawo', h, side)
         assert not isinstance(opp, book.BookOpponent), (level, header, side)
 
 
 def test_without_the_book_file_the_ai_plays():
     g = game('bawo')
-    ai = app.make_opponent(g, 1, 1)
+    ai = opponent.make_opponent(g, 1, 1)
     opp = book.BookOpponent(ai, '/nonexistent/bawo_book.bin')
     m = opp.choose(g.start())
     assert m in g.legal_moves(g.start()) and opp.ai_moves == 1 and not opp.in_book
@@ -190,7 +191,7 @@ def test_the_board_as_north_follows_the_book_while_south_does():
     from shared_rules import State
     g = game('bawo')
     south = book.Book(BOOK)
-    north = app.with_book(app.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    north = opponent.with_book(opponent.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
     assert isinstance(north, book.BookOpponent) and north.side == 1
     s = State(g)
     while s.outcome() is None:
@@ -201,7 +202,7 @@ def test_the_board_as_north_follows_the_book_while_south_does():
     south.close()
     assert s.outcome().winner == 0 and north.ai_moves == 0 and north.book_moves == s.ply // 2
     # South leaves the book's line: the board leaves the book for good and searches.
-    north = app.with_book(app.make_opponent(g, 1, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    north = opponent.with_book(opponent.make_opponent(g, 1, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
     s = State(g)
     b = book.Book(BOOK)
     off = [m for m in g.legal_moves(s.position) if m != b.lookup(s.position.key())][0]

@@ -13,6 +13,7 @@ import time
 import json
 import hw_sim
 import app
+import settings
 from journal import Journal, seal
 
 TMP = '/tmp/bawo-damaged-%d' % (time.time_ns() % 1000000007)
@@ -77,7 +78,7 @@ def _plays(a):
     assert a.journal.read_current()[1] == [a.s.moves[0]]
     a.settings['speed'] = 2
     a.save_settings()
-    assert app._settings_of(_read(a.journal.path('settings')))['speed'] == 2
+    assert settings.parse(_read(a.journal.path('settings')))['speed'] == 2
     a.step(a.now + 5000)
 
 
@@ -150,7 +151,7 @@ def test_unreadable_settings():
         a = _boots_twice(root, ['settings.bad'])
         assert _read(root + '/settings.bad') == data
         for key in ('brightness', 'level', 'opponent', 'game'):
-            assert a.settings[key] == app.DEFAULTS[key], (data, a.settings)
+            assert a.settings[key] == settings.DEFAULTS[key], (data, a.settings)
 
 
 def test_warned_also_when_a_game_resumes():

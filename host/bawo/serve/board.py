@@ -1,6 +1,6 @@
 """The board as the page draws it: the LED frame the firmware would send (bawo.draw.frame, the
 firmware's App.draw run on CPython), the sowing animation stepped by the firmware's own
-App._anim_step, and the pocket hit-areas and labels from the hardware profile and the game's
+animation (its simulator's pictures.sowing), and the pocket hit-areas and labels from the hardware profile and the game's
 own layout (shared_rules: cell_at, label; through bawo.sim.layout). No layout or colour is
 defined here."""
 import json
@@ -33,9 +33,10 @@ class _HostGC:
 
 
 def _quiet_gc():
-    app = firmware.module("app")
-    if not isinstance(app.gc, _HostGC):
-        app.gc = _HostGC()
+    for name in ("app", "start", "opponent"):   # the firmware modules that collect
+        m = firmware.module(name)
+        if not isinstance(m.gc, _HostGC):
+            m.gc = _HostGC()
 
 
 def layout(game_name):
@@ -93,25 +94,15 @@ def picture(game_name, position_text):
 def sowing(game_name, position_text, move_text):
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    A = firmware.module("app")
+    pictures = firmware.module("pictures")
     out = []
     with _lock:
         _quiet_gc()
         draw.frame(game_name, position_text)     # the App set up on the position, drawn
         a = draw._app_for(game_name)
-        a._sync_shown()
-        mover = a.s.turn
-        ev = a.evbuf
-        ev.clear()
-        a.s.push(move_text, ev)
-        a.anim, a.anim_i, a.mode, a.blink, a.anim_mover = ev, 0, A.PLAY, 0, mover
-        n = len(ev)
-        step = max(1, (n + MAX_ANIM_FRAMES - 1) // MAX_ANIM_FRAMES)
-        while a.anim_i < n:
-            a._anim_step()
-            wait = A.ticks_diff(a.anim_at, a.now)
-            if wait > 0 and (a.anim_i % step == 0 or a.anim_i == n):
+        for i, n, wait in pictures.sowing(a, move_text):
+            step = max(1, (n + MAX_ANIM_FRAMES - 1) // MAX_ANIM_FRAMES)
+            if wait > 0 and (i % step == 0 or i == n):
                 a.draw()
                 out.append((_hex(a), wait))
-        a.anim = None
     return out

@@ -1,0 +1,63 @@
+# The board's side of a game (its AI, the book, or random moves) and which engines are in
+# RAM meanwhile: a module's bytecode lives on the heap, and a 160 KB board has little spare.
+import gc
+import shared_rules
+from shared_rules.rng import Rng
+from journal import unload_records
+from appconst import AI_MODULES
+
+
+class RandomOpponent:
+    """Plays a random legal move; the fallback when shared_rules.ai is missing."""
+
+    def __init__(self, seed=1):
+        self.rng = Rng(seed)
+
+    def choose(self, state):
+        moves = state.legal_moves
+        return moves[self.rng.below(len(moves))]
+
+
+def make_opponent(g, level=3, seed=1, poll=None, say=None):
+    """An object with choose(state) -> move: the engine's AI if it is installed.
+    poll() is called while it thinks; True abandons the search (choose returns None)."""
+    try:
+        load_ai(g.name)
+        from shared_rules.ai import Player
+        return Player(g, level=level, seed=seed, poll=poll)
+    except (ImportError, MemoryError, KeyError, TypeError) as e:
+        if say:
+            say('no AI (%r): the board plays at random' % e)
+        return RandomOpponent(seed)
+
+
+def with_book(opponent, name, header, board_side):
+    """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
+    strategy, which never loses; as North the hardest reply while South stays on the book's
+    line. Elsewhere, and if the book is missing, the opponent as it is."""
+    if (name != 'bawo' or board_side not in (0, 1) or header.get('position')
+            or header.get('level', 3) < 5):
+        return opponent
+    try:
+        import book
+        return book.BookOpponent(opponent, side=board_side)
+    except ImportError:
+        return opponent
+
+
+def load_ai(name):
+    """Import the AI before the game's own objects, then drop the other engines again: the
+    holes they leave are filled by the game, not split by the AI's long-lived code."""
+    import shared_rules.ai
+    shared_rules.unload(keep=name)
+    gc.collect()
+
+
+def use_engine(name, ai=False):
+    """Keep only the engine of the game being played in RAM: the other two engines are a
+    third of the free heap of a 160 KB build. The AI's modules stay only while the board
+    plays a side (ai); the archive's code (journal.unload_records) comes back when a host
+    syncs."""
+    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
+    unload_records()
+    gc.collect()

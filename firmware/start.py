@@ -1,0 +1,159 @@
+# How a game comes onto the board: a new one (MENU, or a host's NEW) or the journaled one
+# at power-on. Loaded for that moment only (App._part): between starts its bytecode is heap
+# the game and a sync can use.
+import gc
+from compat import ticks_add
+from datafiles import CUR
+from appconst import PLAY, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
+from opponent import use_engine, load_ai
+import shared_rules
+from shared_rules import game as make_game
+from shared_rules.errors import RulesError
+from shared_rules.state import State
+
+
+def resume(a):
+    """The journaled game, replayed; True if it goes on (False: none, or it was over)."""
+    # Header values (the board id, a journaled header) reach records, the host and its
+    # terminal: the record module's check refuses control characters in them (loaded for
+    # this moment only, as in finish).
+    from shared_rules.record import check_tag
+    try:
+        check_tag('Device', a.board_id)
+    except ValueError as e:
+        a.say('board id refused, records name the board "board": %s' % e)
+        a.board_id = a.journal.board_id = 'board'
+    j = a.journal
+    cur = j.read_current()
+    if cur is not None:
+        try:
+            check_tag('Id', str(cur[0]['id']))
+            check_tag('Start', str(cur[0].get('start', '')))
+        except ValueError as e:
+            j.set_aside(CUR, 'bad header: %s' % e)
+            cur = None
+    check_tag = None
+    shared_rules.unload(also=('shared_rules.record',))
+    gc.collect()
+    if cur is None:
+        return False
+    header, moves = cur
+    try:
+        a._setup(header)
+        s = a.s
+        for m in moves:
+            s.push(s.parse_move(m))
+    except (RulesError, KeyError, ValueError) as e:
+        j.set_aside(CUR, 'does not replay: %s' % e)
+        a.s = None
+        return False
+    a.say('resumed %s %s at ply %d' % (header['game'], header['id'], a.s.ply))
+    if j.torn:
+        a._unsaved('torn last line not cut')
+    a._position_changed()
+    if a.s.outcome() is not None:
+        a._finish()
+        return False
+    a.mode = PLAY
+    a.changed()
+    return True
+
+
+def setup(a, header):
+    """The game `header` names, at its start, on this profile's keys: its engine, state and
+    the board's opponent. ValueError if the game does not fit the board."""
+    name = header['game']
+    if name not in a.games:
+        raise ValueError('game %s does not fit this board' % name)
+    a.header = header
+    a.g = a.s = a.opponent = None
+    opp = header.get('opponent', 'people')
+    a.board_side = BOARD_SIDES.get(opp, -1)
+    a.host_side = HOST_SIDES.get(opp, -1)
+    use_engine(name, ai=a.board_side >= 0)
+    if a.board_side >= 0:
+        try:
+            load_ai(name)
+        except (ImportError, MemoryError):
+            pass   # make_opponent says so
+    g = a.g = make_game(name)
+    a.s = State(g, header.get('position'), history=1)
+    a.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
+    a.hint_move = -1
+    if a.board_side >= 0:
+        # One Player a game: its table is allocated once, here, while the heap is tidy.
+        a.opponent = a._new_opponent()
+    # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
+    profile = a.profile
+    cell_of_key = a.cell_of_key
+    for k in range(profile.n_keys):
+        r, c = profile.positions[k]
+        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
+        if cell < 0:
+            cell_of_key[k] = NONE
+        else:
+            cell_of_key[k] = cell
+            a.key_of_cell[cell] = k
+    a.view.reset(pieces=(name == 'bagh-chal'))
+
+
+def new_game(a, name, position=None, opponent=None):
+    """App.new_game."""
+    if name not in a.games:
+        raise ValueError('game %s does not fit this board' % name)
+    if position:
+        make_game(name).parse(position)
+    a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
+    if a.anim is not None:
+        a.skip()
+    if a.s is not None and a.s.outcome() is None and a.header is not None:
+        if a.s.ply:
+            a._finish()
+        else:
+            a.journal.discard_current()
+            a.behind = False
+    if a.unarchived and not a.save():
+        # The game before is only in RAM (and partly in cur.jnl): a new game would
+        # replace both. The board waits for a sync to make room (docs/visual-language.md).
+        a.say('flash full: game %s not saved yet; sync the board (bawo sync), '
+              'then start a new game' % a.header['id'])
+        a.open_menu()
+        return False
+    opp = opponent or a.settings['opponent']
+    header = {'game': name, 'opponent': opp, 'seed': a.now & 0xFFFF or 1}
+    if opp in BOARD_SIDES:
+        header['level'] = a.settings['level']
+    if position:
+        header['position'] = position
+    start = a.start_time()
+    if start:
+        header['start'] = start
+    try:
+        a._setup(header)
+        # Answered at once, as a move's press is (App._answer): the start position goes
+        # out before the journal's flash writes (the counter and cur.jnl, each possibly a
+        # 45 ms erase on a Pico). A game with no move yet has nothing a power cut could lose.
+        a._position_changed()
+        a.mode = PLAY
+        a.draw()
+        a.view.show()
+        try:
+            a.journal.start(header)
+        except OSError as e:
+            a._unsaved(e)
+    except Exception:
+        # Out of memory loading the game or naming it (the request was checked above):
+        # no game now, so the menu, as at boot; never a game without its engine or id.
+        a.s = a.g = a.header = a.opponent = None
+        a.board_side = a.host_side = -1
+        try:
+            a.journal.discard_current()   # its journal, if it got that far
+        except Exception:
+            pass
+        a.open_menu()
+        raise
+    a.board_at = ticks_add(a.now, BOARD_MOVE_MS)
+    a.say('new %s game %s' % (name, header['id']))
+    a.event('start', {'id': header['id'], 'game': name})
+    a.changed()
+    return True
