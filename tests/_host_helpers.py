@@ -240,12 +240,13 @@ def write_board_script(path, journal_root, board="testboard"):
 
 def board_games(journal_root):
     """{id: record text} of every record in the journal dir (synced or not)."""
+    from bawo import firmware
     out = {}
     for name in os.listdir(journal_root):
         if name.endswith(".rec") or name.endswith(".syn"):
             with open(os.path.join(journal_root, name), "rb") as f:
                 b = f.read()
-            out[name[:-4]] = b[:-journal_module().CRC_TAIL].decode()
+            out[name[:-4]] = b[:-firmware.module("datafiles").CRC_TAIL].decode()
         assert not name.endswith(".bad"), name
     return out
 

@@ -49,6 +49,17 @@ print(json.dumps(ids))
 """
 
 
+def said(board, prefix, wait_s=5.0):
+    # The board's messages reach board.log through a drain thread: a reply over the link can
+    # come before the message printed just before it is read off the pipe.
+    deadline = time.monotonic() + wait_s
+    while not any(x.startswith(prefix) for x in board.log):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
     # The simulator's flash is a littlefs image (BAWO_LFS), filled with unsynced games by the
     # board's own journal. Then, over the serial link as `bawo` does it: NEW, moves, a power
@@ -109,7 +120,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
             st = link.move(mv)
             played.append(mv)
         assert st["ply"] == 24
-        assert any(x.startswith("M flash full") for x in board.log), board.log[-5:]
+        assert said(board, "M flash full"), board.log[-5:]
     finally:
         power_cut(board, relay, ser)
     board, relay, ser, link = boot()          # was: the same OSError at every boot
@@ -120,7 +131,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
         assert kept < 24       # what was only in RAM went with the power
         for _ in range(2):     # still full: these stay in RAM until the sync
             st = link.move(sorted(st["legal"])[0])
-        assert any(x.startswith("M flash full") for x in board.log), board.log[-5:]
+        assert said(board, "M flash full"), board.log[-5:]
         log = Log(str(tmp_path / "games.sqlite"))
         try:
             rep = sync(link, log)
@@ -128,11 +139,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
         finally:
             log.close()
         assert rep.listed == len(filled)
-        for _ in range(50):
-            if any(x.startswith("M flash has room again") for x in board.log):
-                break
-            time.sleep(0.1)
-        assert any(x.startswith("M flash has room again") for x in board.log), board.log[-5:]
+        assert said(board, "M flash has room again"), board.log[-5:]
         for _ in range(4):     # journaled move by move again
             st = link.move(sorted(st["legal"])[0])
         total = st["ply"]
