@@ -1,7 +1,7 @@
 # Backend selection: the rest of the firmware calls open_board() and open_journal() and
 # never imports a backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
 import sys
-import pinmap
+from compat import forget
 
 
 def backend_name():
@@ -18,11 +18,22 @@ def backend_name():
     return 'sim'
 
 
+def load_tables(path):
+    """The profile at path as the running board reads it (pinmap.tables); the loader's code
+    is forgotten after, to leave its room to the game. ProfileError says what is wrong."""
+    import pinmap
+    try:
+        return pinmap.tables(pinmap.load(path))
+    finally:
+        pinmap = None
+        forget('pinmap')
+
+
 def open_board(profile, **kw):
     """profile: a pinmap.Profile or a path to its JSON. Returns a board with .profile,
     .keys (keys.Keys API), .pixels (pixels.Pixels API) and .ticks_ms()."""
     if isinstance(profile, str):
-        profile = pinmap.load(profile)
+        profile = load_tables(profile)
     name = backend_name()
     if name == 'rp2':
         import hw_rp2 as backend

@@ -303,6 +303,27 @@ class Profile:
             _fail('power.budget_ma', 'budget plus mcu_ma exceeds supply_ma %d' % self.supply_ma)
 
 
+# A profile's values the running board reads (keys, pixels, view, app): the rest is the
+# loader's, and the hardware documents'.
+BOARD_FIELDS = ('name', 'games', 'grid_rows', 'grid_cols', 'key_rows', 'key_cols', 'diodes',
+                'debounce_ms', 'n_keys', 'menu_pin', 'back_pin', 'positions', 'data_pin',
+                'order', 'width', 'height', 'n_leds', 'led_map', 'blocks', 'line_leds',
+                'block_w', 'block_h', 'pitch_x', 'pitch_y', 'x0', 'y0', 'brightness_cap',
+                'led_ma_per_channel', 'led_idle_ma', 'budget_ma', 'supply_ma', 'mcu_ma')
+
+
+class Tables:
+    """BOARD_FIELDS of a loaded profile as plain attributes: it keeps no method of this
+    module's, so the loader's bytecode leaves the heap once the board is built."""
+
+
+def tables(prof):
+    t = Tables()
+    for k in BOARD_FIELDS:
+        setattr(t, k, getattr(prof, k))
+    return t
+
+
 def loads(text):
     try:
         data = json.loads(text)

@@ -23,6 +23,7 @@ import gc
 import json
 import select
 from compat import ticks_ms, ticks_add, ticks_diff
+import hw
 import hw_sim
 from journal import Journal
 _app = None  # imported after the profile and board are built, while the heap is empty
@@ -33,23 +34,6 @@ class _Pipe:
     # fd-backed file are unbuffered anyway, so frames go out with write() alone.
     def __init__(self, f):
         self.write = f.write
-
-
-class _Fields:
-    pass
-
-
-def _detach(prof):
-    # The board needs the profile's tables, not its loader: a plain copy lets the profile
-    # module's bytecode go (the unix port's 64-bit objects make a 160 KB heap tight).
-    f = _Fields()
-    for k in ('name', 'games', 'grid_rows', 'grid_cols', 'key_rows', 'key_cols', 'diodes',
-              'debounce_ms', 'n_keys', 'menu_pin', 'back_pin', 'positions', 'data_pin',
-              'order', 'width', 'height', 'n_leds', 'led_map', 'blocks', 'line_leds',
-              'block_w', 'block_h', 'pitch_x', 'pitch_y', 'x0', 'y0', 'brightness_cap',
-              'led_ma_per_channel', 'led_idle_ma', 'budget_ma', 'supply_ma', 'mcu_ma'):
-        setattr(f, k, getattr(prof, k))
-    return f
 
 
 def env(name, default=None):
@@ -92,10 +76,10 @@ class Sim:
 
     def start(self):
         path = env('BAWO_PROFILE', 'profile.json')
-        import pinmap
+        from pinmap import ProfileError
         try:
-            prof = _detach(pinmap.load(path))
-        except pinmap.ProfileError as e:
+            prof = hw.load_tables(path)
+        except ProfileError as e:
             msg = 'bawo: cannot start: %s (file %s)' % (e, path)
             print(msg)
             self.emit('M ' + msg)
@@ -110,8 +94,6 @@ class Sim:
                                   out=frames, bounce_ms=int(env('BAWO_BOUNCE', '5')))
         if not self.fake:
             self.clock.set(ticks_ms())
-        pinmap = None
-        del sys.modules['pinmap']
         global _app
         gc.collect()
         import app as _app

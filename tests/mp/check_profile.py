@@ -199,5 +199,26 @@ def test_bad_json_and_missing_file():
     assert issubclass(ProfileError, ValueError)
 
 
+
+def test_the_running_board_keeps_the_tables_not_the_loader():
+    # hw.open_board builds the board from the file and forgets this module: its checks and
+    # helpers (about 5 KB of bytecode on a Pico) are not on the heap beside the game.
+    import hw
+    path = '%s/bawo-4x8.json' % mpcheck.PROFILES
+    t = hw.load_tables(path)
+    full = load('bawo-4x8')
+    for k in profile.BOARD_FIELDS:
+        assert getattr(t, k) == getattr(full, k), k
+    assert not hasattr(t, 'key_at') and not hasattr(t, 'panels')
+    if sys.implementation.name != 'cpython':
+        assert 'pinmap' not in sys.modules
+        sys.modules['pinmap'] = profile   # the other checks here go on with this module
+    try:
+        hw.load_tables('/nonexistent/profile.json')
+        raise AssertionError('no error')
+    except ProfileError as e:
+        assert 'cannot be read' in str(e)
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
