@@ -7,8 +7,9 @@ from compat import const, ticks_diff, ticks_add, ticks_ms, forget
 from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
 from opponent import RandomOpponent, make_opponent, with_book
+import shared_rules
 from shared_rules import GAMES, winner_name, fits
 from shared_rules.errors import RulesError
 from shared_rules import events as E
@@ -76,6 +77,8 @@ class App:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
                              % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
         self.evbuf = EventBuf(EVENTS)   # the long-lived buffers before the passing parts
+        self._turn = 0              # draw()'s and the animation's, set here: an attribute
+        self.anim_mover = 0         # added later grows this object's table (1 KB at once)
         self.settings = _part('settings').load(journal, settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
@@ -258,6 +261,15 @@ class App:
         self.hand = self.mark = self.capt = -1
         self.changed()
 
+    def room_for_records(self):
+        """A host syncs (LIST, GET, ACK_GAME) between the board's moves: the records' code
+        (archive.py) takes the room the board's AI has while it plays; the AI comes back at
+        the board's next move (_think), which drops the records' code in turn."""
+        if self.opponent is not None and not self.thinking:
+            self.opponent = None
+            shared_rules.unload(keep=self.g.name, also=AI_MODULES)
+            gc.collect()
+
     def _board_to_move(self):
         return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
                 and (self.board_side == 2 or self.s.turn == self.board_side))
@@ -271,12 +283,12 @@ class App:
         self.abort_key = -1
         self.abort_think = False
         self.thinking = True
-        if self.opponent is None:
-            # _finish drops it to make room for a record; when the record then fails for
-            # memory (a NEW over this game), this game goes on and needs it back.
-            self.opponent = self._new_opponent()
         unload_records()   # a sync during the game loaded them; the search wants the room
         gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
+        if self.opponent is None:
+            # Dropped for a host's sync (room_for_records), or for a record (_finish) that
+            # then failed for memory (a NEW over this game): made again, its code reloaded.
+            self.opponent = self._new_opponent()
         t0 = ticks_ms()
         try:
             move = self.opponent.choose(s)
@@ -288,6 +300,8 @@ class App:
             move = RandomOpponent(s.ply + 1).choose(s)
         finally:
             self.thinking = False
+        if getattr(self.opponent, 'retry', False):
+            self.opponent = None   # no room for the AI this time: asked again next move
         t = ticks_diff(ticks_ms(), t0)
         if move is not None:
             self.thinks += 1
@@ -487,8 +501,9 @@ class App:
         if key == k.menu:
             if self.mode == MENU:
                 # Answered before the game's engine loads, as a move's press is (_answer).
-                self.menu.draw_start(self.view)
-                self.view.show()
+                if self.menu is not None:
+                    self.menu.draw_start(self.view)
+                    self.view.show()
                 self.new_game(self.settings['game'])
             else:
                 self.open_menu()
@@ -510,7 +525,7 @@ class App:
         self.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode == MENU:
             r, c = self.profile.positions[key]
-            if self.menu.press(r, c):
+            if self.menu is not None and self.menu.press(r, c):
                 self.apply_brightness()
                 self.settings_due = True
                 self.changed()
@@ -611,13 +626,20 @@ class App:
         return d
 
     def open_menu(self):
-        if self.menu is None:
-            from menu import Menu
-            self.menu = Menu(self.profile, self.games, self.settings)
         self.mode = MENU
         self.sel = -1
         self.view.reset()
         self.changed()
+        try:
+            self._load_menu()
+        except MemoryError:
+            gc.collect()   # drawn (and pressed) once there is room: draw() asks again
+
+    def _load_menu(self):
+        if self.menu is None:
+            from menu import Menu
+            self.menu = Menu(self.profile, self.games, self.settings)
+        return self.menu
 
     def close_menu(self):
         # Left for a game: the menu's code goes until MENU opens it again.
@@ -629,7 +651,7 @@ class App:
         v = self.view
         self.redraw = False
         if self.mode == MENU:
-            self.menu.draw(v)
+            self._load_menu().draw(v)
             if self.flash_key >= 0:
                 v.cell(self.flash_key, 0, V.BG_BAD)
             self._low_warning()

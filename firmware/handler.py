@@ -46,17 +46,24 @@ class Handler:
         self.app.set_time(t)
         return {}
 
+    def _records(self):
+        # A sync's requests wait for the search, as the game's do: the records' code and
+        # the AI's never share the heap (App.room_for_records).
+        self._not_thinking()
+        self.app.room_for_records()
+        return self.app.journal
+
     def list_games(self):
-        return self.app.journal.list_games()
+        return self._records().list_games()
 
     def get_chunk(self, gid, off, n):
-        r = self.app.journal.record_bytes(self._own(gid), off, n)
+        r = self._records().record_bytes(self._own(gid), off, n)
         if r is None:
             raise self._err(P.E_NO_GAME, 'no game %s' % gid)
         return r
 
     def ack_game(self, gid):
-        if not self.app.journal.mark_synced(self._own(gid)):
+        if not self._records().mark_synced(self._own(gid)):
             raise self._err(P.E_NO_GAME, 'no game %s' % gid)
         return {'id': gid}
 

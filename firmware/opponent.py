@@ -28,7 +28,9 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
     except (ImportError, MemoryError, KeyError, TypeError) as e:
         if say:
             say('no AI (%r): the board plays at random' % e)
-        return RandomOpponent(seed)
+        r = RandomOpponent(seed)
+        r.retry = isinstance(e, MemoryError)   # room may come back: App._think asks again
+        return r
 
 
 def with_book(opponent, name, header, board_side):

@@ -5,7 +5,7 @@ import gc
 from compat import ticks_add
 from datafiles import CUR
 from appconst import PLAY, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
-from opponent import use_engine, load_ai
+from opponent import use_engine
 import shared_rules
 from shared_rules import game as make_game
 from shared_rules.errors import RulesError
@@ -60,8 +60,9 @@ def resume(a):
 
 
 def setup(a, header):
-    """The game `header` names, at its start, on this profile's keys: its engine, state and
-    the board's opponent. ValueError if the game does not fit the board."""
+    """The game `header` names, at its start, on this profile's keys: its engine and state.
+    The board's opponent (its AI) comes at the board's first move (App._think), when this
+    module is gone. ValueError if the game does not fit the board."""
     name = header['game']
     if name not in a.games:
         raise ValueError('game %s does not fit this board' % name)
@@ -70,19 +71,11 @@ def setup(a, header):
     opp = header.get('opponent', 'people')
     a.board_side = BOARD_SIDES.get(opp, -1)
     a.host_side = HOST_SIDES.get(opp, -1)
-    use_engine(name, ai=a.board_side >= 0)
-    if a.board_side >= 0:
-        try:
-            load_ai(name)
-        except (ImportError, MemoryError):
-            pass   # make_opponent says so
+    use_engine(name)
     g = a.g = make_game(name)
     a.s = State(g, header.get('position'), history=1)
     a.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
     a.hint_move = -1
-    if a.board_side >= 0:
-        # One Player a game: its table is allocated once, here, while the heap is tidy.
-        a.opponent = a._new_opponent()
     # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
     profile = a.profile
     cell_of_key = a.cell_of_key

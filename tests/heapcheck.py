@@ -18,8 +18,7 @@ j = hw.open_journal('/games', 'heap')
 a = app.App(board, j, 'heap', settings={'speed': 8, 'level': 5})
 a.boot()
 a.new_game('%(game)s', None, 'board-both')
-o = a.opponent
-inner = o.poll
+inner = a._think_poll   # the board's AI is made at its first move and polls through this
 
 
 def poll():
@@ -33,7 +32,7 @@ def poll():
     return inner()
 
 
-o.poll = poll
+a._think_poll = poll
 while a.s.outcome() is None and a.s.ply < PLIES:
     a.step(ticks_ms())
     m = gc.mem_free()

@@ -87,12 +87,12 @@ def test_the_running_app_plays_the_books_first_move():
     a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': 'board-first', 'level': 5})
     a.new_game('bawo', opponent='board-first')
-    assert isinstance(a.opponent, book.BookOpponent)
     g = game('bawo')
     b = book.Book(BOOK)
     want = b.lookup(g.start().key())
     b.close()
-    a._think()
+    a._think()   # the board's opponent is made at its first move
+    assert isinstance(a.opponent, book.BookOpponent)
     assert a.s.ply == 1 and a.opponent.book_moves == 1 and a.opponent.ai_moves == 0
     assert a.s.position == g.play(g.start(), want)
     for n in os.listdir(tmp):
