@@ -167,6 +167,95 @@ def test_the_archive_code_a_sync_loaded_is_dropped_when_the_board_thinks():
     rmtree(b.root)
 
 
+def test_a_sync_between_the_boards_moves_drops_its_ai_which_comes_back_at_its_move():
+    # The records' code (LIST, GET, ACK_GAME) and the board's AI never share the heap: a sync
+    # between the board's moves drops the AI, and the board's next move makes it again.
+    b = _board('aisync', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    assert b.app.opponent is None   # made at the board's first move
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] == 2 and b.app.opponent is not None
+    b.ok(P.LIST, {'start': 0})
+    assert b.app.opponent is None
+    if sys.implementation.name != 'cpython':   # CPython keeps its modules (shared_rules.unload)
+        assert 'shared_rules.ai' not in sys.modules and 'archive' in sys.modules
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] == 4
+    assert b.app.opponent.last_info, 'the board moved without its AI'
+    if sys.implementation.name != 'cpython':
+        assert 'archive' not in sys.modules
+    rmtree(b.root)
+
+
+def test_a_sync_while_the_board_thinks_is_asked_again_and_stops_the_search():
+    b = _board('aibusy', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    b.app.thinking = True   # as inside the search's poll, where the link is polled
+    for typ, pl in ((P.LIST, {'start': 0}), (P.GET, {'id': BOARD_ID + '-0001'}),
+                    (P.ACK_GAME, {'id': BOARD_ID + '-0001'})):
+        b.app.abort_think = False
+        r = b.request(typ, pl)
+        assert r.type == P.ERROR and r.payload['code'] == P.E_BUSY, r
+        assert b.app.abort_think
+    b.app.thinking = False
+    b.ok(P.LIST, {'start': 0})
+    rmtree(b.root)
+
+
+def test_no_room_for_the_ai_gives_a_random_move_and_asks_again_next_time():
+    import opponent
+    b = _board('airetry', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    made = []
+    real = b.app._new_opponent
+
+    def no_room():
+        r = opponent.RandomOpponent(7)
+        r.retry = True   # what make_opponent gives when the AI's import ran out of memory
+        made.append(r)
+        return r
+    b.app._new_opponent = no_room
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] == 2 and len(made) == 1 and b.app.opponent is None
+    b.app._new_opponent = real
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] == 4 and b.app.opponent.last_info
+    rmtree(b.root)
+
+
+def test_a_menu_without_room_is_drawn_once_there_is_room():
+    b = _board('menumem')
+    _game_with_a_move(b)
+    load = b.app._load_menu
+    fails = [3]
+
+    def full():
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError('memory allocation failed, allocating 160 bytes')
+        return load()
+    b.app._load_menu = full
+    b.app.menu = None
+    b.app.open_menu()          # as NEW's failure path does
+    for _ in range(5):
+        b.step(100)            # the loop goes on while the menu cannot load
+    assert fails[0] == 0 and b.app.menu is not None and b.app.mode == 0
+    assert not b.app.redraw    # and it has been drawn
+    rmtree(b.root)
+
+
 def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     # bench/heap.py found it: at a heap a few KB too small the main loop died in draw() on
     # a bound method's few bytes. A frame without room is drawn again on the next loop; a
