@@ -47,9 +47,11 @@ class Handler:
         return {}
 
     def _records(self):
-        # A sync's requests wait for the search, as the game's do: the records' code and
-        # the AI's never share the heap (App.room_for_records).
-        self._not_thinking()
+        # A sync's requests wait for the search to end (the host asks again: at most the
+        # board's ~2 s a move), without stopping it: the records' code and the AI's never
+        # share the heap (App.room_for_records).
+        if self.app.thinking:
+            raise self._err(P.E_BUSY, 'busy: the board is thinking, ask again')
         self.app.room_for_records()
         return self.app.journal
 
@@ -99,7 +101,7 @@ class Handler:
     def _not_thinking(self):
         # Requests that change the game wait for the search to stop: the search asked the
         # link for news, so changing its position under it is not an option. It stops within
-        # 16 nodes; the host asks again (host/bawo/link.py retries on 6).
+        # 16 nodes; the host asks again (host/bawo/link.py BoardLink.request, on 6).
         a = self.app
         if a.thinking:
             a.abort_think = True

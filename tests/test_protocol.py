@@ -235,6 +235,45 @@ def test_fuzz_host_link_100k():
     assert link.stats["naks_sent"] > 0
 
 
+class _BusyBoard:
+    """Answers each request ERROR 6 (busy) `busy` times, then OK; replies to the seq asked."""
+
+    def __init__(self, busy):
+        self.busy = busy
+        self.parser = P.Parser()
+        self.out = b""
+        self.seqs = []
+        self.timeout = 0.01
+
+    def write(self, b):
+        for f in self.parser.feed(b):
+            self.seqs.append(f.seq)
+            if self.busy:
+                self.busy -= 1
+                self.out += P.encode(f.seq, P.ERROR, {"code": P.E_BUSY, "text": "busy"})
+            else:
+                self.out += P.encode(f.seq, P.OK, {"games": [], "more": False})
+
+    def read(self, n):
+        b, self.out = self.out[:n], self.out[n:]
+        return b
+
+
+def test_a_busy_board_is_asked_again_as_new_requests_until_it_answers():
+    # LIST, GET and ACK_GAME wait while the board thinks (its AI and the records' code never
+    # share its heap); NEW and MOVE stop the search. Every command asks again.
+    port = _BusyBoard(3)
+    link = host_link.BoardLink(port, timeout=0.5, retries=0)
+    assert link.request(P.LIST, {"start": 0}) == {"games": [], "more": False}
+    assert len(port.seqs) == 4 and len(set(port.seqs)) == 4   # a new seq each time
+    assert link.stats["busy"] == 3
+    port = _BusyBoard(10 ** 6)
+    link = host_link.BoardLink(port, timeout=0.5, retries=0, busy_s=0.3)
+    with pytest.raises(host_link.LinkError) as e:
+        link.request(P.LIST, {"start": 0})
+    assert e.value.code == P.E_BUSY and "busy" in str(e.value)
+
+
 # --- MicroPython ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("interp", ["cpython", "micropython"])

@@ -25,10 +25,11 @@ class LinkError(BawoError):
 class BoardLink:
     """Request/response client. port: has read(n), write(b) and a timeout attribute."""
 
-    def __init__(self, port, timeout=2.0, retries=3):
+    def __init__(self, port, timeout=2.0, retries=3, busy_s=10.0):
         self.port = port
         self.timeout = timeout
         self.retries = retries
+        self.busy_s = busy_s   # how long to ask again while the board answers busy (6)
         self.parser = P.Parser()
         self._seq = int.from_bytes(os.urandom(2), "big") % P.SEQ_MAX
         self._events = collections.deque()
@@ -73,7 +74,20 @@ class BoardLink:
         return r.type == P.NAK
 
     def request(self, typ, payload=None, timeout=None):
-        """Send one request and return the OK payload (dict). Raises LinkError."""
+        """Send one request and return the OK payload (dict). Raises LinkError. A board busy
+        thinking (error 6) is asked again, each time as a new request, for busy_s seconds:
+        NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s)."""
+        until = time.monotonic() + self.busy_s
+        while True:
+            try:
+                return self._request_once(typ, payload, timeout)
+            except LinkError as e:
+                if e.code != P.E_BUSY or time.monotonic() > until:
+                    raise
+                self.stats["busy"] += 1
+                time.sleep(0.05)
+
+    def _request_once(self, typ, payload, timeout):
         self._seq = P.next_seq(self._seq)
         seq = self._seq
         frame = P.encode(seq, typ, payload)

@@ -184,18 +184,6 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
     return 0
 
 
-def _send_move(link, text, tries=20):
-    # Error 6: the board was thinking (a menu-side AI) and stops within 16 nodes: ask again.
-    from .link import LinkError
-    for k in range(tries):
-        try:
-            return link.move(text)
-        except LinkError as e:
-            if e.code != 6 or k == tries - 1:
-                raise
-            time.sleep(0.05)
-
-
 def _yes(ask, question, default):
     """ask() a y/n question; Enter or no terminal to ask on (EOF) gives the default."""
     try:
@@ -289,7 +277,7 @@ def _play_loop(link, g, s, gid, human, ai, out, timeout, style):
             t0 = time.monotonic()
             m = ai.choose(s)
             text = g.move_str(m, s.position)
-            r = _send_move(link, text)
+            r = link.move(text)   # a board busy thinking is asked again (BoardLink)
             s.push(m)
             out.write("\ncomputer (%s) plays %s (%.2f s)\n%s\n" % (
                 g.sides[1 - human], text, time.monotonic() - t0, draw(g.name, g.format(s.position), style=style)))
