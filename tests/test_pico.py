@@ -383,25 +383,29 @@ def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_pa
 
 
 def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(bundle_4x8, tmp_path):
-    """runner.mjs executes the commonest Thumb instructions and SRAM accesses itself (copies
-    of rp2040js 1.4.1's semantics, cycles included) for speed. The same boot and game, with
-    the keys scripted at emulated instants, must give every frame with the same bytes at the
-    same emulated nanosecond as rp2040js alone: a wrong flag, result or cycle count shifts or
-    changes them."""
+    """runner.mjs executes the commonest Thumb instructions and SRAM, flash and ROM accesses
+    itself (copies of rp2040js 1.4.1's semantics, cycles included) for speed. The same boot and
+    game, with the keys scripted at emulated instants, must give every frame with the same
+    bytes at the same emulated nanosecond as rp2040js alone, and leave the core (registers,
+    flags, cycle count), SRAM and flash (the game's journal writes) exactly as it does: a wrong
+    flag, result or cycle count shifts or changes them."""
     from bawo.pico import Pico, load_profile, make_flash
     prof = load_profile("bawo-4x8")
     script, end, presses = scripted_game(prof)
-    runs = {}
+    runs, states = {}, {}
     for fast in (True, False):
         make_flash(tmp_path / "flash.bin", bundle_4x8)
         pico = Pico(prof, tmp_path / "flash.bin", options={"fast": fast, "script": script})
         try:
-            pico.until_ns(end)
+            states[fast] = pico.command("state", t=end)
         finally:
             pico.close()
         runs[fast] = pico.frames
+        states[fast].pop("id")
     assert len(runs[True]) > presses          # the presses were seen and answered
     assert runs[True] == runs[False]
+    assert states[True]["writes"] > 0         # the game wrote its journal
+    assert states[True] == states[False]
 
 
 def test_the_emulator_is_pinned_by_the_lockfile():
