@@ -9,7 +9,7 @@ the same seed and position give the same move on both runtimes) or at a time bud
 >>> p.choose(g.start()) in g.legal_moves(g.start())
 True
 """
-from shared_rules.evaluate import EVALS, LEAVES, NOISY, WIN, WIN_BOUND, terminal_score, key_hash
+from shared_rules.evaluate import BOARDS, EVALS, LEAVES, NOISY, WIN, WIN_BOUND, terminal_score, key_hash
 from shared_rules.rng import Rng  # noqa: F401 - part of this module's API
 
 try:
@@ -154,6 +154,7 @@ class Player:
         self.evaluate = EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
         self._noisy = NOISY.get(game.name)
+        self._boards = BOARDS.get(game.name)
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:
@@ -307,6 +308,9 @@ class Player:
                     return s
         moves = g.legal_moves(pos)
         n = len(moves)
+        # Bawo: the generation already made every child's board; scoring those directly saves
+        # a Position (and, at depth 1, a call) per child: half a leaf's cost on the Pico.
+        kids = g.generated(pos) if self._boards is not None else None
         noisy = self._noisy
         if depth >= 2 and n > 1 and noisy is not None:
             # Biggest capture first, found without sowing: in Oware the static ordering below
@@ -318,7 +322,12 @@ class Player:
             # Order by the opponent's static view of each reply; index breaks ties so any
             # sort (MicroPython's is not stable) gives one order.
             ev = self.order_eval
-            keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
+            if kids is not None and ev is self.evaluate:
+                eb = self._boards[0]
+                t = 1 - pos.turn
+                keys = [(eb(g, kids[moves[i]], t) << 8) + i for i in range(n)]
+            else:
+                keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
             keys.sort()
             order = [k & 255 for k in keys]
         else:
@@ -329,12 +338,21 @@ class Player:
         alpha0 = alpha
         best = -WIN - 1
         bmove = order[0]
+        # Children that are leaves scored on their boards: no Position, no call; each is still
+        # a node of the budget, in the same order, so the search is the same (tests/mp/
+        # check_bawo_viper.py). The leaves make no generation, so `kids` stays this node's.
+        leaf = self._boards[1] if depth == 1 and kids is not None and self._leaf is not None else None
+        t = 1 - pos.turn
         for i in order:
-            # RAM, not speed: a child is made when its turn comes, so only the positions
-            # along the line are alive (on a 160 KB heap all the children of every node on
-            # the line were most of the search's memory); making one again is a copy or one
-            # sowing, a small part of a node's cost.
-            s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
+            if leaf is not None:
+                self._visit()
+                s = -leaf(g, kids[moves[i]], t, ply + 1)
+            else:
+                # RAM, not speed: a child is made when its turn comes, so only the positions
+                # along the line are alive (on a 160 KB heap all the children of every node on
+                # the line were most of the search's memory); making one again is a copy or
+                # one sowing, a small part of a node's cost.
+                s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
             if s > best:
                 best = s
                 bmove = i

@@ -16,6 +16,18 @@ except ImportError:
         return x
 
 _MAX_TOTAL = const(255)  # a pocket is a byte
+_MAX_FAST_LAPS = const(0x3FFFFFFF)  # the viper kernel takes the lap cap as a machine int
+
+# The legal-move generation and the evaluation compiled to machine code (viper): most of a
+# Bawo search node. A port without the native emitter (or CPython, CircuitPython) keeps the
+# bytecode below, which gives the same results (tests/mp/check_bawo_viper.py).
+_gen = _vsow = _value = None
+try:
+    import sys
+    if sys.implementation.name == "micropython":
+        from shared_rules.bawo_viper import gen as _gen, sow as _vsow, value as _value
+except (ImportError, SyntaxError, ValueError):
+    pass
 SIDES = "SN"
 
 # Display order (rows as drawn from South's seat, left to right) -> global pocket index.
@@ -99,6 +111,11 @@ class Bawo(BaseGame):
         # so a playout does not sow each chosen move twice.
         self._after = [bytearray(32) for _ in range(32)]
         self._after_pos = None
+        self._fast = _gen if max_laps <= _MAX_FAST_LAPS else None
+        self._fast_sow = _vsow if self._fast is not None else None
+        self._out = bytearray(32) if self._fast is not None else None
+        # evaluate.bawo_board's and bawo_leaf_board's machine-code twin, or None.
+        self.value = _value
 
     def __repr__(self):
         return "Bawo()" if self.max_laps == 1000 else "Bawo(max_laps=%d)" % self.max_laps
@@ -144,8 +161,11 @@ class Bawo(BaseGame):
 
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""
-        b = pos.board
-        o = pos.turn << 4
+        return self.capturing_board(pos.board, pos.turn)
+
+    def capturing_board(self, b, turn):
+        """capturing() of board `b` with `turn` to move, no Position needed."""
+        o = turn << 4
         p = 16 - o
         for i in range(16):
             n = b[o + i]
@@ -160,6 +180,12 @@ class Bawo(BaseGame):
         b = pos.board
         o = pos.turn << 4
         p = 16 - o
+        if self._fast is not None:
+            moves = list(self._out[:self._fast(b, o, p, self.max_laps, self._after, self._out)])
+            pos._legal = moves
+            pos._by = self
+            self._after_pos = pos
+            return moves
         starts = []  # (action, captures) for every start of 2 or more seeds
         cap = False
         for i in range(16):
@@ -183,6 +209,11 @@ class Bawo(BaseGame):
         pos._by = self
         self._after_pos = pos
         return moves
+
+    def generated(self, pos):
+        """The board after each legal move of `pos`, by action, while legal_moves(pos) was the
+        last generation (the search scores them without making a Position); else None."""
+        return self._after if self._after_pos is pos else None
 
     def play(self, pos, move, events=None):
         """Return the position after `move` (an action int or text); `pos` is not changed.
@@ -255,6 +286,8 @@ class Bawo(BaseGame):
 
     def _sow(self, b, o, p, i, step, cap, ev):
         """Play a whole turn on board `b` in place. False if it is endless (RULES.md 1.6)."""
+        if ev is None and self._fast_sow is not None:
+            return self._fast_sow(b, o, p, i, step, cap, self.max_laps) == 1
         n = b[o + i]
         b[o + i] = 0
         if ev is not None:
