@@ -338,21 +338,29 @@ class Player:
         alpha0 = alpha
         best = -WIN - 1
         bmove = order[0]
-        # Children that are leaves scored on their boards: no Position, no call; each is still
-        # a node of the budget, in the same order, so the search is the same (tests/mp/
-        # check_bawo_viper.py). The leaves make no generation, so `kids` stays this node's.
-        leaf = self._boards[1] if depth == 1 and kids is not None and self._leaf is not None else None
-        t = 1 - pos.turn
-        for i in order:
-            if leaf is not None:
+        if kids is not None and depth == 1 and self._leaf is not None:
+            # Children that are leaves scored on their boards: no Position, no call; each is
+            # still a node of the budget, in the same order, so the search is the same
+            # (tests/mp/check_bawo_viper.py). Leaves generate nothing: `kids` stays this node's.
+            leaf = self._boards[1]
+            t = 1 - pos.turn
+            for i in order:
                 self._visit()
                 s = -leaf(g, kids[moves[i]], t, ply + 1)
-            else:
-                # RAM, not speed: a child is made when its turn comes, so only the positions
-                # along the line are alive (on a 160 KB heap all the children of every node on
-                # the line were most of the search's memory); making one again is a copy or
-                # one sowing, a small part of a node's cost.
-                s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
+                if s > best:
+                    best = s
+                    bmove = i
+                    if s > alpha:
+                        alpha = s
+                        if s >= beta:
+                            break
+            order = ()
+        for i in order:
+            # RAM, not speed: a child is made when its turn comes, so only the positions
+            # along the line are alive (on a 160 KB heap all the children of every node on
+            # the line were most of the search's memory); making one again is a copy or one
+            # sowing, a small part of a node's cost.
+            s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
             if s > best:
                 best = s
                 bmove = i

@@ -103,17 +103,26 @@ def test_played_positions_generate_alike():
 
 
 def test_level_5_searches_alike():
+    # The board's path (viper where there is one, leaf children scored on the generation's
+    # boards) against the bytecode engine with every child made as a Position and searched
+    # by a call, as before: the same move, score, depth and node count at every budget.
     fast, plain = games()
-    for pos in played_positions(12, 5):
+    searched = 0
+    for pos in played_positions(40, 5):
         if fast.outcome(pos) is not None:
             continue
-        infos = []
-        for g in (fast, plain):
-            p = Player(g, level=5, seed=1, time_ms=10 ** 6)
-            m = p.choose(B.Position(bytearray(pos.board), pos.turn))
-            i = p.last_info
-            infos.append((m, i['nodes'], i['score'], i['depth']))
-        assert infos[0] == infos[1], (pos.format(), infos)
+        for budget in (60, 500, 2000):
+            infos = []
+            for g, boards in ((fast, True), (plain, True), (plain, False)):
+                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
+                if not boards:
+                    p._boards = None
+                m = p.choose(B.Position(bytearray(pos.board), pos.turn))
+                i = p.last_info
+                infos.append((m, i['nodes'], i['score'], i['depth']))
+            assert infos[0] == infos[1] == infos[2], (pos.format(), budget, infos)
+            searched += infos[0][1]
+    assert searched > 10000, searched
 
 
 if __name__ == '__main__':
