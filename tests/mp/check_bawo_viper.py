@@ -125,5 +125,18 @@ def test_level_5_searches_alike():
     assert searched > 10000, searched
 
 
+def test_unload_drops_the_kernel_with_the_engine():
+    # The kernel's machine code lives on the heap: playing another game must free it too.
+    import shared_rules
+    B.Bawo()
+    shared_rules.unload(keep='bawo')
+    assert ('shared_rules.bawo_viper' in sys.modules) == MICROPYTHON
+    shared_rules.unload(keep='oware')
+    assert 'shared_rules.bawo_viper' not in sys.modules
+    if MICROPYTHON:
+        assert 'shared_rules.bawo' not in sys.modules
+    sys.modules['shared_rules.bawo'] = B  # the module this script holds, for the checks after
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
