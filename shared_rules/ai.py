@@ -46,10 +46,12 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 1.6-1.8 s on its slowest moves
-# (docs/ai.md, bench/ai_speed.py).
-_LEVEL5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
+# (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
+_LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
+# ... times these: a PC runs Bawo's bytecode, so its budget did not grow with the board's.
+_HOST5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
 BOARD_TIME_MS = const(1800)
 
@@ -59,7 +61,7 @@ def level_budget(name, level, host=False):
     rnd, depth, sixths = _LEVELS[level - 1]
     nodes = None
     if sixths:
-        nodes = _LEVEL5_NODES[name] * sixths // 6
+        nodes = (_HOST5_NODES if host else _LEVEL5_NODES)[name] * sixths // 6
         if host:
             nodes *= HOST_FACTOR
     return rnd, depth, nodes
