@@ -310,9 +310,6 @@ class Player:
                     return s
         moves = g.legal_moves(pos)
         n = len(moves)
-        # Bawo: the generation already made every child's board; scoring those directly saves
-        # a Position (and, at depth 1, a call) per child: half a leaf's cost on the Pico.
-        kids = g.generated(pos) if self._boards is not None else None
         noisy = self._noisy
         if depth >= 2 and n > 1 and noisy is not None:
             # Biggest capture first, found without sowing: in Oware the static ordering below
@@ -324,11 +321,10 @@ class Player:
             # Order by the opponent's static view of each reply; index breaks ties so any
             # sort (MicroPython's is not stable) gives one order.
             ev = self.order_eval
-            if kids is not None and ev is self.evaluate:
-                eb = self._boards[0]
-                t = 1 - pos.turn
-                keys = [(eb(g, kids[moves[i]], t) << 8) + i for i in range(n)]
-            else:
+            keys = None
+            if self._boards is not None and ev is self.evaluate:
+                keys = self._board_keys(pos, moves)
+            if keys is None:
                 keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
             keys.sort()
             order = [k & 255 for k in keys]
@@ -340,23 +336,12 @@ class Player:
         alpha0 = alpha
         best = -WIN - 1
         bmove = order[0]
-        if kids is not None and depth == 1 and self._leaf is not None:
-            # Children that are leaves scored on their boards: no Position, no call; each is
-            # still a node of the budget, in the same order, so the search is the same
-            # (tests/mp/check_bawo_viper.py). Leaves generate nothing: `kids` stays this node's.
-            leaf = self._boards[1]
-            t = 1 - pos.turn
-            for i in order:
-                self._visit()
-                s = -leaf(g, kids[moves[i]], t, ply + 1)
-                if s > best:
-                    best = s
-                    bmove = i
-                    if s > alpha:
-                        alpha = s
-                        if s >= beta:
-                            break
-            order = ()
+        if depth == 1 and self._boards is not None and self._leaf is not None:
+            s = self._leaves(pos, moves, order, alpha, beta, ply)
+            if s is not None:
+                best = s
+                bmove = self._bmove
+                order = ()
         for i in order:
             # RAM, not speed: a child is made when its turn comes, so only the positions
             # along the line are alive (on a 160 KB heap all the children of every node on
@@ -391,6 +376,45 @@ class Player:
             self._tdf[slot] = (depth << 2) | flag
             self._tmove[slot] = bmove
             self._tgen[slot] = self._gen
+        return best
+
+    # Bawo: its generation already made every child's board (game.generated); scoring those
+    # directly saves a Position, and at depth 1 a call, per child: half a leaf's cost on the
+    # Pico. Methods of their own, so the other games' _negamax frames do not grow.
+
+    def _board_keys(self, pos, moves):
+        # The ordering keys of _negamax from the children's boards, or None.
+        kids = self.game.generated(pos)
+        if kids is None:
+            return None
+        g = self.game
+        eb = self._boards[0]
+        t = 1 - pos.turn
+        return [(eb(g, kids[moves[i]], t) << 8) + i for i in range(len(moves))]
+
+    def _leaves(self, pos, moves, order, alpha, beta, ply):
+        # _negamax's loop over children that are leaves, on their boards: each is still a
+        # node of the budget, in the same order, so the search is the same (tests/mp/
+        # check_bawo_viper.py). Returns the best score (its index in self._bmove), or None.
+        kids = self.game.generated(pos)
+        if kids is None:
+            return None
+        g = self.game
+        leaf = self._boards[1]
+        t = 1 - pos.turn
+        best = -WIN - 1
+        bmove = order[0]
+        for i in order:
+            self._visit()  # leaves generate nothing: kids stays this node's
+            s = -leaf(g, kids[moves[i]], t, ply + 1)
+            if s > best:
+                best = s
+                bmove = i
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        break
+        self._bmove = bmove
         return best
 
     def _quiesce(self, pos, alpha, beta, ply, qd):
