@@ -45,9 +45,9 @@ _TIME_EVERY = const(15)     # poll the clock when nodes & this == 0
 _QDEPTH = const(4)  # captures a quiescence search follows past the nominal depth
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
-# in sixths). Level-5 budgets are what a Pico searches in 1.6-1.8 s on its slowest moves
+# in sixths). Level-5 budgets are what a Pico searches in 1.2-1.5 s on its slowest moves
 # (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
-_LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
+_LEVEL5_NODES = {"bawo": 1600, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
 # ... times these: a PC runs Bawo's bytecode, so its budget did not grow with the board's.
