@@ -157,6 +157,7 @@ class Player:
         self._leaf = LEAVES.get(game.name)
         self._noisy = NOISY.get(game.name)
         self._boards = BOARDS.get(game.name)
+        game.use_kernel()
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:

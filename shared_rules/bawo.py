@@ -18,16 +18,6 @@ except ImportError:
 _MAX_TOTAL = const(255)  # a pocket is a byte
 _MAX_FAST_LAPS = const(0x3FFFFFFF)  # the viper kernel takes the lap cap as a machine int
 
-# The legal-move generation and the evaluation compiled to machine code (viper): most of a
-# Bawo search node. A port without the native emitter (or CPython, CircuitPython) keeps the
-# bytecode below, which gives the same results (tests/mp/check_bawo_viper.py).
-_gen = _vsow = _value = None
-try:
-    import sys
-    if sys.implementation.name == "micropython":
-        from shared_rules.bawo_viper import gen as _gen, sow as _vsow, value as _value
-except (ImportError, SyntaxError, ValueError):
-    pass
 SIDES = "SN"
 
 # Display order (rows as drawn from South's seat, left to right) -> global pocket index.
@@ -111,11 +101,29 @@ class Bawo(BaseGame):
         # so a playout does not sow each chosen move twice.
         self._after = [bytearray(32) for _ in range(32)]
         self._after_pos = None
-        self._fast = _gen if max_laps <= _MAX_FAST_LAPS else None
-        self._fast_sow = _vsow if self._fast is not None else None
-        self._out = bytearray(32) if self._fast is not None else None
-        # evaluate.bawo_board's and bawo_leaf_board's machine-code twin, or None.
-        self.value = _value
+        # The viper kernel's generation, sowing and evaluation (use_kernel), or None.
+        self._fast = self._fast_sow = self._out = None
+        self.value = None  # evaluate.bawo_board's and bawo_leaf_board's twin
+
+    def use_kernel(self):
+        """Generate, sow and evaluate in machine code from now on where the runtime can
+        (MicroPython with the native emitter: shared_rules/bawo_viper.py, most of a search
+        node, 4x faster on a Pico). The same results as the bytecode, which CPython and
+        CircuitPython keep (tests/mp/check_bawo_viper.py). The search asks for it
+        (shared_rules.ai.Player): its code takes heap, which a board not searching keeps.
+        Returns whether it is in use."""
+        if self._fast is None and self.max_laps <= _MAX_FAST_LAPS:
+            try:
+                import sys
+                if sys.implementation.name == "micropython":
+                    from shared_rules.bawo_viper import gen, sow, value
+                    self._fast = gen
+                    self._fast_sow = sow
+                    self.value = value
+                    self._out = bytearray(32)
+            except (ImportError, SyntaxError, ValueError):
+                pass  # a port without the native emitter
+        return self._fast is not None
 
     def __repr__(self):
         return "Bawo()" if self.max_laps == 1000 else "Bawo(max_laps=%d)" % self.max_laps

@@ -16,14 +16,18 @@ from shared_rules.rng import Rng
 MICROPYTHON = mpcheck.MICROPYTHON
 
 
+class Plain(B.Bawo):
+    """Bawo on the bytecode paths only, whoever asks for the kernel."""
+
+    def use_kernel(self):
+        return False
+
+
 def games(max_laps=1000):
-    """(the game as the board runs it, the same game on the bytecode paths only)."""
+    """(the game as the board's search runs it, the same game on the bytecode paths only)."""
     fast = B.Bawo(max_laps)
-    plain = B.Bawo(max_laps)
-    plain._fast = None
-    plain._fast_sow = None
-    plain.value = None
-    return fast, plain
+    fast.use_kernel()
+    return fast, Plain(max_laps)
 
 
 def random_position(r):
@@ -70,6 +74,11 @@ def same_generation(fast, plain, pos):
 
 
 def test_viper_in_use_on_micropython():
+    # Only once asked for (its code takes heap): by the search, for one.
+    g = B.Bawo()
+    assert g._fast is None and g.value is None
+    Player(g, level=5)
+    assert (g._fast is not None) == MICROPYTHON
     fast, plain = games()
     if MICROPYTHON:
         assert fast._fast is not None and fast._fast_sow is not None and fast.value is not None
@@ -121,6 +130,7 @@ def test_level_5_searches_alike():
                 i = p.last_info
                 infos.append((m, i['nodes'], i['score'], i['depth']))
             assert infos[0] == infos[1] == infos[2], (pos.format(), budget, infos)
+            assert plain._fast is None and plain.value is None
             searched += infos[0][1]
     assert searched > 10000, searched
 
@@ -128,7 +138,7 @@ def test_level_5_searches_alike():
 def test_unload_drops_the_kernel_with_the_engine():
     # The kernel's machine code lives on the heap: playing another game must free it too.
     import shared_rules
-    B.Bawo()
+    B.Bawo().use_kernel()
     shared_rules.unload(keep='bawo')
     assert ('shared_rules.bawo_viper' in sys.modules) == MICROPYTHON
     shared_rules.unload(keep='oware')
