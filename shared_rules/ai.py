@@ -47,7 +47,7 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 1.2-1.5 s on its slowest moves
 # (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
-_LEVEL5_NODES = {"bawo": 1600, "oware": 1000, "bagh-chal": 500}
+_LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
 # ... times these: a PC runs Bawo's bytecode, so its budget did not grow with the board's.
@@ -78,6 +78,16 @@ def _prime_below(n):
         if n % 2 and d * d > n:
             return n
         n -= 1
+
+
+def _inverse(a, m):
+    # a's inverse modulo the prime m (extended Euclid: pow's third argument is not on every port)
+    t, nt, r, nr = 0, 1, m, a % m
+    while nr:
+        q = r // nr
+        t, nt = nt, t - q * nt
+        r, nr = nr, r - q * nr
+    return t % m
 
 
 class _Stop(Exception):
@@ -157,7 +167,6 @@ class Player:
         self._leaf = LEAVES.get(game.name)
         self._noisy = NOISY.get(game.name)
         self._boards = BOARDS.get(game.name)
-        game.use_kernel()
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:
@@ -174,6 +183,11 @@ class Player:
         self._tmove = bytearray(n)
         self._tgen = bytearray(n)
         self._gen = 0
+        # Bawo's kernel finds key_hash's slot and check without the long int (and its heap).
+        self._slot = None
+        if game.use_kernel() and n < 16384 and n != _CHECK:
+            self._slot = game.table_slot
+            self._inv = _inverse(n, _CHECK)
         self.last_info = {}
 
     def choose(self, pos_or_state):
@@ -285,9 +299,14 @@ class Player:
             if self._noisy is not None:
                 return self._quiesce(pos, alpha, beta, ply, self._qdepth)
             return self.evaluate(g, pos)
-        h = key_hash(g, pos)
-        slot = h % self._size
-        check = (h // self._size) % _CHECK
+        if self._slot is not None:
+            check = self._slot(pos.board, pos.turn, self._size, self._inv)
+            slot = check & 0x3FFF
+            check >>= 14
+        else:
+            h = key_hash(g, pos)
+            slot = h % self._size
+            check = (h // self._size) % _CHECK
         tc = self._tchk
         s2 = slot << 1
         tmove = -1

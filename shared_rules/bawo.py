@@ -116,10 +116,11 @@ class Bawo(BaseGame):
             try:
                 import sys
                 if sys.implementation.name == "micropython":
-                    from shared_rules.bawo_viper import gen, sow, value
+                    from shared_rules.bawo_viper import gen, sow, value, slot
                     self._fast = gen
                     self._fast_sow = sow
                     self.value = value
+                    self.table_slot = slot  # the search's hash (shared_rules.ai)
                     self._out = bytearray(32)
             except (ImportError, SyntaxError, ValueError):
                 pass  # a port without the native emitter

@@ -154,3 +154,27 @@ def sow(b, o: int, p: int, i: int, step: int, cap: int, maxl: int) -> int:
             n = c
             t[o + pos] = 0
     return 0
+
+
+@micropython.viper
+def slot(b, turn: int, size: int, inv: int) -> int:
+    # shared_rules.ai's table slot and check key of a position, as from evaluate.key_hash's
+    # long int h = board * 2 + turn: slot = h % size, check = (h // size) % 65521, without
+    # making that int. size < 16384, prime to 65521; inv = size's inverse modulo 65521.
+    # Returns slot | check << 14 (a small int on a 32-bit port).
+    s = ptr8(b)
+    r = 0
+    m = 0
+    k = 30
+    while k >= 0:
+        w = (int(s[k + 1]) << 8) | int(s[k])
+        r = ((r << 16) | w) % size
+        m = (m * 15 + w) % 65521  # 65536 = 15 (mod 65521)
+        k -= 2
+    r = (r * 2 + turn) % size
+    m = (m * 2 + turn) % 65521
+    d = m - r
+    if d < 0:
+        d += 65521
+    c = (((d * (inv >> 8)) % 65521) * 256 + d * (inv & 255)) % 65521
+    return r | (c << 14)
