@@ -149,12 +149,6 @@ class Player:
     returns None (last_info["aborted"]). It does not change the move otherwise.
     """
 
-    # Bawo's paths (game.generated, its kernel's table slot), set on a Bawo player only: the
-    # other games' players keep the instance attributes they had, whose number MicroPython's
-    # attribute lookups are sensitive to (a fuller table makes every self.method longer to find).
-    _boards = None
-    _slot = None
-
     def __init__(self, game, level=5, seed=0, node_budget=None, time_ms=None, host=False,
                  tt_bits=None, max_depth=None, poll=None):
         self.game = game
@@ -172,8 +166,7 @@ class Player:
         self.evaluate = EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
         self._noisy = NOISY.get(game.name)
-        if game.name in BOARDS:
-            self._boards = BOARDS[game.name]
+        self._boards = BOARDS.get(game.name)
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:
@@ -191,6 +184,7 @@ class Player:
         self._tgen = bytearray(n)
         self._gen = 0
         # Bawo's kernel finds key_hash's slot and check without the long int (and its heap).
+        self._slot = None
         if game.use_kernel() and n < 16384 and n != _CHECK:
             self._slot = game.table_slot
             self._inv = _inverse(n, _CHECK)
