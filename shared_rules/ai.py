@@ -45,7 +45,7 @@ _TIME_EVERY = const(15)     # poll the clock when nodes & this == 0
 _QDEPTH = const(4)  # captures a quiescence search follows past the nominal depth
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
-# in sixths). Level-5 budgets are what a Pico searches in 1.2-1.7 s on its slowest moves
+# in sixths). Level-5 budgets are what a Pico searches in 0.9-1.7 s on its slowest moves
 # (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
 _LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
