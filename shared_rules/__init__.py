@@ -16,6 +16,9 @@ RULES_VERSION = "1"
 GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
          "oware": ("shared_rules.oware", "Oware"),
          "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
+# Modules an engine loads for itself, dropped with it (bawo.py's viper kernel: machine code
+# on the heap).
+_PARTS = {"bawo": ("shared_rules.bawo_viper",)}
 _LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
          "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
 
@@ -62,7 +65,11 @@ def unload(keep=None, also=()):
     import sys
     if sys.implementation.name not in ("micropython", "circuitpython"):
         return
-    drop = [GAMES[n][0] for n in GAMES if n != keep] + list(also)
+    drop = list(also)
+    for n in GAMES:
+        if n != keep:
+            drop.append(GAMES[n][0])
+            drop.extend(_PARTS.get(n, ()))
     here = globals()
     for module in drop:
         sys.modules.pop(module, None)

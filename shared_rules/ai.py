@@ -9,7 +9,7 @@ the same seed and position give the same move on both runtimes) or at a time bud
 >>> p.choose(g.start()) in g.legal_moves(g.start())
 True
 """
-from shared_rules.evaluate import EVALS, LEAVES, NOISY, WIN, WIN_BOUND, terminal_score, key_hash
+from shared_rules.evaluate import BOARDS, EVALS, LEAVES, NOISY, WIN, WIN_BOUND, terminal_score, key_hash
 from shared_rules.rng import Rng  # noqa: F401 - part of this module's API
 
 try:
@@ -45,11 +45,13 @@ _TIME_EVERY = const(15)     # poll the clock when nodes & this == 0
 _QDEPTH = const(4)  # captures a quiescence search follows past the nominal depth
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
-# in sixths). Level-5 budgets are what a Pico searches in 1.6-1.8 s on its slowest moves
-# (docs/ai.md, bench/ai_speed.py).
-_LEVEL5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
+# in sixths). Level-5 budgets are what a Pico searches in 0.9-1.7 s on its slowest moves
+# (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
+_LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
+# ... times these: a PC runs Bawo's bytecode, so its budget did not grow with the board's.
+_HOST5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
 BOARD_TIME_MS = const(1800)
 
@@ -59,7 +61,7 @@ def level_budget(name, level, host=False):
     rnd, depth, sixths = _LEVELS[level - 1]
     nodes = None
     if sixths:
-        nodes = _LEVEL5_NODES[name] * sixths // 6
+        nodes = (_HOST5_NODES if host else _LEVEL5_NODES)[name] * sixths // 6
         if host:
             nodes *= HOST_FACTOR
     return rnd, depth, nodes
@@ -76,6 +78,16 @@ def _prime_below(n):
         if n % 2 and d * d > n:
             return n
         n -= 1
+
+
+def _inverse(a, m):
+    # a's inverse modulo the prime m (extended Euclid: pow's third argument is not on every port)
+    t, nt, r, nr = 0, 1, m, a % m
+    while nr:
+        q = r // nr
+        t, nt = nt, t - q * nt
+        r, nr = nr, r - q * nr
+    return t % m
 
 
 class _Stop(Exception):
@@ -154,6 +166,7 @@ class Player:
         self.evaluate = EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
         self._noisy = NOISY.get(game.name)
+        self._boards = BOARDS.get(game.name)
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
         if tt_bits is None:
@@ -170,6 +183,11 @@ class Player:
         self._tmove = bytearray(n)
         self._tgen = bytearray(n)
         self._gen = 0
+        # Bawo's kernel finds key_hash's slot and check without the long int (and its heap).
+        self._slot = None
+        if game.use_kernel() and n < 16384 and n != _CHECK:
+            self._slot = game.table_slot
+            self._inv = _inverse(n, _CHECK)
         self.last_info = {}
 
     def choose(self, pos_or_state):
@@ -281,9 +299,14 @@ class Player:
             if self._noisy is not None:
                 return self._quiesce(pos, alpha, beta, ply, self._qdepth)
             return self.evaluate(g, pos)
-        h = key_hash(g, pos)
-        slot = h % self._size
-        check = (h // self._size) % _CHECK
+        if self._slot is not None:
+            check = self._slot(pos.board, pos.turn, self._size, self._inv)
+            slot = check & 0x3FFF
+            check >>= 14
+        else:
+            h = key_hash(g, pos)
+            slot = h % self._size
+            check = (h // self._size) % _CHECK
         tc = self._tchk
         s2 = slot << 1
         tmove = -1
@@ -318,7 +341,11 @@ class Player:
             # Order by the opponent's static view of each reply; index breaks ties so any
             # sort (MicroPython's is not stable) gives one order.
             ev = self.order_eval
-            keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
+            keys = None
+            if self._boards is not None and ev is self.evaluate:
+                keys = self._board_keys(pos, moves)
+            if keys is None:
+                keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
             keys.sort()
             order = [k & 255 for k in keys]
         else:
@@ -329,6 +356,12 @@ class Player:
         alpha0 = alpha
         best = -WIN - 1
         bmove = order[0]
+        if depth == 1 and self._boards is not None and self._leaf is not None:
+            s = self._leaves(pos, moves, order, alpha, beta, ply)
+            if s is not None:
+                best = s
+                bmove = self._bmove
+                order = ()
         for i in order:
             # RAM, not speed: a child is made when its turn comes, so only the positions
             # along the line are alive (on a 160 KB heap all the children of every node on
@@ -363,6 +396,45 @@ class Player:
             self._tdf[slot] = (depth << 2) | flag
             self._tmove[slot] = bmove
             self._tgen[slot] = self._gen
+        return best
+
+    # Bawo: its generation already made every child's board (game.generated); scoring those
+    # directly saves a Position, and at depth 1 a call, per child: half a leaf's cost on the
+    # Pico. Methods of their own, so the other games' _negamax frames do not grow.
+
+    def _board_keys(self, pos, moves):
+        # The ordering keys of _negamax from the children's boards, or None.
+        kids = self.game.generated(pos)
+        if kids is None:
+            return None
+        g = self.game
+        eb = self._boards[0]
+        t = 1 - pos.turn
+        return [(eb(g, kids[moves[i]], t) << 8) + i for i in range(len(moves))]
+
+    def _leaves(self, pos, moves, order, alpha, beta, ply):
+        # _negamax's loop over children that are leaves, on their boards: each is still a
+        # node of the budget, in the same order, so the search is the same (tests/mp/
+        # check_bawo_viper.py). Returns the best score (its index in self._bmove), or None.
+        kids = self.game.generated(pos)
+        if kids is None:
+            return None
+        g = self.game
+        leaf = self._boards[1]
+        t = 1 - pos.turn
+        best = -WIN - 1
+        bmove = order[0]
+        for i in order:
+            self._visit()  # leaves generate nothing: kids stays this node's
+            s = -leaf(g, kids[moves[i]], t, ply + 1)
+            if s > best:
+                best = s
+                bmove = i
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        break
+        self._bmove = bmove
         return best
 
     def _quiesce(self, pos, alpha, beta, ply, qd):

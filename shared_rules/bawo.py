@@ -16,6 +16,8 @@ except ImportError:
         return x
 
 _MAX_TOTAL = const(255)  # a pocket is a byte
+_MAX_FAST_LAPS = const(0x3FFFFFFF)  # the viper kernel takes the lap cap as a machine int
+
 SIDES = "SN"
 
 # Display order (rows as drawn from South's seat, left to right) -> global pocket index.
@@ -99,6 +101,30 @@ class Bawo(BaseGame):
         # so a playout does not sow each chosen move twice.
         self._after = [bytearray(32) for _ in range(32)]
         self._after_pos = None
+        # The viper kernel's generation, sowing and evaluation (use_kernel), or None.
+        self._fast = self._fast_sow = self._out = None
+        self.value = None  # evaluate.bawo_board's and bawo_leaf_board's twin
+
+    def use_kernel(self):
+        """Generate, sow and evaluate in machine code from now on where the runtime can
+        (MicroPython with the native emitter: shared_rules/bawo_viper.py, most of a search
+        node, 4x faster on a Pico). The same results as the bytecode, which CPython and
+        CircuitPython keep (tests/mp/check_bawo_viper.py). The search asks for it
+        (shared_rules.ai.Player): its code takes heap, which a board not searching keeps.
+        Returns whether it is in use."""
+        if self._fast is None and self.max_laps <= _MAX_FAST_LAPS:
+            try:
+                import sys
+                if sys.implementation.name == "micropython":
+                    from shared_rules.bawo_viper import gen, sow, value, slot
+                    self._fast = gen
+                    self._fast_sow = sow
+                    self.value = value
+                    self.table_slot = slot  # the search's hash (shared_rules.ai)
+                    self._out = bytearray(32)
+            except (ImportError, SyntaxError, ValueError):
+                pass  # a port without the native emitter
+        return self._fast is not None
 
     def __repr__(self):
         return "Bawo()" if self.max_laps == 1000 else "Bawo(max_laps=%d)" % self.max_laps
@@ -144,8 +170,11 @@ class Bawo(BaseGame):
 
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""
-        b = pos.board
-        o = pos.turn << 4
+        return self.capturing_board(pos.board, pos.turn)
+
+    def capturing_board(self, b, turn):
+        """capturing() of board `b` with `turn` to move, no Position needed."""
+        o = turn << 4
         p = 16 - o
         for i in range(16):
             n = b[o + i]
@@ -160,6 +189,12 @@ class Bawo(BaseGame):
         b = pos.board
         o = pos.turn << 4
         p = 16 - o
+        if self._fast is not None:
+            moves = list(self._out[:self._fast(b, o, p, self.max_laps, self._after, self._out)])
+            pos._legal = moves
+            pos._by = self
+            self._after_pos = pos
+            return moves
         starts = []  # (action, captures) for every start of 2 or more seeds
         cap = False
         for i in range(16):
@@ -183,6 +218,11 @@ class Bawo(BaseGame):
         pos._by = self
         self._after_pos = pos
         return moves
+
+    def generated(self, pos):
+        """The board after each legal move of `pos`, by action, while legal_moves(pos) was the
+        last generation (the search scores them without making a Position); else None."""
+        return self._after if self._after_pos is pos else None
 
     def play(self, pos, move, events=None):
         """Return the position after `move` (an action int or text); `pos` is not changed.
@@ -255,6 +295,8 @@ class Bawo(BaseGame):
 
     def _sow(self, b, o, p, i, step, cap, ev):
         """Play a whole turn on board `b` in place. False if it is endless (RULES.md 1.6)."""
+        if ev is None and self._fast_sow is not None:
+            return self._fast_sow(b, o, p, i, step, cap, self.max_laps) == 1
         n = b[o + i]
         b[o + i] = 0
         if ev is not None:

@@ -23,11 +23,16 @@ def terminal_score(outcome, turn, ply):
 
 
 def bawo(g, pos):
+    return bawo_board(g, pos.board, pos.turn)
+
+
+def bawo_board(g, b, turn):
     # Seeds never leave the board, so material is the share of the 64; the front row both
     # captures and, once empty, loses the game, so its seeds and empty pockets count extra.
-    b = pos.board
-    o = pos.turn << 4
+    o = turn << 4
     p = 16 - o
+    if g.value is not None:  # the same in machine code (shared_rules/bawo_viper.py)
+        return g.value(b, o, p, 0, 0)
     s = 0
     for k in range(8):
         x = b[o + k]
@@ -50,7 +55,7 @@ def bawo(g, pos):
         if y >= 2:
             s -= 2
     # The mover's capturing turn is worth a tempo: it takes a whole facing pocket now.
-    if g.capturing(pos):
+    if g.capturing_board(b, turn):
         s += 12
     return s
 
@@ -111,9 +116,14 @@ def bawo_leaf(g, pos, ply):
     The game's own outcome() sows every start to find endless ones; a leaf only checks the
     front rows and whether a start of 2 or more seeds exists (endless starts are rare).
     """
-    b = pos.board
-    o = pos.turn << 4
+    return bawo_leaf_board(g, pos.board, pos.turn, ply)
+
+
+def bawo_leaf_board(g, b, turn, ply):
+    o = turn << 4
     p = 16 - o
+    if g.value is not None:
+        return g.value(b, o, p, 1, ply)
     mine = theirs = False
     for k in range(8):
         if b[o + k]:
@@ -126,7 +136,7 @@ def bawo_leaf(g, pos, ply):
         return WIN - ply
     for k in range(o, o + 16):
         if b[k] >= 2:
-            return bawo(g, pos)
+            return bawo_board(g, b, turn)
     return ply - WIN
 
 
@@ -162,6 +172,9 @@ EVALS = {"bawo": bawo, "oware": oware, "bagh-chal": bagh_chal}
 NOISY = {"oware": oware_capture}
 # Games whose leaves have a cheaper test than game.outcome + evaluation.
 LEAVES = {"bawo": bawo_leaf}
+# The same two on a board and the side to move, for games whose generation keeps each
+# child's board (game.generated): (evaluation, leaf score).
+BOARDS = {"bawo": (bawo_board, bawo_leaf_board)}
 
 
 def key_hash(g, pos):

@@ -33,6 +33,11 @@ class BaseGame:
     # int, not a pair, as the board asks it for every legal move of every position);
     # shared_rules.fits says which grids each game fits without loading its engine.
 
+    def use_kernel(self):
+        """Play and search in machine code from now on, where the game has such a kernel and
+        the runtime can run it; the same results. Returns whether it is in use."""
+        return False
+
     def try_play(self, pos, move):
         """The position after action `move` if a cheap check proves it legal and the game not
         over, else None: play() then decides, with its error. State.push(m, events=False)

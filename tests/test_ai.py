@@ -192,7 +192,7 @@ def test_same_move_under_micropython():
 
 
 def test_compiles_for_the_pico(tmp_path):
-    files = [ROOT / "shared_rules" / "ai.py", ROOT / "shared_rules" / "evaluate.py"]
+    files = [ROOT / "shared_rules" / n for n in ("ai.py", "evaluate.py", "bawo.py", "bawo_viper.py")]
     assert mpy_cross_all(files, tmp_path) == []
 
 
@@ -323,3 +323,13 @@ def test_a_search_deeper_than_the_stack_plays_its_last_whole_depth(name):
     assert r.returncode == 0, r.stderr[-800:]
     stops, depth = map(int, r.stdout.split())
     assert stops == 1 and depth >= 1, r.stdout
+
+
+# -- Bawo's fast paths (viper on MicroPython, leaf children scored on the generation's boards)
+# against the bytecode engine and the Position-by-Position search: tests/mp/check_bawo_viper.py.
+import sys  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "mp"))
+import harness  # noqa: E402
+
+test_bawo_fast_paths_cpython, test_bawo_fast_paths_micropython = harness.both_runtimes(
+    harness.load("check_bawo_viper"), expect=("fast path: viper",))
