@@ -80,7 +80,8 @@ def _rules_not_run(profile_file):
         return skip
     for name, (module, _) in shared_rules.GAMES.items():
         if name not in playable:
-            skip.add(module.rsplit(".", 1)[1] + ".py")
+            short = module.rsplit(".", 1)[1]
+            skip.update((short + ".py", short + "_viper.py"))   # the engine and its kernel
     return skip
 
 
