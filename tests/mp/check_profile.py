@@ -216,8 +216,8 @@ def test_the_running_board_keeps_the_tables_not_the_loader():
     try:
         hw.load_tables('/nonexistent/profile.json')
         raise AssertionError('no error')
-    except ProfileError as e:
-        assert 'cannot be read' in str(e)
+    except ValueError as e:   # hw's own pinmap: under CPython another test may have loaded it
+        assert type(e).__name__ == 'ProfileError' and 'cannot be read' in str(e), e
 
 
 if __name__ == '__main__':
