@@ -266,9 +266,7 @@ class App:
         (archive.py) takes the room the board's AI has while it plays; the AI comes back at
         the board's next move (_think), which drops the records' code in turn."""
         if self.opponent is not None and not self.thinking:
-            self.opponent = None
-            shared_rules.unload(keep=self.g.name, also=AI_MODULES)
-            gc.collect()
+            self._shed(records=False)
 
     def _board_to_move(self):
         return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
@@ -368,28 +366,52 @@ class App:
                 self._unsaved(e)   # the line may be half written: rewritten whole later
         if self.hook and not self.behind:
             self.hook('journal', (s.ply, text))
-        self.event('move', {'id': self.header['id'], 'ply': s.ply, 'move': text,
-                            'position': self.g.format(s.position)})
-        over = s.outcome() is not None
-        if over:
-            self._finish()
+        # The move is on flash: what follows must not kill the board for want of memory.
+        # Once, the board's AI (made again at its next move) and the records' code go to
+        # make room, and it is done again (each step of it is safe to do twice).
+        told = False
+        for attempt in (0, 1):
+            try:
+                if not told:
+                    over = s.outcome() is not None
+                    self.event('move', {'id': self.header['id'], 'ply': s.ply, 'move': text,
+                                        'position': self.g.format(s.position)})
+                    told = True
+                if over and self.mode != OVER:
+                    self._finish()
+                self._after_move(start, mover, animate and len(events))
+                return True
+            except MemoryError:
+                if attempt:
+                    raise
+                self._shed()
+
+    def _after_move(self, start, mover, animated):
         self.sel = -1
         self.hint_move = -1
-        self.starts = {}
-        self.direct = {}
+        self.starts.clear()
+        self.direct.clear()
         if start >= 0:
             self.intro = start
             self.intro_on = 1
             self.intro_until = ticks_add(self.now, BOARD_SHOW_MS)
-        if (animate and len(events)) or start >= 0:
-            self.anim = events
+        if animated or start >= 0:
+            self.anim = self.evbuf
             self.anim_i = 0
             self.anim_at = self.intro_until if start >= 0 else self.now
             self.anim_mover = mover
             self.changed()
         else:
             self._anim_done()
-        return True
+
+    def _shed(self, records=True):
+        # What the board can make again: its AI (at its next move) and the records' code.
+        self.opponent = None
+        if self.g is not None:
+            shared_rules.unload(keep=self.g.name, also=AI_MODULES)
+        if records:
+            unload_records()
+        gc.collect()
 
     def event(self, kind, data):
         if self.link is not None:

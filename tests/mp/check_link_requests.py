@@ -256,6 +256,38 @@ def test_a_menu_without_room_is_drawn_once_there_is_room():
     rmtree(b.root)
 
 
+def test_no_room_after_the_boards_move_is_journaled_sheds_its_ai_not_the_board():
+    # The well-formed fuzzer under 160 KB: the board's search left the heap full, and the
+    # game-over check of its own move (journaled already) died for 256 bytes, and the board
+    # with it. Now its AI goes (made again at its next move) and the move is settled.
+    b = _board('playmem', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    s = b.app.s
+    outcome = s.outcome
+    fails = [1]
+
+    def full():
+        if fails[0] and s.ply == 2:   # the check of the board's own move, once
+            fails[0] -= 1
+            raise MemoryError('memory allocation failed, allocating 256 bytes')
+        return outcome()
+    s.outcome = full
+    for _ in range(10):
+        b.step(1000)   # the board thinks and plays: its check fails once
+    del s.outcome
+    pos = b.ok(P.POSITION)
+    assert fails[0] == 0 and pos['ply'] == 2 and pos['turn'] == 'S', pos
+    assert len(b.journal.read_current()[1]) == 2   # its move is on flash
+    mv = pos['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+    assert b.ok(P.POSITION)['ply'] == 4 and b.app.opponent.last_info   # the AI came back
+    rmtree(b.root)
+
+
 def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     # bench/heap.py found it: at a heap a few KB too small the main loop died in draw() on
     # a bound method's few bytes. A frame without room is drawn again on the next loop; a
