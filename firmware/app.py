@@ -131,6 +131,7 @@ class App:
         self.message = ''
         self.behind = False         # a full flash: see full()
         self.unarchived = False
+        self.unresumed = False      # the journaled game could not be replayed at power-on
         self.freed = 0              # journal.freed when save() was last tried
         self.apply_brightness()
 
@@ -156,7 +157,21 @@ class App:
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
         self.journal.make_room()
-        if not _part('start').resume(self) and self.mode != OVER:
+        unload_records()   # the journal's check of the records is done: resume needs the room
+        gc.collect()
+        try:
+            resumed = _part('start').resume(self)
+        except MemoryError:
+            # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
+            # game may replace it (start.new_game) until a power-on finds the room.
+            self.s = self.g = self.header = self.opponent = None
+            self.mode = MENU
+            self.unresumed = True
+            gc.collect()
+            self.say('no memory to resume the game in progress: it is kept on flash; '
+                     'power the board off and on again')
+            resumed = False
+        if not resumed and self.mode != OVER:
             gc.collect()   # the start's code gone before the menu's comes
             self.open_menu()
         # Once: the names set aside at this boot (the journal logged why).
@@ -362,7 +377,7 @@ class App:
         if not self.behind:
             try:
                 self.journal.append(s.ply, text)
-            except OSError as e:
+            except (OSError, MemoryError) as e:
                 self._unsaved(e)   # the line may be half written: rewritten whole later
         if self.hook and not self.behind:
             self.hook('journal', (s.ply, text))
@@ -758,7 +773,16 @@ class App:
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
-        """One pass of the main loop at ticks `now`."""
+        """One pass of the main loop at ticks `now`. A pass that finds no room sheds what
+        the board can make again (its AI, the records' code) and the next pass goes on: a
+        full heap costs a pass, never the board (the journal has every move it played)."""
+        try:
+            self._pass(now)
+        except MemoryError:
+            self._shed()
+            self.redraw = True
+
+    def _pass(self, now):
         self.now = now
         k = self.keys
         k.scan(now)

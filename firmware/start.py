@@ -96,6 +96,10 @@ def new_game(a, name, position=None, opponent=None):
         raise ValueError('game %s does not fit this board' % name)
     if position:
         make_game(name).parse(position)
+    if a.unresumed:
+        a.say('the game in progress was not resumed for want of memory and is kept on flash: '
+              'power the board off and on before a new game')
+        return False
     a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
     if a.anim is not None:
         a.skip()

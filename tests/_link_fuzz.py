@@ -297,6 +297,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
             wants = typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
             waited = 0
             reply = None
+            nak_resent = False
             while True:
                 sim.run(REPLY_WAIT_MS)
                 waited += REPLY_WAIT_MS
@@ -311,6 +312,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                     nomem_naks += len(naks)
                     sim.frames = [f for f in sim.frames if f.type != P.NAK]
                     sim.write(frame)
+                    nak_resent = True
                 if waited % (REPLY_WAIT_MS * 5) == 0:
                     # A second without a reply: a host's timeout, it sends the frame again;
                     # after 3 resends it gives up (a full heap can cost a reply). The board
@@ -345,8 +347,10 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
             if wants and not mine and from_walk:
                 walk = None
             if wants and mine:
-                # One reply; a resend may bring the same reply again (answered from the cache).
-                assert len(mine) == 1 or (waited > REPLY_WAIT_MS * 5 and all(
+                # One reply; a resend may bring the same reply again (answered from the cache):
+                # after a timeout, or after a NAK 0 that was not this frame's. A reply to seq 0
+                # may be an earlier seq-0 frame's, late: the same refusal.
+                assert len(mine) == 1 or ((waited > REPLY_WAIT_MS * 5 or nak_resent or fseq == 0) and all(
                     (m.type, m.payload) == (mine[0].type, mine[0].payload) for m in mine)), (
                     frame, sim.frames)
                 reply = mine[0]

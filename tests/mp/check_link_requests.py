@@ -288,6 +288,83 @@ def test_no_room_after_the_boards_move_is_journaled_sheds_its_ai_not_the_board()
     rmtree(b.root)
 
 
+def test_a_pass_of_the_loop_without_room_costs_the_pass_never_the_board():
+    # The fuzzer under 160 KB: the loop's check whether the board is to move found no 256
+    # bytes, and the board died at its REPL. Now the pass is lost, the AI shed, the loop goes on.
+    b = _board('passmem', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
+    b.ok(P.NEW, {'kind': 'oware'})
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    real = b.app._board_to_move
+    fails = [2]
+
+    def full():
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError('memory allocation failed, allocating 256 bytes')
+        return real()
+    b.app._board_to_move = full
+    for _ in range(10):
+        b.step(1000)
+    del b.app._board_to_move
+    pos = b.ok(P.POSITION)
+    assert fails[0] == 0 and pos['ply'] == 2 and pos['turn'] == 'S', pos
+    rmtree(b.root)
+
+
+def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
+    # As on a full flash (test_flash_full): the move is played, the board says the flash
+    # lacks it, and the game's record has every move.
+    b = _board('jnlmem', settings={'speed': 8, 'opponent': 'people'})
+    b.ok(P.NEW, {'kind': 'bawo'})
+    append = b.app.journal.append
+
+    def full(ply, text):
+        raise MemoryError('memory allocation failed, allocating 64 bytes')
+    b.app.journal.append = full
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    b.app.journal.append = append
+    assert b.app.s.ply == 1 and b.app.full()
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    assert b.app.s.ply == 2 and len(b.app.journal.read_current()[1]) == 0   # behind: RAM has it
+    gid = b.app.header['id']
+    b.ok(P.NEW, {'kind': 'bawo'})   # the game given up: its record has both moves
+    assert [g['plies'] for g in b.app.journal.list_games() if g['id'] == gid] == [2]
+    rmtree(b.root)
+
+
+def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
+    # The board died at power-on when its journaled game found no room to replay, and at
+    # every power-on after. Now it starts in the menu, the journal stays as it was, and no
+    # new game replaces it; the next power-on with room resumes it.
+    import start
+    b = _board('resumemem')
+    _game_with_a_move(b)
+    gid = b.app.header['id']
+    with open(b.journal.path('cur.jnl'), 'rb') as f:
+        kept = f.read()
+    real = start.resume
+
+    def full(a):
+        raise MemoryError('memory allocation failed, allocating 1024 bytes')
+    start.resume = full
+    sys.modules['start'] = start
+    try:
+        c = RealBoard(b.root)
+    finally:
+        start.resume = real
+    assert c.app.mode == 0 and c.app.s is None and c.app.unresumed
+    r = c.request(P.NEW, {'kind': 'oware'})
+    assert r.type == P.ERROR and 'power the board off and on' in r.payload['text'], r
+    for _ in range(3):
+        c.step(1000)
+    with open(b.journal.path('cur.jnl'), 'rb') as f:
+        assert f.read() == kept
+    d = RealBoard(b.root)   # a power-on with room
+    assert d.ok(P.POSITION)['id'] == gid and d.app.s.ply == 1
+    rmtree(b.root)
+
+
 def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     # bench/heap.py found it: at a heap a few KB too small the main loop died in draw() on
     # a bound method's few bytes. A frame without room is drawn again on the next loop; a

@@ -6,7 +6,6 @@ import os
 import time
 
 import gc
-import sys
 import hw_sim
 import protocol as P
 from journal import Journal
@@ -39,10 +38,6 @@ def tmpdir(tag):
     return d
 
 
-class _Plain:
-    pass
-
-
 class RealBoard:
     """root: a scratch directory; the board's flash is root/data, the rest of root is
     'outside' (tests put files there that no request may touch)."""
@@ -50,14 +45,9 @@ class RealBoard:
     def __init__(self, root, settings=None, profile='bawo-4x8', min_free=0, board_id=BOARD_ID):
         self.root = root
         self.data = root + '/data'
-        # As board_sim does on a 160 KB heap: the profile is read into a plain object and
-        # its loader dropped before the app is imported.
-        import pinmap as loader
-        prof = _Plain()
-        for k, v in loader.load('%s/%s.json' % (mpcheck.PROFILES, profile)).__dict__.items():
-            setattr(prof, k, v)
-        loader = None
-        sys.modules.pop('pinmap', None)
+        # As the board does (hw.load_tables): the profile's tables, its loader forgotten.
+        import hw
+        prof = hw.load_tables('%s/%s.json' % (mpcheck.PROFILES, profile))
         gc.collect()
         self.board = hw_sim.Board(prof, clock=hw_sim.SimClock(), bounce_ms=3)
         import app as A
