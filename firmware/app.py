@@ -3,6 +3,7 @@
 # Every move goes through play(): the engine computes it in RAM, the journal makes it
 # durable, and only then does the animation start (docs/visual-language.md).
 import gc
+import sys
 from compat import const, ticks_diff, ticks_add, ticks_ms, forget
 from keys import PRESSED, KEY_MASK
 import view as V
@@ -23,13 +24,18 @@ BOARD_BLINK_MS = const(200)  # on and off at this pace, before its sowing is ani
 EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
 
 
-def _part(name):
+def _run(part, fn, *args):
     # A part of the app used for a moment (a game's start or end, the settings file, a
-    # hint): imported for the call and forgotten at once, so that between those moments its
-    # bytecode is heap the game and a sync can use.
-    m = __import__(name)
-    forget(name)
-    return m
+    # hint): imported for the call and forgotten after it, so that between those moments its
+    # bytecode is heap the game and a sync can use. A part that calls back into the App while
+    # it runs (start.new_game -> App._setup) finds itself still imported: one load a call.
+    outer = part not in sys.modules
+    m = __import__(part)
+    try:
+        return getattr(m, fn)(*args)
+    finally:
+        if outer:
+            forget(part)
 
 
 class EventBuf:
@@ -79,7 +85,7 @@ class App:
         self.evbuf = EventBuf(EVENTS)   # the long-lived buffers before the passing parts
         self._turn = 0              # draw()'s and the animation's, set here: an attribute
         self.anim_mover = 0         # added later grows this object's table (1 KB at once)
-        self.settings = _part('settings').load(journal, settings)
+        self.settings = _run('settings', 'load', journal, settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
         gc.collect()   # the settings' code gone before the rest settles
@@ -137,7 +143,7 @@ class App:
 
     # -- settings ---------------------------------------------------------------------
     def save_settings(self):
-        _part('settings').save(self.journal, self.settings)
+        _run('settings', 'save', self.journal, self.settings)
 
     def apply_brightness(self):
         px = self.board.pixels
@@ -160,14 +166,13 @@ class App:
         unload_records()   # the journal's check of the records is done: resume needs the room
         gc.collect()
         try:
-            resumed = _part('start').resume(self)
+            resumed = _run('start', 'resume', self)
         except MemoryError:
             # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
             # game may replace it (start.new_game) until a power-on finds the room.
             self.s = self.g = self.header = self.opponent = None
             self.mode = MENU
             self.unresumed = True
-            gc.collect()
             self.say('no memory to resume the game in progress: it is kept on flash; '
                      'power the board off and on again')
             resumed = False
@@ -179,7 +184,7 @@ class App:
             self.say('warning: damaged file set aside: %s' % w)
 
     def _setup(self, header):
-        _part('start').setup(self, header)
+        _run('start', 'setup', self, header)
 
     def _new_opponent(self):
         # The board's side of this game: its AI at the header's level, the book where it plays.
@@ -193,13 +198,13 @@ class App:
         with the menu open, while the game before is not on flash (flash full: sync first)."""
         unload_records()   # a sync's code makes room for the start's
         gc.collect()
-        return _part('start').new_game(self, name, position, opponent)
+        return _run('start', 'new_game', self, name, position, opponent)
 
     def _record_text(self):
-        return _part('finish').record_text(self)
+        return _run('finish', 'record_text', self)
 
     def _finish(self):
-        _part('finish').finish(self)
+        _run('finish', 'finish', self)
 
     # -- a full flash -------------------------------------------------------------------
     # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
@@ -220,7 +225,7 @@ class App:
 
     def save(self):
         """Write what RAM holds and the flash lacks. True when the flash is up to date."""
-        return not self.full() or _part('finish').save(self)
+        return not self.full() or _run('finish', 'save', self)
 
     def set_time(self, t):
         """A host's clock (TIME, epoch seconds). Kept as the seconds at a tick and moved on
@@ -608,7 +613,7 @@ class App:
         self.view.show()
 
     def show_hint(self):
-        _part('hint').show(self)
+        _run('hint', 'show', self)
 
     def playing(self):
         """True while a game is on the board and its moves can be played (not in the menu)."""

@@ -1,5 +1,5 @@
 # A hint (BACK held, MENU pressed): the move the board would play for the person, lit as a
-# selection. Loaded for that moment only (App._part).
+# selection. Loaded for that moment only (app._run).
 from opponent import make_opponent
 
 

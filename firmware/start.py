@@ -1,5 +1,5 @@
 # How a game comes onto the board: a new one (MENU, or a host's NEW) or the journaled one
-# at power-on. Loaded for that moment only (App._part): between starts its bytecode is heap
+# at power-on. Loaded for that moment only (app._run): between starts its bytecode is heap
 # the game and a sync can use.
 import gc
 from compat import ticks_add
