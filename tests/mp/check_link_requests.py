@@ -28,6 +28,28 @@ def _game_with_a_move(b):
     return b.state()
 
 
+def _person_then_board(b):
+    # The person plays the first legal move, then 10 s of the loop: the board thinks and
+    # plays its answer.
+    mv = b.ok(P.POSITION)['legal'][0]
+    b.app.play(b.app.s.parse_move(mv), True)
+    for _ in range(10):
+        b.step(1000)
+
+
+def _no_room(real, n, size, when=None):
+    """(call, left): real, but its first n calls (those where when() holds) fail as a full
+    heap does; left[0] counts the failures still to come."""
+    left = [n]
+
+    def call(*args):
+        if left[0] and (when is None or when()):
+            left[0] -= 1
+            raise MemoryError('memory allocation failed, allocating %d bytes' % size)
+        return real(*args)
+    return call, left
+
+
 def test_new_with_a_bad_position_during_a_game_changes_nothing():
     b = _board('newbad')
     before = _game_with_a_move(b)
@@ -158,10 +180,7 @@ def test_the_archive_code_a_sync_loaded_is_dropped_when_the_board_thinks():
     b.ok(P.NEW, {'kind': 'oware'})
     b.ok(P.LIST, {'start': 0})
     assert 'archive' in sys.modules
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     assert b.ok(P.POSITION)['ply'] >= 2
     assert 'archive' not in sys.modules
     rmtree(b.root)
@@ -173,19 +192,13 @@ def test_a_sync_between_the_boards_moves_drops_its_ai_which_comes_back_at_its_mo
     b = _board('aisync', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
     b.ok(P.NEW, {'kind': 'oware'})
     assert b.app.opponent is None   # made at the board's first move
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     assert b.ok(P.POSITION)['ply'] == 2 and b.app.opponent is not None
     b.ok(P.LIST, {'start': 0})
     assert b.app.opponent is None
     if sys.implementation.name != 'cpython':   # CPython keeps its modules (shared_rules.unload)
         assert 'shared_rules.ai' not in sys.modules and 'archive' in sys.modules
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     assert b.ok(P.POSITION)['ply'] == 4
     assert b.app.opponent.last_info, 'the board moved without its AI'
     if sys.implementation.name != 'cpython':
@@ -221,16 +234,10 @@ def test_no_room_for_the_ai_gives_a_random_move_and_asks_again_next_time():
         made.append(r)
         return r
     b.app._new_opponent = no_room
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     assert b.ok(P.POSITION)['ply'] == 2 and len(made) == 1 and b.app.opponent is None
     b.app._new_opponent = real
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     assert b.ok(P.POSITION)['ply'] == 4 and b.app.opponent.last_info
     rmtree(b.root)
 
@@ -238,15 +245,7 @@ def test_no_room_for_the_ai_gives_a_random_move_and_asks_again_next_time():
 def test_a_menu_without_room_is_drawn_once_there_is_room():
     b = _board('menumem')
     _game_with_a_move(b)
-    load = b.app._load_menu
-    fails = [3]
-
-    def full():
-        if fails[0]:
-            fails[0] -= 1
-            raise MemoryError('memory allocation failed, allocating 160 bytes')
-        return load()
-    b.app._load_menu = full
+    b.app._load_menu, fails = _no_room(b.app._load_menu, 3, 160)
     b.app.menu = None
     b.app.open_menu()          # as NEW's failure path does
     for _ in range(5):
@@ -265,15 +264,8 @@ def test_no_room_after_the_boards_move_is_journaled_sheds_its_ai_not_the_board()
     mv = b.ok(P.POSITION)['legal'][0]
     b.app.play(b.app.s.parse_move(mv), True)
     s = b.app.s
-    outcome = s.outcome
-    fails = [1]
-
-    def full():
-        if fails[0] and s.ply == 2:   # the check of the board's own move, once
-            fails[0] -= 1
-            raise MemoryError('memory allocation failed, allocating 256 bytes')
-        return outcome()
-    s.outcome = full
+    # the check of the board's own move, once
+    s.outcome, fails = _no_room(s.outcome, 1, 256, when=lambda: s.ply == 2)
     for _ in range(10):
         b.step(1000)   # the board thinks and plays: its check fails once
     del s.outcome
@@ -295,15 +287,7 @@ def test_a_pass_of_the_loop_without_room_costs_the_pass_never_the_board():
     b.ok(P.NEW, {'kind': 'oware'})
     mv = b.ok(P.POSITION)['legal'][0]
     b.app.play(b.app.s.parse_move(mv), True)
-    real = b.app._board_to_move
-    fails = [2]
-
-    def full():
-        if fails[0]:
-            fails[0] -= 1
-            raise MemoryError('memory allocation failed, allocating 256 bytes')
-        return real()
-    b.app._board_to_move = full
+    b.app._board_to_move, fails = _no_room(b.app._board_to_move, 2, 256)
     for _ in range(10):
         b.step(1000)
     del b.app._board_to_move
@@ -373,14 +357,7 @@ def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     b.ok(P.NEW, {'kind': 'oware'})
     v = b.app.view
     cell = v.cell
-    fails = [2]
-
-    def full(*a):
-        if fails[0]:
-            fails[0] -= 1
-            raise MemoryError('memory allocation failed, allocating 32 bytes')
-        return cell(*a)
-    v.cell = full
+    v.cell, fails = _no_room(cell, 2, 32)
     b.app.redraw = True
     b.step(100)
     assert b.app.redraw   # that frame could not be drawn: it is due again
@@ -394,10 +371,7 @@ def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
         def choose(self, state):
             raise MemoryError('memory allocation failed, allocating 2048 bytes')
     b.app.opponent = Full()
-    mv = b.ok(P.POSITION)['legal'][0]
-    b.app.play(b.app.s.parse_move(mv), True)
-    for _ in range(10):
-        b.step(1000)
+    _person_then_board(b)
     pos = b.ok(P.POSITION)
     assert pos['ply'] >= 2 and pos['turn'] == 'S', pos   # the board moved, at random
     b.app.opponent = opp
