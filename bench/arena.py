@@ -232,6 +232,8 @@ def main(argv=None):
     ap.add_argument("--opening", type=int, default=0, help="random plies before each pair of games "
                     "(0: the diversity comes from the seeded tie-breaks only)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--side", type=int, choices=(0, 1), help="A plays only this side (0: South or "
+                    "Goats, 1: North or Tigers), every game; default: sides swapped game by game")
     ap.add_argument("--mcts-games", type=int, default=0, help="Oware games of L5 against OpenSpiel MCTS")
     ap.add_argument("--mcts-sims", type=int, default=1000)
     ap.add_argument("--mcts-ms", type=int, default=350, help="our time per move against MCTS")
@@ -249,7 +251,8 @@ def main(argv=None):
     tasks = []
     for name, a, b in pairs:
         for k in range(args.games):
-            tasks.append((name, a, b, args.seed * 200006 + k, k & 1, args.max_plies, args.opening))
+            side = k & 1 if args.side is None else args.side
+            tasks.append((name, a, b, args.seed * 200006 + k, side, args.max_plies, args.opening))
     for k in range(args.mcts_games):
         tasks.append(("oware", "L5", "mcts", args.seed * 200006 + k, k & 1, args.max_plies,
                       (args.mcts_sims, args.mcts_ms, args.mcts_opening)))
@@ -258,11 +261,11 @@ def main(argv=None):
     t0 = time.time()
     if args.jobs > 1:
         import multiprocessing
+        results = []
         with multiprocessing.Pool(args.jobs) as pool:
-            results = []
-        for r in pool.imap_unordered(play_one, tasks, chunksize=1):
-            results.append(r)
-            _progress(args, r, t0)
+            for r in pool.imap_unordered(play_one, tasks, chunksize=1):
+                results.append(r)
+                _progress(args, r, t0)
     else:
         results = []
         for t in tasks:
