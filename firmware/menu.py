@@ -1,6 +1,8 @@
 # The settings menu, drawn on the pocket grid: one row per setting, one pocket per choice.
 # Row 0 game, row 1 opponent, row 2 brightness, row 3 animation speed; the board's level
 # (1-5) follows the opponents on row 1 where the grid is wide enough, else it has row 4.
+# In Bawo the fifth level is gold: "perfect" (docs/ai.md), as South from the opening the
+# proved book, which never loses.
 # MENU starts a new game with the choices shown; BACK returns to the game in progress.
 from appconst import OPPONENTS
 
@@ -9,6 +11,7 @@ OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
 BAR_COLOR = 0xE0E0E0
 SPEED_COLOR = 0x30E030
 LEVEL_COLOR = 0xFF3080
+PERFECT_COLOR = 0xFFC000
 AI_LEVELS = 5
 DIM = 0x080808
 
@@ -81,7 +84,8 @@ class Menu:
             row, col = p.positions[key]
             lv = self._level_col(row, col)
             if lv:
-                self._tint(view, key, LEVEL_COLOR, lv <= s.get('level', 3), lv)
+                c = PERFECT_COLOR if lv == AI_LEVELS and s['game'] == 'bawo' else LEVEL_COLOR
+                self._tint(view, key, c, lv <= s.get('level', 3), lv)
                 continue
             n = self.options(row)
             if col >= n:

@@ -115,6 +115,25 @@ def _app(opponent, level):
     return a, tmp
 
 
+def test_the_menus_perfect_pocket_is_level_5_in_bawo_alone():
+    # The level bar's fifth pocket is the "perfect" choice in Bawo (the book above), and
+    # looks it: gold, where the other levels and the other games' fifth level are pink.
+    import menu
+    a, tmp = _app('board-second', 5)
+    p = a.board.profile
+    row, col = menu.level_at(p.grid_rows, p.grid_cols)
+    key = {tuple(p.positions[k]): k for k in range(p.n_keys)}
+    for name, fifth in (('bawo', menu.PERFECT_COLOR), ('oware', menu.LEVEL_COLOR)):
+        a.settings['game'] = name
+        a.open_menu()
+        a.draw()
+        assert a.view._bg[key[(row, col + 4)]] == fifth, name
+        assert a.view._bg[key[(row, col + 3)]] == menu.LEVEL_COLOR, name
+        a.close_menu()
+    for n in os.listdir(tmp):
+        os.remove(tmp + '/' + n)
+
+
 def test_a_hint_lights_the_books_move_and_the_record_says_so():
     a, tmp = _app('board-second', 1)   # the person plays South, the board North
     g = game('bawo')
