@@ -22,11 +22,7 @@ import sys
 import gc
 import json
 import select
-from compat import ticks_ms, ticks_add, ticks_diff
-import hw
-import hw_sim
-from journal import Journal
-_app = None  # imported after the profile and board are built, while the heap is empty
+from compat import ticks_ms, ticks_add, ticks_diff, forget
 
 
 class _Pipe:
@@ -62,6 +58,12 @@ class Sim:
         self.tap_at = 0       # ticks: its earliest release
         self.crash_after = -1
 
+    def frames_pipe(self):
+        return _Pipe(self.out)
+
+    def journal_log(self, m):
+        self.hook('msg', 'journal: ' + m)
+
     def emit(self, line):
         if self.out is not None:
             self.out.write(line.encode() + b'\n')
@@ -75,59 +77,13 @@ class Sim:
             self.emit('M %s' % data)
 
     def start(self):
-        path = env('BAWO_PROFILE', 'profile.json')
-        from pinmap import ProfileError
+        # Power-on is a part of its own, forgotten once the board runs (a Pico carries no
+        # such harness: its heap is the board's).
+        import sim_boot
         try:
-            prof = hw.load_tables(path)
-        except ProfileError as e:
-            msg = 'bawo: cannot start: %s (file %s)' % (e, path)
-            print(msg)
-            self.emit('M ' + msg)
-            raise SystemExit(2)
-        start = 0
-        if self.fake:
-            # Start close to the ticks wrap so every run crosses it.
-            start = (1 << 30) - 3000
-        self.clock = hw_sim.SimClock(start)
-        frames = _Pipe(self.out) if env('BAWO_FRAMES') == '1' else None
-        self.board = hw_sim.Board(prof, clock=self.clock, seed=int(env('BAWO_SEED', '1')),
-                                  out=frames, bounce_ms=int(env('BAWO_BOUNCE', '5')))
-        if not self.fake:
-            self.clock.set(ticks_ms())
-        global _app
-        gc.collect()
-        import app as _app
-        root = env('BAWO_DATA', 'data')
-        if env('BAWO_LFS'):
-            image, kb = env('BAWO_LFS').rsplit(':', 1)
-            hw_sim.mount_flash(image, int(kb), '/flash')
-            root = '/flash/games'
-        # The journal first: it sets aside a damaged board_id before it is read.
-        j = Journal(root, '', min_free=int(env('BAWO_MIN_FREE', '16384')),
-                    capacity=int(env('BAWO_FLASH', '0')),
-                    log=lambda m: self.hook('msg', 'journal: ' + m))
-        j.board_id = bid = env('BAWO_BOARD_ID') or _read_id(root)
-        settings = {}
-        if env('BAWO_SPEED'):
-            settings['speed'] = int(env('BAWO_SPEED'))
-        if env('BAWO_OPPONENT'):
-            settings['opponent'] = env('BAWO_OPPONENT')
-        if env('BAWO_LEVEL'):
-            settings['level'] = int(env('BAWO_LEVEL'))
-        self.app = a = _app.App(self.board, j, bid, hook=self.hook, settings=settings)
-        if env('BAWO_TIME'):   # the PC's clock, as a host's TIME would set it
-            a.set_time(int(env('BAWO_TIME')))
-        if env('BAWO_LINK', '1') == '1':
-            try:
-                import link
-                r, w = link.stdio()
-                a.attach_link(r, w)
-            except (ImportError, OSError):
-                pass
-        a.boot()
-        self.emit('M firmware %s' % getattr(_app, '__file__', 'app'))
-        a.step(self.clock.now)
-        self.emit('B ' + self.status())
+            sim_boot.start(self)
+        finally:
+            forget('sim_boot')
 
     def status(self):
         d = self.app.snapshot()
@@ -313,29 +269,6 @@ class Sim:
                 self.last_version = self.app.version
                 self.emit('S ' + self.status())
             time.sleep_ms(2)
-
-
-def _read_id(root):
-    p = root + '/board_id'
-    try:
-        with open(p) as f:
-            t = f.read().strip()
-        if t:
-            return t
-    except OSError:
-        pass
-    from binascii import hexlify
-    t = 'sim-' + hexlify(os.urandom(3)).decode()
-    try:
-        os.mkdir(root)
-    except OSError:
-        pass
-    try:
-        with open(p, 'w') as f:
-            f.write(t + '\n')
-    except OSError as e:  # kept for this run only: the board goes on
-        print('bawo: board id not saved (%s)' % e)
-    return t
 
 
 REPL_EXIT = 3  # exit status: Ctrl-C on the serial port; `bawo sim` starts the REPL
