@@ -627,6 +627,11 @@ class App:
             raise RulesError('illegal move %s' % text)
         return move
 
+    def moves(self, first=0):
+        """The game's moves from ply first + 1 on, as text, one at a time (none without a
+        game)."""
+        return iter(()) if self.s is None else self.s.iter_moves(first)
+
     def snapshot(self, moves=True, legal=False):
         """The board as the link handler, the simulator and the host read it, a new dict:
         mode ('menu', 'play', 'over'), flash state, selection, message, settings, and with a
@@ -786,6 +791,11 @@ class App:
         except MemoryError:
             self._shed()
             self.redraw = True
+        # The link apart from the pass: a pass that keeps finding no room must not leave the
+        # board deaf to a host (a sync is what frees the flash and, through the AI's shedding,
+        # the heap). The link copes with a full heap itself (NAK, or the reply kept).
+        if self.link is not None:
+            self.link.poll()
 
     def _pass(self, now):
         self.now = now
@@ -840,8 +850,6 @@ class App:
         if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
             self.settings_due = False
             self.save_settings()
-        if self.link is not None:
-            self.link.poll()
 
     def attach_link(self, read, write):
         try:

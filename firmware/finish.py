@@ -27,14 +27,16 @@ def record_text(a):
         for side in (0, 1):
             if names[side] == 'person':
                 names[side] = 'person (%d hints)' % a.hints
-    # Loaded for this moment only, as this module is.
-    from shared_rules.record import Record
-    text = Record.from_state(s, Id=h['id'], Device=a.board_id, Start=h.get('start'),
-                             First=names[0], Second=names[1]).to_text()
-    Record = None
-    shared_rules.unload(keep=s.game.name, also=('shared_rules.record',))
-    gc.collect()
-    return text
+    # Loaded for this moment only, as this module is, and dropped even when the heap had no
+    # room for the record: kept, its 6 KB would starve everything after.
+    try:
+        from shared_rules.record import text_of_state
+        return text_of_state(s, Id=h['id'], Device=a.board_id, Start=h.get('start'),
+                             First=names[0], Second=names[1])
+    finally:
+        text_of_state = None
+        shared_rules.unload(keep=s.game.name, also=('shared_rules.record',))
+        gc.collect()
 
 
 def finish(a):

@@ -73,7 +73,7 @@ class Handler:
         """The game on the board. first: also its moves from ply first + 1 on, as many as
         fit one frame ('moves'), and its set-up position ('root', None for the usual
         start): a host that joins mid-game pages through them (host/bawo/watch.py)."""
-        snap = self.app.snapshot(moves=first is not None, legal=True)
+        snap = self.app.snapshot(moves=False, legal=True)
         if 'game' not in snap:
             return {'mode': 'menu', 'game': None}
         res = None
@@ -85,14 +85,13 @@ class Handler:
              'opponent': snap['opponent'],
              'legal': snap['legal']}
         if first is not None:
-            moves = snap['moves']
             page = []
             room = MOVES_ROOM
-            i = first
-            while i < len(moves) and room > len(moves[i]) + 3:
-                room -= len(moves[i]) + 3
-                page.append(moves[i])
-                i += 1
+            for m in self.app.moves(first):   # a page's worth, never the whole game's list
+                if room <= len(m) + 3:
+                    break
+                room -= len(m) + 3
+                page.append(m)
             d['moves'] = page
             d['from'] = first
             d['root'] = snap.get('root')

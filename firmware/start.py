@@ -17,24 +17,26 @@ def resume(a):
     # Header values (the board id, a journaled header) reach records, the host and its
     # terminal: the record module's check refuses control characters in them (loaded for
     # this moment only, as in finish).
-    from shared_rules.record import check_tag
-    try:
-        check_tag('Device', a.board_id)
-    except ValueError as e:
-        a.say('board id refused, records name the board "board": %s' % e)
-        a.board_id = a.journal.board_id = 'board'
     j = a.journal
-    cur = j.read_current()
-    if cur is not None:
+    try:
+        from shared_rules.record import check_tag
         try:
-            check_tag('Id', str(cur[0]['id']))
-            check_tag('Start', str(cur[0].get('start', '')))
+            check_tag('Device', a.board_id)
         except ValueError as e:
-            j.set_aside(CUR, 'bad header: %s' % e)
-            cur = None
-    check_tag = None
-    shared_rules.unload(also=('shared_rules.record',))
-    gc.collect()
+            a.say('board id refused, records name the board "board": %s' % e)
+            a.board_id = a.journal.board_id = 'board'
+        cur = j.read_current()
+        if cur is not None:
+            try:
+                check_tag('Id', str(cur[0]['id']))
+                check_tag('Start', str(cur[0].get('start', '')))
+            except ValueError as e:
+                j.set_aside(CUR, 'bad header: %s' % e)
+                cur = None
+    finally:   # dropped whatever happened (no room, say): kept, it starves the game
+        check_tag = None
+        shared_rules.unload(also=('shared_rules.record',))
+        gc.collect()
     if cur is None:
         return False
     header, moves = cur

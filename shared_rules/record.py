@@ -59,20 +59,7 @@ class Record:
 
     @classmethod
     def from_state(cls, state, **tags):
-        h = {"Game": state.game.name, "Rules": RULES_VERSION}
-        for k in tags:
-            if tags[k] is not None:
-                h[k] = tags[k]
-        if state.game.format(state.root) != state.game.format(state.game.start()):
-            h["Position"] = state.game.format(state.root)
-        out = state.outcome()
-        if out is None:
-            h["Result"] = "*"
-        else:
-            w = winner_name(state.game, out)
-            h["Result"] = "draw" if w is None else w
-            h["Reason"] = out.reason
-        return cls(h, state.moves)
+        return cls(_header_of_state(state, tags), state.moves)
 
     def replay(self):
         """Replay the moves from the start; returns the State. RecordError names the failing ply."""
@@ -146,37 +133,7 @@ class Record:
         return cls(h, list(moves))
 
     def to_text(self):
-        lines = []
-        for t in TAGS:
-            if t in self.header:
-                check_tag(t, str(self.header[t]))
-                lines.append("[%s %s]" % (t, _quote(self.header[t])))
-        for t in sorted(self.header):
-            if t not in TAGS:
-                check_tag(t, str(self.header[t]))
-                lines.append("[%s %s]" % (t, _quote(self.header[t])))
-        lines.append("")
-        words = []
-        for k in range(len(self.moves)):
-            if k % 2 == 0:
-                words.append("%d." % (k // 2 + 1))
-            words.append(self.moves[k])
-        words.append(self.header.get("Result", "*"))
-        line = []  # the words of the line being filled, width its length as text
-        width = 0
-        for w in words:
-            if width and width + 1 + len(w) > 79:
-                lines.append(" ".join(line))
-                line = [w]
-                width = len(w)
-            elif width:
-                line.append(w)
-                width += 1 + len(w)
-            else:
-                line = [w]
-                width = len(w)
-        lines.append(" ".join(line))
-        return "\n".join(lines) + "\n"
+        return _text(self.header, self.moves)
 
     @classmethod
     def from_text(cls, text):
@@ -214,3 +171,65 @@ class Record:
         if "Game" not in header:
             raise RecordError("record has no [Game] tag")
         return cls(header, moves)
+
+
+def text_of_state(state, **tags):
+    """Record.from_state(state, **tags).to_text(), without a list of the moves: a word at a
+    time from the state's own buffer (State.iter_moves). The board writes its records so: a
+    long game's moves as a list took tens of KB of its heap at once."""
+    return _text(_header_of_state(state, tags), state.iter_moves())
+
+
+def _header_of_state(state, tags):
+    h = {"Game": state.game.name, "Rules": RULES_VERSION}
+    for k in tags:
+        if tags[k] is not None:
+            h[k] = tags[k]
+    if state.game.format(state.root) != state.game.format(state.game.start()):
+        h["Position"] = state.game.format(state.root)
+    out = state.outcome()
+    if out is None:
+        h["Result"] = "*"
+    else:
+        w = winner_name(state.game, out)
+        h["Result"] = "draw" if w is None else w
+        h["Reason"] = out.reason
+    return h
+
+
+def _text(header, moves):
+    """The record's text: header tags, then the numbered moves (any iterable of move
+    strings) and the result, wrapped at 79 columns."""
+    lines = []
+    for t in TAGS:
+        if t in header:
+            check_tag(t, str(header[t]))
+            lines.append("[%s %s]" % (t, _quote(header[t])))
+    for t in sorted(header):
+        if t not in TAGS:
+            check_tag(t, str(header[t]))
+            lines.append("[%s %s]" % (t, _quote(header[t])))
+    lines.append("")
+    line = []  # the words of the line being filled, width its length as text
+    width = 0
+    k = 0
+    for m in moves:
+        if k % 2 == 0:
+            width = _word(lines, line, width, "%d." % (k // 2 + 1))
+        width = _word(lines, line, width, m)
+        k += 1
+    _word(lines, line, width, header.get("Result", "*"))
+    lines.append(" ".join(line))
+    return "\n".join(lines) + "\n"
+
+
+def _word(lines, line, width, w):
+    # w onto the line being filled (a list, changed in place); a full line goes to lines.
+    # Returns the line's new width.
+    if width and width + 1 + len(w) > 79:
+        lines.append(" ".join(line))
+        line.clear()
+        line.append(w)
+        return len(w)
+    line.append(w)
+    return width + 1 + len(w) if width else len(w)

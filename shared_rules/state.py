@@ -27,21 +27,44 @@ class State:
         self.root = position
         self.position = position
         self.history = history
-        self._moves = []  # (action, text) of every move from the root
+        # Every move from the root, in flat buffers that grow by doubling: a game's memory is
+        # a few bytes a ply (a list of tuples and a dict of keys took 130-190 bytes a ply on
+        # the board's 64-bit test build, and a long game starved its heap).
+        self._n = 0                # plies
+        self._act = bytearray(64)  # the actions, 2 bytes each (little-endian)
+        self._txt = bytearray(96)  # the moves as text, each followed by a space
+        self._tn = 0               # bytes of _txt in use
+        # Games with repetition: the key of the root and of every position played, back to
+        # back (game.key(pos) has one length per game), counted by an aligned find.
+        self._klen = len(game.key(position)) if getattr(game, "repetition", 0) else 0
+        self._keys = bytearray(self._klen * 16)
+        self._kn = 0
         self._past = []   # the positions before the last len(_past) moves
-        self._seen = {}
-        self._count(position, 1)
+        self._count(position)
         # The position as played when the last move ended the game by repetition; `position`
         # is then the game's final position (Oware's collected seeds, RULES.md 2).
         self._repeated = None
 
-    def _count(self, pos, delta):
-        """Count pos once more (or less); returns its count, 0 for games without repetition."""
-        if getattr(self.game, "repetition", 0):
-            k = self.game.key(pos)
-            n = self._seen[k] = self._seen.get(k, 0) + delta
-            return n
-        return 0
+    def _count(self, pos):
+        """Count pos once more; returns how often it has been seen, 0 for games without
+        repetition."""
+        L = self._klen
+        if not L:
+            return 0
+        k = self.game.key(pos)
+        buf = self._keys
+        end = self._kn * L
+        n = 1
+        i = buf.find(k, 0, end)
+        while i >= 0:
+            if i % L == 0:
+                n += 1
+                i = buf.find(k, i + L, end)
+            else:
+                i = buf.find(k, i + 1, end)
+        self._keys = buf = _put(buf, end, k)
+        self._kn += 1
+        return n
 
     def __repr__(self):
         return "State(%r, %r)" % (self.game, self.game.format(self.position))
@@ -52,12 +75,29 @@ class State:
 
     @property
     def ply(self):
-        return len(self._moves)
+        return self._n
 
     @property
     def moves(self):
         """The moves played from the root, as text."""
-        return [t for _, t in self._moves]
+        return list(self.iter_moves())
+
+    def iter_moves(self, first=0):
+        """The moves from ply first + 1 on, as text, one at a time: a long game's list of
+        them is more than a board's heap spares at once. Valid until the next push or pop."""
+        t = self._txt
+        end = self._tn
+        i = 0
+        while i < end:
+            j = t.find(b" ", i, end)
+            if first:
+                first -= 1
+            else:
+                yield str(t[i:j], "ascii")
+            i = j + 1
+
+    def _action(self, i):
+        return self._act[2 * i] | self._act[2 * i + 1] << 8
 
     @property
     def legal_moves(self):
@@ -102,7 +142,14 @@ class State:
             if events is None:
                 events = []
             new = g.play(old, move, None if events is False else events)
-        self._moves.append((move, g.move_str(move, old)))
+        if not 0 <= move < 65536:
+            raise RulesError("action %r out of range" % (move,))
+        n = self._n
+        self._act = _put(self._act, 2 * n, bytes((move & 255, move >> 8)))
+        t = g.move_str(move, old).encode()
+        self._txt = _put(self._txt, self._tn, t + b" ")
+        self._tn += len(t) + 1
+        self._n = n + 1
         h = self.history
         if h is None or h > 0:
             past = self._past
@@ -112,23 +159,40 @@ class State:
             if h is not None and len(past) > h:
                 past.pop(0)
         self.position = new
-        if g.repetition and self._count(new, 1) >= g.repetition and g.outcome(new) is None:
+        if g.repetition and self._count(new) >= g.repetition and g.outcome(new) is None:
             self._repeated = new
             self.position = g.repetition_end(new, None if events is False else events)
         return events
 
     def pop(self):
         """Undo the last move; returns it as text."""
-        if not self._moves:
+        if not self._n:
             raise RulesError("no move to undo")
-        self._count(self.position if self._repeated is None else self._repeated, -1)
+        if self._klen:
+            self._kn -= 1
         self._repeated = None
-        move, text = self._moves.pop()
+        self._n -= 1
+        end = self._tn - 1                     # the last move's trailing space
+        start = self._txt.rfind(b" ", 0, end) + 1
+        text = str(self._txt[start:end], "ascii")
+        self._tn = start
         if self._past:
             self.position = self._past.pop()
         else:
             pos = self.root
-            for m, _ in self._moves:
-                pos = self.game.play(pos, m)
+            for i in range(self._n):
+                pos = self.game.play(pos, self._action(i))
             self.position = pos
         return text
+
+
+def _put(buf, at, data):
+    """buf with data written at `at`: the same bytearray, or one twice as big when it lacks
+    room (one allocation per doubling, not one per move)."""
+    end = at + len(data)
+    if end > len(buf):
+        bigger = bytearray(max(2 * len(buf), end))
+        bigger[:at] = memoryview(buf)[:at]
+        buf = bigger
+    buf[at:end] = data
+    return buf

@@ -296,6 +296,23 @@ def test_a_pass_of_the_loop_without_room_costs_the_pass_never_the_board():
     rmtree(b.root)
 
 
+def test_a_host_is_answered_while_every_pass_of_the_loop_finds_no_room():
+    # A board restarted after a long fuzz under 160 KB: every pass of its loop ran out of
+    # heap before it reached the link, which came last, so the board was alive and deaf; not
+    # even a sync (what frees its flash and sheds its AI) could reach it.
+    b = _board('deaf', settings={'speed': 8, 'opponent': 'people'})
+    b.ok(P.NEW, {'kind': 'bawo'})
+    b.app.view.show, fails = _no_room(b.app.view.show, 1000, 1536)
+    b.inbox.append(P.encode(77, P.HELLO))
+    for _ in range(5):
+        b.step(10)
+    del b.app.view.show
+    assert fails[0] == 995, fails
+    rs = [r for r in b.replies() if r.seq == 77]
+    assert len(rs) == 1 and rs[0].type == P.OK, rs
+    rmtree(b.root)
+
+
 def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
     # As on a full flash (test_flash_full): the move is played, the board says the flash
     # lacks it, and the game's record has every move.
