@@ -102,6 +102,27 @@ QUIET_POLLS = 250   # polls without input before the link looks less often
 QUIET_EVERY = 4
 
 
+def _halve(body):
+    """Cut the page a reply carries to half, in place; False if it has none to cut."""
+    if not isinstance(body, dict):
+        return False
+    games = body.get("games")
+    if games is not None and len(games) > 1:
+        k = len(games) // 2
+        body["games"] = games[:k]
+        body["next"] = body["start"] + k
+        return True
+    data = body.get("data")
+    if data is not None and len(data) > 8:
+        body["data"] = data[:len(data) // 8 * 4]   # whole base64 quanta: 3 bytes each
+        return True
+    moves = body.get("moves")
+    if moves is not None and len(moves) > 1:
+        body["moves"] = moves[:len(moves) // 2]
+        return True
+    return False
+
+
 class Link:
     """Board side: parse host frames, dispatch requests to handler, send events.
 
@@ -260,13 +281,21 @@ class Link:
         self._last_key = (r.seq, r.crc)
         self._last_reply = None
         self._last_body = (typ, body)
-        try:
-            frame = P.encode(r.seq, typ, body)
-        except ValueError:
-            frame = P.encode(r.seq, P.ERROR, {"code": P.E_TOO_LARGE, "text": P.ERROR_TEXT[P.E_TOO_LARGE]})
-        except MemoryError:
-            self.stats["nomem"] += 1
-            return
+        while True:
+            try:
+                frame = P.encode(r.seq, typ, body)
+                break
+            except ValueError:
+                frame = P.encode(r.seq, P.ERROR, {"code": P.E_TOO_LARGE, "text": P.ERROR_TEXT[P.E_TOO_LARGE]})
+                break
+            except MemoryError:
+                # A page (LIST's games, GET's bytes, POSITION's moves) goes out half as big
+                # and the host asks on from where it ends: a tight heap answers slower, never
+                # with silence (a frame of 1 KB wants a block of 1 KB, which a fragmented heap
+                # may not have for a long time).
+                if not _halve(body):
+                    self.stats["nomem"] += 1
+                    return
         self._last_body = None
         self._last_reply = frame
         self._send(frame)

@@ -313,6 +313,39 @@ def test_a_host_is_answered_while_every_pass_of_the_loop_finds_no_room():
     rmtree(b.root)
 
 
+def test_no_room_for_a_big_reply_sends_a_smaller_page_never_silence():
+    # A board restarted after a long fuzz under 160 KB had no 1 KB block for a LIST reply:
+    # it kept the reply and answered nothing, resend after resend, and the sync never came
+    # through. Now a page (LIST's games, GET's bytes, POSITION's moves) goes out smaller and
+    # the host pages on: every game is listed, fetched and acknowledged, every move paged.
+    b = _board('halve', settings={'speed': 8, 'opponent': 'people'})
+    for k in range(9):
+        b.ok(P.NEW, {'kind': 'oware'})
+        for _ in range(12 + k):
+            b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    encode = P.encode
+
+    def tight(seq, typ, payload=None):   # a heap without a block for more than ~300 bytes
+        if len(P._dumps(payload or {})) > 300:
+            raise MemoryError('memory allocation failed, allocating 1024 bytes')
+        return encode(seq, typ, payload)
+    P.encode = tight
+    try:
+        got = b.sync_all()
+        moves = []
+        while True:
+            page = b.ok(P.POSITION, {'from': len(moves)})
+            if not page['moves']:
+                break
+            moves += page['moves']
+    finally:
+        P.encode = encode
+    assert len(got) == 8 and all(g.endswith(b'\n') for g in got.values()), sorted(got)
+    assert moves == b.app.s.moves and len(moves) == 20, moves
+    assert b.link.stats['nomem'] == 0, b.link.stats
+    rmtree(b.root)
+
+
 def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
     # As on a full flash (test_flash_full): the move is played, the board says the flash
     # lacks it, and the game's record has every move.
