@@ -104,21 +104,19 @@ QUIET_EVERY = 4
 
 def _halve(body):
     """Cut the page a reply carries to half, in place; False if it has none to cut."""
+    # Only the three paged replies: HELLO's "games", say, is not a page.
     if not isinstance(body, dict):
         return False
-    games = body.get("games")
-    if games is not None and len(games) > 1:
-        k = len(games) // 2
-        body["games"] = games[:k]
+    if "next" in body and "start" in body and len(body.get("games", ())) > 1:   # LIST
+        k = len(body["games"]) // 2
+        body["games"] = body["games"][:k]
         body["next"] = body["start"] + k
         return True
-    data = body.get("data")
-    if data is not None and len(data) > 8:
-        body["data"] = data[:len(data) // 8 * 4]   # whole base64 quanta: 3 bytes each
+    if "off" in body and len(body.get("data", "")) > 8:                        # GET
+        body["data"] = body["data"][:len(body["data"]) // 8 * 4]   # whole base64 quanta
         return True
-    moves = body.get("moves")
-    if moves is not None and len(moves) > 1:
-        body["moves"] = moves[:len(moves) // 2]
+    if "from" in body and len(body.get("moves", ())) > 1:                      # POSITION
+        body["moves"] = body["moves"][:len(body["moves"]) // 2]
         return True
     return False
 
