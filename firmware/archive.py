@@ -37,12 +37,17 @@ def _verify(j, name):
 def check(j):
     """Set aside every record that fails its checksum, and a directory wherever the
     board keeps a file; drop leftover temp files."""
+    # Names read one at a time (Journal.names); what is renamed or removed, after the
+    # reading: a directory changed while it is read may skip or repeat a name.
+    fix = []
     for name in j.names():
         if name.endswith(BAD):
             continue
+        if name.endswith('.tmp') or name in FILES:
+            fix.append(name)
+    for name in fix:
         if _is_dir(j.path(name)):
-            if name in FILES or name.endswith('.tmp'):
-                j.set_aside(name, 'a directory where a file belongs')
+            j.set_aside(name, 'a directory where a file belongs')
         elif name.endswith('.tmp'):
             j._remove(name)
     for name in j._records():
@@ -72,6 +77,7 @@ def mark_synced(j, gid):
     if name is None:
         return False
     if name.endswith(REC):
+        j._rl = None   # its name changes
         try:
             os.rename(j.path(name), j.path(gid + SYN))
         except OSError as e:
