@@ -173,11 +173,13 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
         assert files[path] == data, path
 
 
-def power_cuts(bundle, tmp_path, cuts, seed):
+def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
     """Cut the power `cuts` times at random emulated instants while a person plays Bawo by
     presses: each cut falls in the 250 ms after the first press of a move, so during play
-    and during the move's journal write (with the flash chip busy or not). Each cut is a kill
-    of the emulator that keeps the flash file, and a boot of the unchanged image from it.
+    and during the move's journal write (with the flash chip busy or not). Each cut keeps the
+    flash file as the cut left it and boots the unchanged image from it: a power cycle inside
+    the emulator's process (in_process: a fresh RP2040, only V8's compiled code kept), or a
+    kill of the process and a new one.
     After each cut the flash says which moves are journaled; the rebooted board must resume
     exactly there (POSITION over USB), and every finished game's record must stay byte for
     byte. Presses are timed, not settled (a settle costs emulated time), so a press the board
@@ -199,9 +201,13 @@ def power_cuts(bundle, tmp_path, cuts, seed):
              "emulated_s": 0.0, "wall_s": 0.0}
     expect = None
     wall = time.monotonic()
-    for cycle in range(cuts + 1):
-        pico = Pico(prof, flash)
-        try:
+    pico = None
+    try:
+        for cycle in range(cuts + 1):
+            if pico is None:
+                pico = Pico(prof, flash, power_cycle=in_process)
+            else:
+                pico.power_on()         # a fresh RP2040 from the flash as the cut left it
             pico.wait_boot(timeout=300)
             pos = position(pico)
             if expect is None:
@@ -272,22 +278,26 @@ def power_cuts(bundle, tmp_path, cuts, seed):
                 stats[kind] = stats.get(kind, 0) + 1
             assert busy or not inside, cut
             stats["emulated_s"] += cut["t"] / 1e9
-        finally:
+            if not in_process:
+                pico.close()
+                pico = None
+            files = read_files(flash)
+            for p, data in files.items():
+                if p.startswith("games/") and p.endswith(".rec"):
+                    assert records.setdefault(p, data) == data, p
+                    # A record file is the record and its CRC line (journal.finish).
+                    body, tail = data[:-14], data[-14:]
+                    assert tail == b"#crc %08x\n" % zlib.crc32(body), p
+                    Record.from_text(body.decode()).replay()
+            for p in records:
+                assert p in files, "record %s lost" % p
+            for gid in finished:   # finished at boot: its record was written then
+                assert any(gid in p for p in records), (gid, sorted(records))
+            expect = journal_on_flash(files, tmp_path / "j")[1]
+            stats["games"] = len(records)
+    finally:
+        if pico is not None:
             pico.close()
-        files = read_files(flash)
-        for p, data in files.items():
-            if p.startswith("games/") and p.endswith(".rec"):
-                assert records.setdefault(p, data) == data, p
-                # A record file is the record and its CRC line (journal.finish).
-                body, tail = data[:-14], data[-14:]
-                assert tail == b"#crc %08x\n" % zlib.crc32(body), p
-                Record.from_text(body.decode()).replay()
-        for p in records:
-            assert p in files, "record %s lost" % p
-        for gid in finished:   # finished at boot: its record was written then
-            assert any(gid in p for p in records), (gid, sorted(records))
-        expect = journal_on_flash(files, tmp_path / "j")[1]
-        stats["games"] = len(records)
     stats["wall_s"] = round(time.monotonic() - wall, 1)
     stats["emulated_s"] = round(stats["emulated_s"], 1)
     return stats
