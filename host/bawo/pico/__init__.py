@@ -208,13 +208,16 @@ class Pico:
         self._relay_thread.start()
 
     def _unplug(self):
+        # Once per _plug: a descriptor number closed twice may by then be another file's.
         self._unplugged.set()
         self._relay_thread.join(timeout=2)
         for fd in (self._master, self._slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = None
         try:
             self._usb.close()
         except OSError:

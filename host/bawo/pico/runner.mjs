@@ -1178,6 +1178,9 @@ function command(msg) {
       rebootPending = true;
       out({ ev: 'ok', id: msg.id, t: now });
       break;
+    case 'power_on':
+      out({ ev: 'error', id: msg.id, text: 'the power is already on' });
+      break;
     case 'quit':
       if (mcu) nor.cut(mcu.clock.nanos);     // stopping the emulator is a power-off too
       fs.fsyncSync(flashFd);
