@@ -10,8 +10,10 @@ Process layout::
       ^ slave /dev/pts/N: pyserial, mpremote, `bawo sync` open it like /dev/ttyACM0
 
 The board's flash is a 2 MiB file (the MicroPython image at 0, littlefs at 0xA0000); the
-emulator writes through to it byte by byte, so a kill is a power cut. Times are emulated
-nanoseconds (the emulator's clock; wall time is unrelated).
+emulator writes through to it byte by byte, so a kill is a power cut. With power_cycle=True a
+cut powers the board off inside the process instead, and power_on() boots a fresh RP2040 from
+the file (a new USB connection and pty, as a new process gives). Times are emulated
+nanoseconds (the emulator's clock, 0 at each power-on; wall time is unrelated).
 """
 from __future__ import annotations
 
@@ -146,9 +148,10 @@ def bundle_files(bundle_dir):
 # -- the running board ----------------------------------------------------------------------
 class Pico:
     """A running emulated Pico. profile: the hardware profile dict (pins); flash: the flash
-    file. The USB serial port is self.port (a pty path)."""
+    file. The USB serial port is self.port (a pty path). power_cycle: a cut leaves the emulator
+    running with the power off, for power_on() (otherwise the cut ends it)."""
 
-    def __init__(self, profile, flash, realtime=False, log=None, options=None):
+    def __init__(self, profile, flash, realtime=False, log=None, options=None, power_cycle=False):
         ensure_runtime()
         keys = profile["keys"]
         buttons = profile.get("buttons", {})
@@ -163,29 +166,62 @@ class Pico:
         self._id = 0
         self._closed = set()
         self.log = log
+        self._power = 0            # power-ons in the emulator: each command names the one it is for
+        self._listen = self._sockdir = None
         ours, theirs = socket.socketpair()
         cfg = {"bootrom": str(BOOTROM), "flash": self.flash, "usb_fd": theirs.fileno(),
                "rows": keys["rows"], "cols": keys["cols"],
                "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
                "data_pin": profile["leds"]["data_pin"], "realtime": bool(realtime)}
         cfg.update(options or {})     # runner switches for other images (bawo.pico.circuitpython)
+        if power_cycle:
+            # Where the emulator plugs its USB in again at each power-on.
+            import tempfile
+            self._sockdir = tempfile.mkdtemp(prefix="bawo-pico-")
+            cfg["usb_path"] = os.path.join(self._sockdir, "usb")
+            self._listen = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._listen.bind(cfg["usb_path"])
+            self._listen.listen(1)
         self.proc = subprocess.Popen([node_binary(), str(RUNNER), json.dumps(cfg)], cwd=str(HERE),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),))
         theirs.close()
-        self._usb = ours
+        self._stop = False
+        self._plug(ours)
+        self._threads = [threading.Thread(target=self._read_events, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        self.stderr = []
+        for t in self._threads:
+            t.start()
+
+    def _plug(self, usb):
+        # The USB device's bytes on a new pty (a new /dev/ttyACM0, as when a Pico is plugged in).
+        self._usb = usb
         master, slave = os.openpty()
         tty.setraw(slave)
         self._master = master
         self._slave = slave          # kept open so the pty survives clients closing it
         self.port = os.ttyname(slave)
-        self._stop = False
-        self._threads = [threading.Thread(target=self._read_events, daemon=True),
-                         threading.Thread(target=self._relay, daemon=True),
-                         threading.Thread(target=self._read_stderr, daemon=True)]
-        self.stderr = []
-        for t in self._threads:
-            t.start()
+        self._unplugged = threading.Event()
+        self._relay_thread = threading.Thread(target=self._relay, args=(master, usb, self._unplugged),
+                                              daemon=True)
+        self._relay_thread.start()
+
+    def _unplug(self):
+        # Once per _plug: a descriptor number closed twice may by then be another file's.
+        self._unplugged.set()
+        self._relay_thread.join(timeout=2)
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = None
+        try:
+            self._usb.close()
+        except OSError:
+            pass
 
     # -- plumbing --
     def _read_events(self):
@@ -198,6 +234,10 @@ class Pico:
                 kind = ev.get("ev")
                 if kind == "frame":
                     self.frames.append((ev["t"], ev["end"], bytes.fromhex(ev["hex"])))
+                elif kind == "cut" and ev.get("power_cycle"):
+                    # The machine is gone: what it sent went with it, as with a new Pico.
+                    self.frames = []
+                    self.events = [ev]
                 elif "id" in ev and kind in ("ok", "done", "error"):
                     self._replies[ev["id"]] = ev
                 else:
@@ -213,9 +253,8 @@ class Pico:
             if line and len(self.stderr) < 200:
                 self.stderr.append(line)
 
-    def _relay(self):
-        m, u = self._master, self._usb
-        while not self._stop:
+    def _relay(self, m, u, unplugged):
+        while not self._stop and not unplugged.is_set():
             try:
                 r, _, _ = select.select([m, u], [], [], 0.2)
             except (OSError, ValueError):
@@ -231,7 +270,7 @@ class Pico:
                         return
                     os.write(m, data)
             except OSError:
-                if self._stop:
+                if self._stop or unplugged.is_set():
                     return
                 time.sleep(0.01)
 
@@ -239,7 +278,7 @@ class Pico:
         with self._cv:
             self._id += 1
             i = self._id
-        msg = dict(kw, cmd=cmd, id=i)
+        msg = dict(kw, cmd=cmd, id=i, power=self._power)
         try:
             self.proc.stdin.write((json.dumps(msg) + "\n").encode())
             self.proc.stdin.flush()
@@ -258,7 +297,10 @@ class Pico:
                     raise PicoError("the emulated Pico did not answer (%s)" % (
                         "timeout" if left <= 0 else self.why()))
                 self._cv.wait(min(left, 1.0))
-            return self._replies.pop(i)
+            r = self._replies.pop(i)
+        if r.get("ev") == "error":
+            raise PicoError("the emulated Pico refused a command: %s" % r.get("text"))
+        return r
 
     def why(self):
         return (self.stderr[-1] if self.stderr else "exit status %s" % self.proc.poll())
@@ -322,6 +364,9 @@ class Pico:
             self.command("cut")
         else:
             self.command("cut", t=int(at_ns))
+        if self._listen is not None:
+            cut = self._await_cut(timeout)
+            return cut["t"] if cut else None
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -330,6 +375,37 @@ class Pico:
         cut = [e for e in self.events if e.get("ev") == "cut"]
         self.close()
         return cut[-1]["t"] if cut else None
+
+    def _await_cut(self, timeout=60.0):
+        # power_cycle: the cut event, once the emulator has powered off (None if it stopped).
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while not any(e.get("ev") == "cut" for e in self.events):
+                left = deadline - time.monotonic()
+                if self._stop or left <= 0:
+                    return None
+                self._cv.wait(min(left, 1.0))
+            return [e for e in self.events if e.get("ev") == "cut"][-1]
+
+    def power_on(self, timeout=60.0):
+        """power_cycle: after a cut, boot a fresh RP2040 from the flash file as it is now (the
+        emulator's process and its compiled code stay; nothing of the old machine does). The
+        USB comes back on a new pty (self.port), as a new Pico's does."""
+        if self._listen is None:
+            raise PicoError("power_on needs Pico(..., power_cycle=True)")
+        self._unplug()
+        with self._cv:
+            self.events = []       # the cut's event went with the machine it ended
+            self.frames = []
+        self._power += 1
+        self._closed = set()
+        self.command("power_on", timeout=timeout)
+        self._listen.settimeout(timeout)
+        try:
+            usb, _ = self._listen.accept()
+        except OSError:
+            raise PicoError("the emulated Pico's USB did not come back: %s" % self.why())
+        self._plug(usb)
 
     def until_cut(self, ms=1000):
         """After a cut was armed (cut_inside_flash_op, or `cut` at a later time): let up to `ms`
@@ -340,6 +416,8 @@ class Pico:
             return None
         except PicoError:
             pass       # the emulator stopped: the cut, if there was one, is in its events
+        if self._listen is not None:
+            return self._await_cut()
         self.proc.wait(timeout=60)
         cut = [e for e in self.events if e.get("ev") == "cut"]
         return cut[-1] if cut else None
@@ -366,15 +444,10 @@ class Pico:
                 self.proc.wait()
         for t in self._threads:
             t.join(timeout=2)
-        for fd in (self._master, self._slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        try:
-            self._usb.close()
-        except OSError:
-            pass
+        self._unplug()
+        if self._listen is not None:
+            self._listen.close()
+            shutil.rmtree(self._sockdir, ignore_errors=True)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 f.close()

@@ -7,13 +7,16 @@
 //   - USB CDC: the OUT endpoint is answered only when the host has bytes (the stock
 //     emulator answers at once with an empty packet and MicroPython spins re-arming);
 //   - machine.reset(): the watchdog trigger reboots in-process, keeping the flash;
+//   - power cycles (cfg.usb_path): a cut powers the board off in-process, and `power_on`
+//     boots a fresh RP2040 from the flash file, nothing else kept (no Node start-up again);
 //   - the key matrix: a closed switch connects its column to its row, so the firmware's
 //     own scan (row driven low, column read) must find it;
 //   - the WS2812 data pin: edges timed in emulated nanoseconds, decoded to GRB bytes.
 //
 // Usage: node runner.mjs CONFIG_JSON
 //   {"bootrom": path, "flash": path (2 MiB file), "usb_fd": 3, "rows": [...], "cols": [...],
-//    "buttons": [...], "data_pin": 16, "realtime": false}
+//    "buttons": [...], "data_pin": 16, "realtime": false,
+//    "usb_path": a unix socket to connect the USB to at each `power_on` (absent: a cut exits)}
 // Control: JSON lines on stdin, JSON lines on stdout (see host/bawo/pico/emulator.py).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -206,7 +209,7 @@ class NorFlash {
     }
   }
 }
-const nor = new NorFlash();
+let nor = new NorFlash();
 
 // A test's power cut inside the next erase or program that starts after emulated time
 // `after` (of command `cmd` only, if given), `frac` of the way through it (a random instant
@@ -222,7 +225,8 @@ function cutInside(op) {
 // programmed or a sector erased) the flash file is copied with probability p, i.e. exactly
 // what a power cut at that instant would leave (tests boot some of them, read the rest).
 // on_erase: also right after every erase, the worst instant of a block's rewrite.
-const snap = { p: 0, seed: 1, dir: null, n: 0, max: 0, onErase: false };
+const newSnap = () => ({ p: 0, seed: 1, dir: null, n: 0, max: 0, onErase: false });
+let snap = newSnap();
 function snapMaybe(force, cmd) {
   if (!snap.dir || snap.n >= snap.max) return;
   snap.seed = (Math.imul(snap.seed, 1103515245) + 12345) >>> 0;
@@ -233,48 +237,102 @@ function snapMaybe(force, cmd) {
         erased: nor.erased ? [nor.erased.addr, nor.erased.size, nor.erased.done] : null });
 }
 
+const SSI_SR = 0x28, SSI_DR0 = 0x60, SSI_SSIENR = 0x08, SSI_RXFLR = 0x24, SSI_TXFLR = 0x20;
+let ssiRead = null, ssiWrite = null;   // rp2040js' own (its SSI class's)
+function ssiReadUint32(offset) {
+  if (offset === SSI_DR0) return nor.rx.length ? nor.rx.shift() : 0;
+  if (offset === SSI_SR) return 0x2 | 0x4 | (nor.rx.length ? 0x8 : 0); // TFNF, TFE, RFNE
+  if (offset === SSI_RXFLR) return nor.rx.length;
+  if (offset === SSI_TXFLR) return 0;
+  return ssiRead.call(this, offset);
+}
+function ssiWriteUint32(offset, value) {
+  if (offset === SSI_DR0) {
+    const r = nor.exchange(value);
+    if (nor.rx.length < 16) nor.rx.push(r);
+    return;
+  }
+  if (offset === SSI_SSIENR && !(value & 1)) nor.rx.length = 0; // disabling clears the FIFOs
+  ssiWrite.call(this, offset, value);
+}
+// IO_QSPI: only SS_CTRL (offset 0x0c) matters; the other registers read as 0.
+let ioqRegs = new Map();
+const ioqReadUint32 = (offset) => ioqRegs.get(offset) || 0;
+function ioqWriteUint32(offset, value) {
+  ioqRegs.set(offset, value >>> 0);
+  if (offset === 0x0c) nor.csForce((value >>> 8) & 3);
+}
 function patchSSI(rp) {
   const ssi = rp.peripherals[0x18000];
-  const SSI_SR = 0x28, SSI_DR0 = 0x60, SSI_SSIENR = 0x08, SSI_RXFLR = 0x24, SSI_TXFLR = 0x20;
-  const read = ssi.readUint32.bind(ssi);
-  const write = ssi.writeUint32.bind(ssi);
-  ssi.readUint32 = (offset) => {
-    if (offset === SSI_DR0) return nor.rx.length ? nor.rx.shift() : 0;
-    if (offset === SSI_SR) return 0x2 | 0x4 | (nor.rx.length ? 0x8 : 0); // TFNF, TFE, RFNE
-    if (offset === SSI_RXFLR) return nor.rx.length;
-    if (offset === SSI_TXFLR) return 0;
-    return read(offset);
-  };
-  ssi.writeUint32 = (offset, value) => {
-    if (offset === SSI_DR0) {
-      const r = nor.exchange(value);
-      if (nor.rx.length < 16) nor.rx.push(r);
-      return;
-    }
-    if (offset === SSI_SSIENR && !(value & 1)) nor.rx.length = 0; // disabling clears the FIFOs
-    write(offset, value);
-  };
-  // IO_QSPI: only SS_CTRL (offset 0x0c) matters; the other registers read as 0.
+  ssiRead = Object.getPrototypeOf(ssi).readUint32;
+  ssiWrite = Object.getPrototypeOf(ssi).writeUint32;
+  ssi.readUint32 = ssiReadUint32;
+  ssi.writeUint32 = ssiWriteUint32;
   const ioq = rp.peripherals[0x40018];
-  const regs = new Map();
-  ioq.readUint32 = (offset) => regs.get(offset) || 0;
-  ioq.writeUint32 = (offset, value) => {
-    regs.set(offset, value >>> 0);
-    if (offset === 0x0c) nor.csForce((value >>> 8) & 3);
-  };
+  ioqRegs = new Map();
+  ioq.readUint32 = ioqReadUint32;
+  ioq.writeUint32 = ioqWriteUint32;
 }
 
 // rp2040js looks every 32-bit write up in its peripheral table before it tries SRAM, and a
 // miss there is a slow lookup; stack pushes and heap stores are most of the writes. SRAM
 // first, the rest exactly as before (no peripheral is mapped inside SRAM).
+// Like every function the runner puts into an RP2040, it is made once per process and pointed
+// at each new machine: V8 keeps compiled code across a power cycle only for the same function
+// objects (a new closure is a new call target, and code that inlined one is thrown away once
+// its machine is collected).
+let sramWrite32 = null;
 function fastSRAM(rp) {
-  const view = rp.sramView;
-  const end = 0x20000000 + rp.sram.length - 3;
-  const slow = rp.writeUint32.bind(rp);
-  rp.writeUint32 = (address, value) => {
-    if (address >= 0x20000000 && address < end) view.setUint32(address - 0x20000000, value, true);
-    else slow(address, value);
-  };
+  if (!sramWrite32) {
+    const view = rp.sramView, end = 0x20000000 + rp.sram.length - 3;
+    const slow = RP2040.prototype.writeUint32;
+    sramWrite32 = function (address, value) {
+      if (address >= 0x20000000 && address < end) view.setUint32(address - 0x20000000, value, true);
+      else slow.call(this, address, value);
+    };
+  }
+  if (rp.sramView !== memories.sramView) throw new Error('fastSRAM: not the process memories');
+  rp.writeUint32 = sramWrite32;
+}
+
+// The memories and the core object of every RP2040 this process builds are the same JS objects
+// (the first machine's): each new machine's, as rp2040js makes them (SRAM zeroed, flash erased,
+// every field of the core as constructed), is copied into them and the machine is pointed at
+// them before it runs. Nothing of the last machine stays in them (the tests compare a power-on
+// here with a new process's, SRAM and core included); what V8 compiled against them stays valid,
+// which is the point: the fast core's accesses to them are constants.
+let memories = null;
+function adoptMemories(rp) {
+  if (!memories) {
+    const sram = new Uint8Array(rp.sram.length), flash = new Uint8Array(rp.flash.length);
+    memories = { sram, sramView: new DataView(sram.buffer), flash, flash16: new Uint16Array(flash.buffer),
+                 flashView: new DataView(flash.buffer), bootrom: new Uint32Array(rp.bootrom.length),
+                 registers: new Uint32Array(rp.core.registers.length), core: rp.core };
+  }
+  const m = memories;
+  m.sram.set(rp.sram);
+  m.flash.set(rp.flash);
+  m.bootrom.set(rp.bootrom);
+  m.registers.set(rp.core.registers);
+  if (rp.core !== m.core) {
+    const fresh = rp.core;
+    // Every field a new core has (its class keeps no other state); the one field the runner adds
+    // (executeInstruction, fastCore) is put back by fastCore at each boot.
+    for (const k of Object.keys(m.core)) {
+      if (!(k in fresh) && !(k === 'executeInstruction' && cfg.fast !== false)) {
+        throw new Error('adoptMemories: the core has a field a new one lacks: ' + k);
+      }
+    }
+    Object.assign(m.core, fresh);
+    rp.core = m.core;
+  }
+  rp.sram = m.sram;
+  rp.sramView = m.sramView;
+  rp.flash = m.flash;
+  rp.flash16 = m.flash16;
+  rp.flashView = m.flashView;
+  rp.bootrom = m.bootrom;
+  rp.core.registers = m.registers;
 }
 
 // rp2040js decodes each instruction by walking one long chain of tests in alphabetical order,
@@ -282,9 +340,18 @@ function fastSRAM(rp) {
 // commonest 16-bit instructions are dispatched here by their top bits to the same code (copied
 // from rp2040js 1.4.1's executeInstruction: same results, flags and cycles); every other
 // instruction, and any instruction with an interrupt to check first, goes to rp2040js.
+// Made once (see fastSRAM) and pointed at each new RP2040's core; the memories it indexes are
+// the process's own (adoptMemories), so V8 may treat them as constants.
+let fastInstall = null;
 function fastCore(core, rp) {
-  const slow = core.executeInstruction.bind(core);
-  const R = core.registers;
+  if (!fastInstall) fastInstall = makeFastCore(rp);
+  fastInstall(core, rp);
+}
+function makeFastCore(rp) {
+  const core = rp.core;
+  const coreExec = Object.getPrototypeOf(rp.core).executeInstruction;   // rp2040js' own
+  const slow = () => coreExec.call(core);
+  const R = rp.core.registers;
   // SRAM and flash as typed arrays (x86 and ARM hosts are little-endian, as the RP2040 is):
   // an aligned access there is an index, the rest goes through rp2040js as before.
   const SRAM = 0x20000000, SRAM_LEN = rp.sram.length, FLASH = 0x10000000, FLASH_LEN = rp.flash.length;
@@ -334,7 +401,7 @@ function fastCore(core, rp) {
   };
   const nz = (result) => { core.N = !!(result & 0x80000000); core.Z = result === 0; };
   const nz32 = (result) => { core.N = !!(result & 0x80000000); core.Z = (result & 0xffffffff) === 0; };
-  core.executeInstruction = () => {
+  const execute = () => {
     if (core.interruptsUpdated) return slow();
     const opcodePC = R[15] & ~1;
     const opcode = fetch(opcodePC);
@@ -708,6 +775,13 @@ function fastCore(core, rp) {
     core.cycles += d;
     return d;
   };
+  return (c, machine) => {
+    if (c !== core || c.registers !== R || machine.sram !== sram8 || machine.flash !== flash8 ||
+        machine.bootrom !== rom32) {
+      throw new Error('fastCore: a machine without the process memories (adoptMemories)');
+    }
+    c.executeInstruction = execute;
+  };
 }
 
 // ------------------------------------------------------------------------------------ USB
@@ -723,30 +797,33 @@ function usbFeed() {
   mcu.usbCtrl.endpointReadDone(cdc.outEndpoint, buf);
 }
 
+let usbStock = null;      // USBCDC's own endpoint-read handler of this machine
+function usbEndpointRead(endpoint, size) {
+  if (endpoint !== cdc.outEndpoint || cdc.outEndpoint < 0) {
+    usbStock(endpoint, size);
+    return;
+  }
+  pendingRead = size;
+  usbFeed();
+}
+const usbConnected = () => out({ ev: 'usb', t: tnow() });
+const usbSerialData = (buf) => {
+  if (usbSock) usbSock.write(Buffer.from(buf));
+};
 function attachUSB(rp) {
   cdc = new USBCDC(rp.usbCtrl);
   pendingRead = -1;
-  const usb = rp.usbCtrl;
-  const stock = usb.onEndpointRead;
-  usb.onEndpointRead = (endpoint, size) => {
-    if (endpoint !== cdc.outEndpoint || cdc.outEndpoint < 0) {
-      stock(endpoint, size);
-      return;
-    }
-    pendingRead = size;
-    usbFeed();
-  };
-  cdc.onDeviceConnected = () => out({ ev: 'usb', t: tnow() });
-  cdc.onSerialData = (buf) => {
-    if (usbSock) usbSock.write(Buffer.from(buf));
-  };
+  usbStock = rp.usbCtrl.onEndpointRead;
+  rp.usbCtrl.onEndpointRead = usbEndpointRead;
+  cdc.onDeviceConnected = usbConnected;
+  cdc.onSerialData = usbSerialData;
 }
 
 // ----------------------------------------------------------------------------- key matrix
 const closed = new Set();   // key indices: row * ncols + col, then the buttons
 // cfg.script: [[emulated ns, [closed keys]], ...] in time order, applied by the run loop itself,
 // so a run with a script depends on nothing outside the emulator (two runs give the same frames).
-const script = (cfg.script || []).slice();
+let script = (cfg.script || []).slice();
 function updateColumns() {
   if (!mcu) return;
   const { rows, cols, buttons } = cfg;
@@ -764,7 +841,8 @@ function updateColumns() {
 // ----------------------------------------------------------------------------------- LEDs
 // WS2812: a bit is a high pulse, long (~800 ns) for 1, short (~400 ns) for 0; a frame ends
 // when the line stays low for the reset time (> 50 us).
-const led = { rise: -1, lastFall: -1, cur: 0, nbits: 0, bytes: [], start: -1, frames: 0, lastEnd: 0 };
+const newLed = () => ({ rise: -1, lastFall: -1, cur: 0, nbits: 0, bytes: [], start: -1, frames: 0, lastEnd: 0 });
+let led = newLed();
 function ledEdge(value, t) {
   if (value === GPIOPinState.High) {
     led.rise = t;
@@ -797,7 +875,7 @@ function ledFlush(now) {
 // clock dividers and [delay]s. CircuitPython's neopixel_write drives the LEDs through PIO, so
 // here each enabled state machine executes when emulated time says it does: one
 // instruction per (clock divider) system cycles, delays included.
-const pioNext = [[0, 0, 0, 0], [0, 0, 0, 0]];   // system cycle of each machine's next step
+let pioNext = [[0, 0, 0, 0], [0, 0, 0, 0]];     // system cycle of each machine's next step
 let pioActive = false;
 function pioOnEmulatedTime(rp) {
   for (const pio of rp.pio) {
@@ -830,9 +908,13 @@ function pioCatchUp() {
 }
 
 // ------------------------------------------------------------------------------------ boot
+const watchdogReset = () => { rebootPending = true; };
+const rowListener = () => updateColumns();
+const ledListener = (v) => ledEdge(v, tnow());
 function boot() {
   if (mcu) base += mcu.clock.nanos;
   const rp = new RP2040();
+  adoptMemories(rp);
   rp.logger.currentLogLevel = 3; // errors only
   wideFields(rp);
   rp.loadBootrom(bootromWords);
@@ -848,7 +930,7 @@ function boot() {
     fastSRAM(rp);
     fastCore(rp.core, rp);
   }
-  rp.peripherals[0x40058].onWatchdogTrigger = () => { rebootPending = true; };
+  rp.peripherals[0x40058].onWatchdogTrigger = watchdogReset;
   mcu = rp;
   if (cfg.circuitpython) {
     // CircuitPython reads the BOOTSEL button (QSPI SS through SIO's GPIO_HI_IN) at boot and
@@ -858,8 +940,8 @@ function boot() {
     pioOnEmulatedTime(rp);
   }
   attachUSB(rp);
-  for (const pin of [...cfg.rows]) rp.gpio[pin].addListener(() => updateColumns());
-  rp.gpio[cfg.data_pin].addListener((v) => ledEdge(v, tnow()));
+  for (const pin of [...cfg.rows]) rp.gpio[pin].addListener(rowListener);
+  rp.gpio[cfg.data_pin].addListener(ledListener);
   led.rise = -1; led.start = -1; led.bytes = []; led.nbits = 0;
   updateColumns();
   boots++;
@@ -893,8 +975,51 @@ function finishCut() {
   const busy = nor.cut(mcu.clock.nanos);
   fs.fsyncSync(flashFd);
   out({ ev: 'cut', t: tnow(), writes: nor.writes, in_flash_cmd: nor.cs ? nor.bytes[0] : (busy ? busy.cmd : null),
-        busy });
-  process.exit(0);
+        busy, power_cycle: !!cfg.usb_path });
+  if (!cfg.usb_path) process.exit(0);
+  powerOff();
+}
+
+// A power cycle without leaving Node (cfg.usb_path): the RP2040 and everything the runner keeps
+// for it go with the power; only the flash file stays, as the NOR model left it at the cut
+// instant. power_on then builds a fresh RP2040 from that file, as a new process would, with its
+// clock at 0. What stays is V8's compiled code of the emulator: no Node start-up, no warm-up.
+let power = 0;           // power-ons in this process; a command for an earlier one is refused
+function powerOff() {
+  for (const pio of mcu.pio) pio.stop();
+  mcu = null;
+  cdc = null;
+  if (usbSock) usbSock.destroy();   // the USB cable's far end goes: the host sees a disconnect
+  usbSock = null;
+  // What was asked of the machine that went is answered now: it will not happen.
+  for (const w of waits.splice(0)) out({ ev: 'error', id: w.id, text: 'the power was cut' });
+  base = 0;
+  boots = 0;
+  nor = new NorFlash();
+  cutAt = -1;
+  cutOnOp = null;
+  rebootPending = false;
+  closed.clear();
+  script = (cfg.script || []).slice();
+  led = newLed();
+  snap = newSnap();
+  pioNext = [[0, 0, 0, 0], [0, 0, 0, 0]];
+  pioActive = false;
+  hostBytes.length = 0;
+  pendingRead = -1;
+}
+function powerOn() {
+  power++;
+  boot();
+  simStart = tnow();
+  wallStart = Date.now();
+  connectUSB(net.connect(cfg.usb_path));
+}
+function connectUSB(sock) {
+  usbSock = sock;
+  sock.on('data', (d) => { if (usbSock !== sock) return; for (const b of d) hostBytes.push(b); usbFeed(); });
+  sock.on('error', () => {});
+  sock.on('end', () => {});
 }
 
 function checkWaits(now) {
@@ -935,7 +1060,7 @@ function run() {
   }
   while (budget-- > 0) {
     const limit = cutAt >= 0 ? cutAt - base : Infinity;   // a flash operation may set it
-    if (clock.nanos >= limit) { finishCut(); return; }
+    if (clock.nanos >= limit) { finishCut(); return; }   // a power cycle waits for power_on
     if (pioActive) {
       if (core.waiting) clock.tick(8 * NS_PER_CYCLE);
       else clock.tick(core.executeInstruction() * NS_PER_CYCLE);
@@ -992,6 +1117,17 @@ function run() {
 
 // -------------------------------------------------------------------------------- control
 function command(msg) {
+  if (msg.cmd === 'power_on' && !mcu) {
+    powerOn();
+    out({ ev: 'ok', id: msg.id, t: tnow(), power });
+    setImmediate(run);
+    return;
+  }
+  if (msg.cmd !== 'quit' && (!mcu || (msg.power != null && msg.power !== power))) {
+    // Meant for the machine before a cut, or sent while the power is off.
+    out({ ev: 'error', id: msg.id, text: 'the power was cut' });
+    return;
+  }
   const now = tnow();
   switch (msg.cmd) {
     case 'keys':
@@ -1042,8 +1178,11 @@ function command(msg) {
       rebootPending = true;
       out({ ev: 'ok', id: msg.id, t: now });
       break;
+    case 'power_on':
+      out({ ev: 'error', id: msg.id, text: 'the power is already on' });
+      break;
     case 'quit':
-      nor.cut(mcu.clock.nanos);     // stopping the emulator is a power-off too
+      if (mcu) nor.cut(mcu.clock.nanos);     // stopping the emulator is a power-off too
       fs.fsyncSync(flashFd);
       process.exit(0);
       break;
@@ -1055,13 +1194,8 @@ function command(msg) {
 boot();
 simStart = tnow();
 wallStart = Date.now();
-if (cfg.usb_fd != null) {
-  usbSock = new net.Socket({ fd: cfg.usb_fd, readable: true, writable: true });
-  usbSock.on('data', (d) => { for (const b of d) hostBytes.push(b); usbFeed(); });
-  usbSock.on('error', () => {});
-  usbSock.on('end', () => {});
-}
+if (cfg.usb_fd != null) connectUSB(new net.Socket({ fd: cfg.usb_fd, readable: true, writable: true }));
 const rl = readline.createInterface({ input: process.stdin });
 rl.on('line', (line) => { if (line.trim()) command(JSON.parse(line)); });
-rl.on('close', () => { nor.cut(mcu.clock.nanos); fs.fsyncSync(flashFd); process.exit(0); });
+rl.on('close', () => { if (mcu) nor.cut(mcu.clock.nanos); fs.fsyncSync(flashFd); process.exit(0); });
 setImmediate(run);
