@@ -7,6 +7,107 @@ from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, 
                        _is_dir, _counter_of)
 
 
+def records(j):
+    """Record file names, oldest first: a sequence that makes each name when asked, from 4
+    bytes a record (its counter and whether it is synced). The board keeps synced records
+    until the flash is needed, thousands on a Pico: as a list of names they took ~100 bytes
+    each, and 200 of them stopped a 160 KB board at power-on. Names of two board ids (the id
+    changed) are rare: then a plain list. Kept in j._rl while the board's own writes leave it
+    right and the records number the same, so a sync's LIST pages do not make it each time."""
+    # j._rl holds plain data (a list of names, or the Records' fields): an object of this
+    # module's class would keep all of its code on the heap after unload_records.
+    n = _count(j)
+    rl = j._rl
+    if rl is None or (len(rl) if isinstance(rl, list) else rl[2]) != n:
+        j._rl = None
+        rl = scan_records(j, n)
+        j._rl = rl if isinstance(rl, list) else (rl.board_id, rl.keys, rl.n)
+        return rl
+    return rl if isinstance(rl, list) else _Records(*rl)
+
+
+def _count(j):
+    n = 0
+    for name in j.names():
+        if name.endswith(REC) or name.endswith(SYN):
+            n += 1
+    return n
+
+
+def scan_records(j, n=None):
+    """records(j), read from the directory now and not kept."""
+    if n is None:
+        n = _count(j)
+    own = array('I', bytes(4 * n))   # one block of its final size, not one per growth
+    i = 0
+    board = None
+    for name in j.names():
+        if (name.endswith(REC) or name.endswith(SYN)) and i < n:
+            c = _counter_of(name)
+            if board is None:
+                board = name[:name.rfind('-')]
+            if not 0 <= c < _MAX_COUNTER or name[:-4] != '%s-%04d' % (board, c):
+                own = None
+                return _named(j)
+            own[i] = c << 1 | name.endswith(SYN)
+            i += 1
+    _heapsort(own, i)
+    return _Records(board, own, i)
+
+
+def _named(j):
+    out = []
+    for name in j.names():
+        if name.endswith(REC) or name.endswith(SYN):
+            out.append((_counter_of(name), name))
+    out.sort()
+    return [x[1] for x in out]
+
+
+class _Records:
+    """Record names of one board id, oldest first, made from their counters when indexed."""
+
+    def __init__(self, board_id, keys, n):
+        self.board_id = board_id
+        self.keys = keys   # counter << 1 | synced, the first n sorted
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if not 0 <= i < self.n:
+            raise IndexError(i)   # ends iteration
+        k = self.keys[i]
+        return '%s-%04d%s' % (self.board_id, k >> 1, SYN if k & 1 else REC)
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield self[i]
+
+
+def _heapsort(a, n):
+    # In place: sorted() would make a list of them all, the memory this is here to save.
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(a, start, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+def _sift(a, i, n):
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            return
+        if c + 1 < n and a[c + 1] > a[c]:
+            c += 1
+        if a[i] >= a[c]:
+            return
+        a[i], a[c] = a[c], a[i]
+        i = c
+
+
 def _verify(j, name):
     # Streams the file through crc32 so a long record needs no big buffer.
     p = j.path(name)
@@ -50,7 +151,7 @@ def check(j):
             j.set_aside(name, 'a directory where a file belongs')
         elif name.endswith('.tmp'):
             j._remove(name)
-    for name in j._records():
+    for name in records(j):
         if not _verify(j, name):
             j.set_aside(name, 'checksum mismatch')
 
@@ -95,7 +196,7 @@ def list_games(j):
     """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
     A view: each item is read (or taken from the cache) when indexed, so one LIST page
     does not hold a dict per record on the board (they would fragment the heap)."""
-    names = j._records()
+    names = records(j)
     _size_cache(j, len(names))
     return _Games(j, names)
 

@@ -46,7 +46,7 @@ class Journal:
         self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
         self.aside = []           # names set aside since boot, for the app's one warning
-        self._rl = None           # _records() until a record file comes or goes
+        self._rl = None           # archive.records(self) until a record file comes or goes
         self._make_root()
         self.check_records()
 
@@ -226,54 +226,6 @@ class Journal:
                 return gid + ext
         return None
 
-    def _records(self):
-        """Record file names, oldest first: a sequence that makes each name when asked,
-        from 4 bytes a record (its counter and whether it is synced). The board keeps
-        synced records until the flash is needed, thousands on a Pico: as a list of names
-        they took ~100 bytes each, and 200 of them stopped a 160 KB board at power-on.
-        Names of two board ids (the id changed) are rare: then a plain list. Kept while
-        the board's own writes leave it right and the records number the same, so a sync's
-        LIST pages do not make it again each time."""
-        n = self._count_records()
-        if self._rl is None or len(self._rl) != n:
-            self._rl = None
-            self._rl = self._scan_records(n)
-        return self._rl
-
-    def _count_records(self):
-        n = 0
-        for name in self.names():
-            if name.endswith(REC) or name.endswith(SYN):
-                n += 1
-        return n
-
-    def _scan_records(self, n=None):
-        if n is None:
-            n = self._count_records()
-        own = array('I', bytes(4 * n))   # one block of its final size, not one per growth
-        i = 0
-        board = None
-        for name in self.names():
-            if (name.endswith(REC) or name.endswith(SYN)) and i < n:
-                c = _counter_of(name)
-                if board is None:
-                    board = name[:name.rfind('-')]
-                if not 0 <= c < _MAX_COUNTER or name[:-4] != '%s-%04d' % (board, c):
-                    own = None
-                    return self._records_named()
-                own[i] = c << 1 | name.endswith(SYN)
-                i += 1
-        _heapsort(own, i)
-        return _Records(board, own, i)
-
-    def _records_named(self):
-        out = []
-        for name in self.names():
-            if name.endswith(REC) or name.endswith(SYN):
-                out.append((_counter_of(name), name))
-        out.sort()
-        return [x[1] for x in out]
-
     def _forget(self, name):
         self._rl = None
         c = _counter_of(name)
@@ -332,7 +284,8 @@ class Journal:
         if free >= self.min_free:
             self.low = False
             return
-        for name in self._scan_records():   # not kept: make_room runs as games start
+        import archive   # the records' code, for this moment (a full flash) only
+        for name in archive.scan_records(self):   # not kept: make_room runs as games start
             if free >= self.min_free:
                 break
             if name.endswith(SYN):
@@ -401,50 +354,6 @@ class Journal:
 
     def _write_counter(self, n):
         self._rewrite(COUNTER, seal(str(n)))
-
-
-class _Records:
-    """Record names of one board id, oldest first, made from their counters when indexed."""
-
-    def __init__(self, board_id, keys, n):
-        self.board_id = board_id
-        self.keys = keys   # counter << 1 | synced, the first n sorted
-        self.n = n
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        if not 0 <= i < self.n:
-            raise IndexError(i)   # ends iteration
-        k = self.keys[i]
-        return '%s-%04d%s' % (self.board_id, k >> 1, SYN if k & 1 else REC)
-
-    def __iter__(self):
-        for i in range(self.n):
-            yield self[i]
-
-
-def _heapsort(a, n):
-    # In place: sorted() would make a list of them all, the memory this is here to save.
-    for start in range(n // 2 - 1, -1, -1):
-        _sift(a, start, n)
-    for end in range(n - 1, 0, -1):
-        a[0], a[end] = a[end], a[0]
-        _sift(a, 0, end)
-
-
-def _sift(a, i, n):
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            return
-        if c + 1 < n and a[c + 1] > a[c]:
-            c += 1
-        if a[i] >= a[c]:
-            return
-        a[i], a[c] = a[c], a[i]
-        i = c
 
 
 def unload_records():
