@@ -52,6 +52,8 @@ class State:
         if not L:
             return 0
         k = self.game.key(pos)
+        if len(k) != L:   # the aligned count needs one key length per game
+            raise RulesError("%s keys of %d bytes, not %d" % (self.game.name, len(k), L))
         buf = self._keys
         end = self._kn * L
         n = 1
