@@ -8,22 +8,32 @@ from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, 
 
 
 def records(j):
-    """Record file names, oldest first: a sequence that makes each name when asked, from 4
-    bytes a record (its counter and whether it is synced). The board keeps synced records
-    until the flash is needed, thousands on a Pico: as a list of names they took ~100 bytes
-    each, and 200 of them stopped a 160 KB board at power-on. Names of two board ids (the id
-    changed) are rare: then a plain list. Kept in j._rl while the board's own writes leave it
-    right and the records number the same, so a sync's LIST pages do not make it each time."""
-    # j._rl holds plain data (a list of names, or the Records' fields): an object of this
-    # module's class would keep all of its code on the heap after unload_records.
+    """Record file names, oldest first, as plain data: (board id, keys, n), the first n keys
+    (counter << 1 | synced) sorted, a name made of each when it is needed (name_at). The
+    board keeps synced records until the flash is needed, thousands on a Pico: as a list of
+    names they took ~100 bytes each, and 200 of them stopped a 160 KB board at power-on.
+    Names of two board ids (the id changed) are rare: then a plain list of names. Kept in
+    j._rl while the board's own writes leave it right and the records number the same, so a
+    sync's LIST pages do not make it each time."""
     n = _count(j)
-    rl = j._rl
-    if rl is None or (len(rl) if isinstance(rl, list) else rl[2]) != n:
+    if j._rl is None or count(j._rl) != n:
         j._rl = None
-        rl = scan_records(j, n)
-        j._rl = rl if isinstance(rl, list) else (rl.board_id, rl.keys, rl.n)
-        return rl
-    return rl if isinstance(rl, list) else _Records(*rl)
+        j._rl = scan_records(j, n)
+    return j._rl
+
+
+def count(rl):
+    return len(rl) if isinstance(rl, list) else rl[2]
+
+
+def name_at(rl, i):
+    """The i-th name of records(j); IndexError past the end (it ends an iteration)."""
+    if isinstance(rl, list):
+        return rl[i]
+    if not 0 <= i < rl[2]:
+        raise IndexError(i)
+    k = rl[1][i]
+    return '%s-%04d%s' % (rl[0], k >> 1, SYN if k & 1 else REC)
 
 
 def _count(j):
@@ -52,7 +62,7 @@ def scan_records(j, n=None):
             own[i] = c << 1 | name.endswith(SYN)
             i += 1
     _heapsort(own, i)
-    return _Records(board, own, i)
+    return (board, own, i)
 
 
 def _named(j):
@@ -62,28 +72,6 @@ def _named(j):
             out.append((_counter_of(name), name))
     out.sort()
     return [x[1] for x in out]
-
-
-class _Records:
-    """Record names of one board id, oldest first, made from their counters when indexed."""
-
-    def __init__(self, board_id, keys, n):
-        self.board_id = board_id
-        self.keys = keys   # counter << 1 | synced, the first n sorted
-        self.n = n
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        if not 0 <= i < self.n:
-            raise IndexError(i)   # ends iteration
-        k = self.keys[i]
-        return '%s-%04d%s' % (self.board_id, k >> 1, SYN if k & 1 else REC)
-
-    def __iter__(self):
-        for i in range(self.n):
-            yield self[i]
 
 
 def _heapsort(a, n):
@@ -151,7 +139,9 @@ def check(j):
             j.set_aside(name, 'a directory where a file belongs')
         elif name.endswith('.tmp'):
             j._remove(name)
-    for name in records(j):
+    rl = records(j)
+    for i in range(count(rl)):
+        name = name_at(rl, i)
         if not _verify(j, name):
             j.set_aside(name, 'checksum mismatch')
 
@@ -196,9 +186,9 @@ def list_games(j):
     """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
     A view: each item is read (or taken from the cache) when indexed, so one LIST page
     does not hold a dict per record on the board (they would fragment the heap)."""
-    names = records(j)
-    _size_cache(j, len(names))
-    return _Games(j, names)
+    rl = records(j)
+    _size_cache(j, count(rl))
+    return _Games(j, rl)
 
 
 def _summary(j, name):
@@ -305,15 +295,15 @@ def _scan(j, name):
 
 
 class _Games:
-    def __init__(self, journal, names):
+    def __init__(self, journal, rl):
         self.j = journal
-        self.names = names
+        self.rl = rl
 
     def __len__(self):
-        return len(self.names)
+        return count(self.rl)
 
     def __getitem__(self, i):
-        name = self.names[i]  # IndexError ends iteration
+        name = name_at(self.rl, i)  # IndexError ends iteration
         try:
             return _summary(self.j, name)
         except (OSError, ValueError, UnicodeError):

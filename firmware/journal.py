@@ -285,7 +285,9 @@ class Journal:
             self.low = False
             return
         import archive   # the records' code, for this moment (a full flash) only
-        for name in archive.scan_records(self):   # not kept: make_room runs as games start
+        rl = archive.scan_records(self)   # not kept: make_room runs as games start
+        for i in range(archive.count(rl)):
+            name = archive.name_at(rl, i)
             if free >= self.min_free:
                 break
             if name.endswith(SYN):
