@@ -163,7 +163,7 @@ class App:
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
         self.journal.make_room()
-        unload_records()   # the journal's check of the records is done: resume needs the room
+        unload_records(self.journal)   # the journal's check of the records is done: resume needs the room
         gc.collect()
         try:
             resumed = _run('start', 'resume', self)
@@ -196,7 +196,7 @@ class App:
         """Start a game (archiving an unfinished one). A bad game or position raises
         ValueError (RulesError) before anything changes: the game in progress goes on. False,
         with the menu open, while the game before is not on flash (flash full: sync first)."""
-        unload_records()   # a sync's code makes room for the start's
+        unload_records(self.journal)   # a sync's code makes room for the start's
         gc.collect()
         return _run('start', 'new_game', self, name, position, opponent)
 
@@ -301,7 +301,7 @@ class App:
         self.abort_key = -1
         self.abort_think = False
         self.thinking = True
-        unload_records()   # a sync during the game loaded them; the search wants the room
+        unload_records(self.journal)   # a sync during the game loaded them; the search wants the room
         gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
         if self.opponent is None:
             # Dropped for a host's sync (room_for_records), or for a record (_finish) that
@@ -430,7 +430,7 @@ class App:
         if self.g is not None:
             shared_rules.unload(keep=self.g.name, also=AI_MODULES)
         if records:
-            unload_records()
+            unload_records(self.journal)
         gc.collect()
 
     def event(self, kind, data):

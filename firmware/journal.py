@@ -358,7 +358,13 @@ class Journal:
         self._rewrite(COUNTER, seal(str(n)))
 
 
-def unload_records():
-    """Drop archive.py's bytecode (it comes back on the next LIST, GET or ACK_GAME)."""
+def unload_records(j=None):
+    """Drop archive.py's bytecode (it comes back on the next LIST, GET or ACK_GAME), and
+    with the journal j its LIST caches too: they are sized by the records on flash (10
+    bytes a slot, hundreds of slots on a board that keeps its synced games), which a game
+    and its AI need more than the next sync does (it reads the records' headers again)."""
     import sys
     sys.modules.pop('archive', None)
+    if j is not None:
+        j._rl = None
+        j._meta = (array('I'), array('H'), array('I'))
