@@ -232,9 +232,15 @@ def _size_cache(j, n):
     while size < n and size < CACHE_MAX:
         size <<= 1
     if len(j._meta[0]) != size:
-        j._meta = None
-        j._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
-                      array('I', bytes(4 * size)))
+        j._meta = None   # the old cache's room first
+        try:
+            j._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
+                       array('I', bytes(4 * size)))
+        except MemoryError:
+            # No room: an empty cache (every summary read from its file), never none at all
+            # (every LIST after would fail on it: the fuzzer found that).
+            j._meta = (array('I'), array('H'), array('I'))
+            raise
 
 
 def _code(j, s):

@@ -359,6 +359,35 @@ def test_no_room_for_a_big_reply_sends_a_smaller_page_never_silence():
     rmtree(b.root)
 
 
+def test_no_room_for_the_list_cache_leaves_it_empty_never_missing():
+    # The 100,000-frame fuzz: LIST's cache was dropped before its new arrays were made, and
+    # when they found no room it stayed missing: every LIST after answered ERROR 9
+    # "'NoneType' object isn't subscriptable", for good.
+    b = _board('cache', settings={'speed': 8, 'opponent': 'people'})
+    for _ in range(3):
+        b.ok(P.NEW, {'kind': 'oware'})
+        b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    import archive
+    real = archive.array
+    fails = [1]
+
+    def array(typecode, *init):   # the cache's second array (the only 'H' one) finds no room
+        if typecode == 'H' and fails[0]:
+            fails[0] -= 1
+            raise MemoryError('memory allocation failed, allocating 1024 bytes')
+        return real(typecode, *init)
+    archive.array = array
+    try:
+        r = b.request(P.LIST, {'start': 0})
+        assert r.type == P.ERROR and 'memory' in r.payload['text'], r
+        assert fails[0] == 0
+        page = b.ok(P.LIST, {'start': 0})
+    finally:
+        archive.array = real
+    assert len(page['games']) == 2 and page['next'] is None, page
+    rmtree(b.root)
+
+
 def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
     # As on a full flash (test_flash_full): the move is played, the board says the flash
     # lacks it, and the game's record has every move.
