@@ -360,11 +360,11 @@ class Journal:
 
 def unload_records(j=None):
     """Drop archive.py's bytecode (it comes back on the next LIST, GET or ACK_GAME), and
-    with the journal j its LIST caches too: they are sized by the records on flash (10
-    bytes a slot, hundreds of slots on a board that keeps its synced games), which a game
-    and its AI need more than the next sync does (it reads the records' headers again)."""
+    with the journal j its list of the records (4 bytes a record on flash: a game and its
+    AI need the room more; the next sync reads the directory again). The summaries' cache
+    stays: at most CACHE_MAX slots of 10 bytes, where reading every record's header again at
+    each sync after a board's move churns the heap."""
     import sys
     sys.modules.pop('archive', None)
     if j is not None:
         j._rl = None
-        j._meta = (array('I'), array('H'), array('I'))
