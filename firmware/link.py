@@ -197,8 +197,17 @@ class Link:
                     self._handle(r)
                 except Exception as e:  # last line of defence: keep the board running
                     self.stats["errors"] += 1
-                    self._try_send(getattr(r, "seq", 0), P.ERROR,
-                                   {"code": P.E_INTERNAL, "text": str(e)[:60]})
+                    body = {"code": P.E_INTERNAL, "text": str(e)[:60]}
+                    if isinstance(r, P.Frame) and r.seq:
+                        # Remembered with the request, as every answer is: a resend gets this
+                        # ERROR again, never a second, different answer (a host asks again
+                        # with a new request).
+                        try:
+                            self._reply(r, P.ERROR, body)
+                        except MemoryError:
+                            self.stats["nomem"] += 1
+                    else:
+                        self._try_send(getattr(r, "seq", 0), P.ERROR, body)
         if self._pending:
             self._resend_events()
         return n

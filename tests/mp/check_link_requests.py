@@ -388,6 +388,34 @@ def test_no_room_for_the_list_cache_leaves_it_empty_never_missing():
     rmtree(b.root)
 
 
+def test_a_request_that_found_no_room_gets_the_same_error_when_sent_again():
+    # The 100,000-frame fuzz: a GET that ran out of heap was answered ERROR 9; the host's
+    # resend (same seq, same bytes) ran it again and got a second, different ERROR 9. Every
+    # answer is remembered with its request; a host asks again with a new request.
+    b = _board('resend', settings={'speed': 8, 'opponent': 'people'})
+    b.ok(P.NEW, {'kind': 'oware'})
+    real = b.app.snapshot
+    fails = [2]
+
+    def snapshot(**kw):
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError('memory allocation failed, allocating 368 bytes')
+        return real(**kw)
+    b.app.snapshot = snapshot
+    frame = P.encode(500, P.POSITION)
+    b.send(frame)
+    first = [r for r in b.replies() if r.seq == 500]
+    b.send(frame)
+    again = [r for r in b.replies() if r.seq == 500]
+    del b.app.snapshot
+    assert len(first) == 1 and first[0].type == P.ERROR and 'memory' in first[0].payload['text'], first
+    assert len(again) == 1 and again[0].payload == first[0].payload, (first, again)
+    assert fails[0] == 1, fails   # the resend did not run the request again
+    assert b.ok(P.POSITION)['game'] == 'oware'   # a new request runs
+    rmtree(b.root)
+
+
 def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
     # As on a full flash (test_flash_full): the move is played, the board says the flash
     # lacks it, and the game's record has every move.
