@@ -36,10 +36,14 @@ def name_at(rl, i):
     return '%s-%04d%s' % (rl[0], k >> 1, SYN if k & 1 else REC)
 
 
+def _is_record(name):
+    return name.endswith(REC) or name.endswith(SYN)
+
+
 def _count(j):
     n = 0
     for name in j.names():
-        if name.endswith(REC) or name.endswith(SYN):
+        if _is_record(name):
             n += 1
     return n
 
@@ -52,7 +56,7 @@ def scan_records(j, n=None):
     i = 0
     board = None
     for name in j.names():
-        if (name.endswith(REC) or name.endswith(SYN)) and i < n:
+        if _is_record(name) and i < n:
             c = _counter_of(name)
             if board is None:
                 board = name[:name.rfind('-')]
@@ -68,7 +72,7 @@ def scan_records(j, n=None):
 def _named(j):
     out = []
     for name in j.names():
-        if name.endswith(REC) or name.endswith(SYN):
+        if _is_record(name):
             out.append((_counter_of(name), name))
     out.sort()
     return [x[1] for x in out]

@@ -166,7 +166,6 @@ class Journal:
     def start(self, header):
         """Begin a new game journal; fills header['id'] first, so the game has its id even
         when the flash is full (OSError, then rewrite_current once there is room)."""
-        self._rl = None   # a game's heap, not the records' list
         n = self._next_counter()
         gid = '%s-%04d' % (self.board_id, n)
         header['id'] = gid
@@ -241,7 +240,6 @@ class Journal:
         board keeps a file; drop leftover temp files."""
         import archive
         archive.check(self)
-        self._rl = None   # checked: the heap is the game's
 
     def list_games(self):
         """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first
