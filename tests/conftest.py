@@ -1,5 +1,6 @@
 """Shared test helpers: the repo on sys.path, and the real MicroPython unix port and mpy-cross."""
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,13 @@ FIRMWARE_SIM = ROOT / "firmware_sim"   # the simulator's files: hw_sim, board_si
 for p in (str(ROOT), str(FIRMWARE), str(FIRMWARE_SIM)):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+# Tests send Ctrl-C (SIGINT) to the commands they start, as a person at a terminal does. A
+# run started in the background of a shell without job control inherits SIGINT ignored, and
+# so would every command it starts (Python leaves an ignored SIGINT ignored): `bawo sim` and
+# `bawo play` would then never see the Ctrl-C. The tests' commands get the terminal's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def tool(name):
