@@ -1,6 +1,8 @@
 """Each game's layout on a board exists once, in its engine (shared_rules: cell_at, label,
 owner, move_cell, stores): the firmware's view, the simulator, the terminal drawing and the
 web page read it there. Changed there, every one of them follows."""
+from pathlib import Path
+
 import pytest
 
 from shared_rules.oware import Oware
@@ -103,3 +105,15 @@ def test_no_firmware_module_imports_itself_back():
     for name in sorted(graph):
         found = cycle_from(name, [name])
         assert found is None, " -> ".join(found)
+
+
+def test_only_the_entry_points_import_the_command_line():
+    # cli.py parses arguments and calls the commands' functions with keywords; a command that
+    # imported cli back (serve's run(args), analyse's cmd_analyse) read its Namespace and
+    # helpers from there. Only `python -m` entry points may import it.
+    import re
+    host = Path(__file__).resolve().parent.parent / "host" / "bawo"
+    pattern = re.compile(r"^\s*(from\s+(\.+|bawo\.?)\s*cli\b|from\s+(\.+|bawo)\s+import\s+cli\b|import\s+bawo\.cli\b)", re.M)
+    found = sorted(str(p.relative_to(host)) for p in host.rglob("*.py")
+                   if p.name not in ("cli.py", "__main__.py") and pattern.search(p.read_text()))
+    assert found == [], found

@@ -7,81 +7,8 @@ import time
 
 from .errors import BawoError
 
-MAX_NODES = 10 ** 9
-MAX_SECONDS = 7 * 24 * 3600.0
 VALUE_WORD = {"win": "won", "loss": "lost", "draw": "drawn (neither side can force a win)",
               "unknown": "unknown"}
-
-
-def _positive_int(text):
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if not 1 <= v <= MAX_NODES:
-        raise argparse.ArgumentTypeError("bad count %r: expected a whole number from 1 to %d" % (text, MAX_NODES))
-    return v
-
-
-def _seconds(text):
-    import argparse
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not 0 < v <= MAX_SECONDS:  # also refuses nan
-        raise argparse.ArgumentTypeError("bad time %r: expected seconds, more than 0 and at most %d"
-                                         % (text, MAX_SECONDS))
-    return v
-
-
-def add_parsers(subs, sub, add_db):
-    s = sub(subs, "solve", "solve a Bawo position exactly: won or lost, every winning move",
-            """Prove a Bawo position won or lost for the side to move with proof-number search,
-            list every winning move, and check the winning strategy against every reply before
-            saying so. The opening (--opening) is a win for South.""",
-            """examples:
-              bawo solve --opening
-              bawo solve --opening --tree south.txt
-              bawo solve --opening --book firmware/bawo_book.bin
-              bawo solve "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
-              bawo solve POSITION --max-nodes 100000 --max-seconds 10 --json""")
-    s.add_argument("position", nargs="?", help="a Bawo position string (RULES.md 1), side to move last")
-    s.add_argument("--opening", action="store_true", help="the start position, South to move")
-    _add_budgets(s, 2000000, None, "")
-    s.add_argument("--tree", metavar="FILE",
-                   help="write the winner's strategy: one line per position, the position and its move")
-    s.add_argument("--book", metavar="FILE",
-                   help="with --opening: write the board's book (firmware/bawo_book.bin's format)")
-    s.add_argument("--first-move-only", action="store_true",
-                   help="stop at the first winning move instead of trying every move")
-    s.add_argument("--json", action="store_true", help="print the answer as JSON")
-    s.set_defaults(func=cmd_solve)
-
-    s = sub(subs, "analyse", "the value of every position of a game, and where it was lost",
-            """Go through a game ply by ply. Bawo: the value of each position for the side to
-            move (won, lost, or unknown within the budget), each ply that turned a won
-            position into a lost one (the mistake), and the winning moves it missed.
-            Oware and Bagh-Chal: the level-5 search's score before each ply and the plies that
-            lose the most, an estimate, not a proof.""",
-            """examples:
-              bawo analyse pico-1a2b-0007
-              bawo analyse --file game.txt --max-seconds 10
-              bawo analyse ID --json""")
-    s.add_argument("id", nargs="?", help="game id in the log (see `bawo games`)")
-    s.add_argument("--file", metavar="FILE", help="a record file instead (text or JSON lines; - for stdin)")
-    _add_budgets(s, 200000, 2.0, " per position")
-    s.add_argument("--json", action="store_true", help="print the marks as JSON")
-    add_db(s)
-    s.set_defaults(func=cmd_analyse)
-
-
-def _add_budgets(p, nodes, seconds, per):
-    p.add_argument("--max-nodes", type=_positive_int, default=nodes, metavar="N",
-                   help="node expansions allowed%s (default %d)" % (per, nodes))
-    p.add_argument("--max-seconds", type=_seconds, default=seconds, metavar="S",
-                   help="time allowed%s (default %s)" % (per, "none" if seconds is None else "%g s" % seconds))
 
 
 # -- solve ----------------------------------------------------------------------------------
@@ -110,34 +37,38 @@ def strategy_lines(game, strategy):
     return rows
 
 
-def cmd_solve(args):
+def solve_command(position=None, opening=False, max_nodes=2000000, max_seconds=None, tree=None,
+                  book=None, first_move_only=False, as_json=False):
+    """`bawo solve`: the value of `position` (a Bawo position's text) or of the opening, every
+    winning move and the proof, printed; tree: a file for the winner's strategy; book (with
+    opening): a file for the board's book."""
     from shared_rules import game
     from .solve import Solver, solve, WIN, LOSS
     from .proofcheck import check
     g = game("bawo")
-    if args.opening == (args.position is not None):
+    if opening == (position is not None):
         raise BawoError("give a POSITION or --opening (one of them)")
-    if args.book:
-        if not args.opening:
+    if book:
+        if not opening:
             raise BawoError("--book needs --opening: the book holds the strategy from the opening")
         from .solve import build_book
-        data, south, north = build_book(g, args.max_nodes)
+        data, south, north = build_book(g, max_nodes)
         try:
-            with open(args.book, "wb") as f:
+            with open(book, "wb") as f:
                 f.write(data)
         except OSError as e:
-            raise BawoError("cannot write %s: %s" % (args.book, e.strerror or e))
+            raise BawoError("cannot write %s: %s" % (book, e.strerror or e))
         print("book: %d South moves, %d North replies, %d bytes written to %s"
-              % (south, north, len(data), args.book))
+              % (south, north, len(data), book))
         return 0
-    pos = g.start() if args.opening else g.parse(args.position)
+    pos = g.start() if opening else g.parse(position)
     o = g.outcome(pos)
     if o is not None:
         raise BawoError("the game is already over in this position: %s won (%s)" % (g.sides[o.winner], o.reason))
     t0 = time.monotonic()
-    s = Solver(max_nodes=args.max_nodes, max_seconds=args.max_seconds, progress=_progress(t0))
-    r = solve(pos, solver=s, all_moves=not args.first_move_only,
-              max_nodes=args.max_nodes, max_seconds=args.max_seconds)
+    s = Solver(max_nodes=max_nodes, max_seconds=max_seconds, progress=_progress(t0))
+    r = solve(pos, solver=s, all_moves=not first_move_only,
+              max_nodes=max_nodes, max_seconds=max_seconds)
     me = g.sides[pos.turn]
     out = {"position": g.format(pos), "side": me, "value": r.value,
            "winning": [g.move_str(m) for m in r.winning],
@@ -149,19 +80,19 @@ def cmd_solve(args):
         decisions, positions, longest = check(g, pos, lambda p: r.strategy.get(p.key()), side)
         out["proof"] = {"winner": g.sides[side], "decisions": decisions, "positions": positions,
                         "longest": longest}
-        if args.tree:
+        if tree:
             text = "# Bawo: %s wins from %s; %d positions with %s to move, each with its move\n" % (
                 g.sides[side], g.format(pos), decisions, g.sides[side])
             text += "\n".join(strategy_lines(g, r.strategy)) + "\n"
             try:
-                with open(args.tree, "w", encoding="utf-8") as f:
+                with open(tree, "w", encoding="utf-8") as f:
                     f.write(text)
             except OSError as e:
-                raise BawoError("cannot write %s: %s" % (args.tree, e.strerror or e))
-            out["tree"] = args.tree
-    elif args.tree:
+                raise BawoError("cannot write %s: %s" % (tree, e.strerror or e))
+            out["tree"] = tree
+    elif tree:
         sys.stderr.write("no strategy to write: the value is %s\n" % r.value)
-    if args.json:
+    if as_json:
         sys.stdout.write(json.dumps(out, indent=1) + "\n")
         return 0
     print("position: %s" % out["position"])
@@ -176,13 +107,13 @@ def cmd_solve(args):
         print("value: neither side can force a win (the game can go on for ever)")
     else:
         print("value: unknown within the budget (%d nodes%s): raise --max-nodes or --max-seconds"
-              % (args.max_nodes, "" if args.max_seconds is None else ", %g s" % args.max_seconds))
+              % (max_nodes, "" if max_seconds is None else ", %g s" % max_seconds))
     if "proof" in out:
         p = out["proof"]
         print("proof: %d positions with %s to move, %d positions in all, longest line %d plies; "
               "checked against every reply" % (p["decisions"], p["winner"], p["positions"], p["longest"]))
-        if args.tree:
-            print("strategy written to %s" % args.tree)
+        if tree:
+            print("strategy written to %s" % tree)
     print("search: %d nodes in %.1f s (%.0f nodes/s)" % (r.nodes, r.seconds, r.nodes / max(r.seconds, 1e-6)))
     return 0
 
@@ -300,16 +231,16 @@ def mark_text(x):
     return t
 
 
-def cmd_analyse(args):
-    from .cli import record_from_args
-    rec = record_from_args(args)
-    marks = analyse(rec, args.max_nodes, args.max_seconds or 2.0, progress=sys.stderr.isatty())
-    if args.json:
+def analyse_command(rec, max_nodes=200000, max_seconds=2.0, as_json=False):
+    """`bawo analyse`: every ply of record `rec` valued, and where the game was lost, printed."""
+    max_seconds = max_seconds or 2.0
+    marks = analyse(rec, max_nodes, max_seconds, progress=sys.stderr.isatty())
+    if as_json:
         sys.stdout.write(json.dumps(marks, indent=1) + "\n")
         return 0
     bawo = rec.header.get("Game") == "bawo"
     if bawo:
-        print("values for the side to move; budget %d nodes, %g s a position" % (args.max_nodes, args.max_seconds or 2.0))
+        print("values for the side to move; budget %d nodes, %g s a position" % (max_nodes, max_seconds))
     else:
         print("ESTIMATE: level-5 search scores for the mover (board budgets), not a proof")
     for x in marks:

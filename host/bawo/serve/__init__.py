@@ -59,15 +59,15 @@ def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=N
     return app, sock, cfg, url
 
 
-def run(args):
+def run(db_path, bind="127.0.0.1", http_port=0, allow_remote=False, port=None, sim=None,
+        board=True, open_browser=False):
+    """`bawo serve`: the page on the log at db_path until Ctrl-C. port or sim: the board
+    (a serial port, or a simulator's data dir); board=False: look for none."""
     import uvicorn
-    from ..cli import _db_path, _sim_arg
-    sim = _sim_arg(args)
-    app, sock, cfg, url = make(_db_path(args), args.bind, args.http_port, args.allow_remote,
-                               args.port, sim, not args.no_board,
+    app, sock, cfg, url = make(db_path, bind, http_port, allow_remote, port, sim, board,
                                say=lambda m: print("bawo serve: " + m, file=sys.stderr, flush=True))
     print("bawo serve: %s  (game log %s; Ctrl-C stops)" % (url, cfg.db_path), flush=True)
-    if args.open:
+    if open_browser:
         import webbrowser
         webbrowser.open(url)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
