@@ -44,6 +44,6 @@ def show(a):
         except OSError as e:
             a._unsaved(e)
     a.say('hint %d: %s' % (a.hints, a.g.move_str(m)))
-    a.scene.sel = a.g.move_cell(m, a.s.turn)
-    a.scene.hint_move = m
+    a.sel = a.g.move_cell(m, a.s.turn)
+    a.hint_move = m
     a.changed()

@@ -6,7 +6,7 @@
 metadata(version="0.1.0", description="Bawo Board firmware")
 include("$(PORT_DIR)/boards/manifest.py")
 include("../shared_rules/manifest.py")
-for name in ("animator", "app", "appconst", "archive", "book", "compat", "datafiles", "finish",
-             "handler", "hint", "hw", "hw_rp2", "journal", "keys", "link", "menu", "opponent",
-             "pixels", "pixels_viper", "pinmap", "protocol", "render", "settings", "start", "view"):
+for name in ("app", "appconst", "archive", "book", "compat", "datafiles", "finish", "handler", "hint", "hw",
+             "hw_rp2", "journal", "keys", "link", "menu", "opponent", "pixels", "pixels_viper",
+             "pinmap", "protocol", "settings", "start", "view"):
     module(name + ".py")

@@ -4,41 +4,12 @@
 import gc
 from compat import ticks_add
 from datafiles import CUR
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
+from appconst import PLAY, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
 from opponent import use_engine
 import shared_rules
 from shared_rules import game as make_game
 from shared_rules.errors import RulesError
 from shared_rules.state import State
-
-
-def boot(a):
-    """App.boot: the journaled game resumed if there is one. True: open the menu."""
-    try:
-        resumed = resume(a)
-    except MemoryError:
-        # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
-        # game may replace it (new_game) until a power-on finds the room.
-        a.s = a.g = a.header = a.opponent = None
-        a.mode = MENU
-        a.unresumed = True
-        a.say('no memory to resume the game in progress: it is kept on flash; '
-              'power the board off and on again')
-        resumed = False
-    # Once: the names set aside at this boot (the journal logged why).
-    for w in a.journal.aside:
-        a.say('warning: damaged file set aside: %s' % w)
-    return not resumed and a.mode != OVER
-
-
-def place(sc, g, profile):
-    """The game's cells on the profile's keys in scene `sc`, as the engine lays them out
-    (g.cell_at)."""
-    cell_of_key = sc.cell_of_key
-    for k in range(profile.n_keys):
-        r, c = profile.positions[k]
-        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
-        cell_of_key[k] = NONE if cell < 0 else cell
 
 
 def resume(a):
@@ -106,12 +77,18 @@ def setup(a, header):
     g = a.g = make_game(name)
     a.s = State(g, header.get('position'), history=1)
     a.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
-    a.scene.hint_move = -1
-    cell_of_key = a.scene.cell_of_key
-    place(a.scene, g, a.profile)
-    for k in range(len(cell_of_key)):
-        if cell_of_key[k] != NONE:
-            a.key_of_cell[cell_of_key[k]] = k
+    a.hint_move = -1
+    # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
+    profile = a.profile
+    cell_of_key = a.cell_of_key
+    for k in range(profile.n_keys):
+        r, c = profile.positions[k]
+        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
+        if cell < 0:
+            cell_of_key[k] = NONE
+        else:
+            cell_of_key[k] = cell
+            a.key_of_cell[cell] = k
     a.view.reset(pieces=(name == 'bagh-chal'))
 
 
@@ -126,7 +103,8 @@ def new_game(a, name, position=None, opponent=None):
               'power the board off and on before a new game')
         return False
     a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
-    a.skip()
+    if a.anim is not None:
+        a.skip()
     if a.s is not None and a.s.outcome() is None and a.header is not None:
         if a.s.ply:
             a._finish()
