@@ -65,7 +65,8 @@ def test_live_page_follows_a_whole_game_on_the_simulator(env):
     st = board.idle()
     wait_for(lambda: js(drv, "window.bawo.updates.length && window.bawo.updates.slice(-1)[0].ply === 0"),
              what="the new game on the page")
-    moves = sim.random_moves("bawo", st["pos"], 7, 400)
+    moves = sim.random_moves("bawo", st["pos"], 21, 400)   # a whole game of 13 plies (seed 7's
+    # 32 took 38 s of the run; each ply is a round trip through the board and the page)
     g = make_game("bawo")
     s = State(g, st["pos"])
     lat = []
