@@ -9,7 +9,7 @@ from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records
 from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
-from opponent import RandomOpponent, make_opponent, with_book
+from opponent import make_opponent, with_book
 import shared_rules
 from shared_rules import GAMES, winner_name, fits
 from shared_rules.errors import RulesError
@@ -165,23 +165,9 @@ class App:
         self.journal.make_room()
         unload_records(self.journal)   # the journal's check of the records is done: resume needs the room
         gc.collect()
-        try:
-            resumed = _run('start', 'resume', self)
-        except MemoryError:
-            # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
-            # game may replace it (start.new_game) until a power-on finds the room.
-            self.s = self.g = self.header = self.opponent = None
-            self.mode = MENU
-            self.unresumed = True
-            self.say('no memory to resume the game in progress: it is kept on flash; '
-                     'power the board off and on again')
-            resumed = False
-        if not resumed and self.mode != OVER:
+        if _run('start', 'boot', self):
             gc.collect()   # the start's code gone before the menu's comes
             self.open_menu()
-        # Once: the names set aside at this boot (the journal logged why).
-        for w in self.journal.aside:
-            self.say('warning: damaged file set aside: %s' % w)
 
     def _setup(self, header):
         _run('start', 'setup', self, header)
@@ -297,43 +283,7 @@ class App:
 
     def _think(self):
         """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
-        s = self.s
-        self.abort_key = -1
-        self.abort_think = False
-        self.thinking = True
-        unload_records(self.journal)   # a sync during the game loaded them; the search wants the room
-        gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
-        if self.opponent is None:
-            # Dropped for a host's sync (room_for_records), or for a record (_finish) that
-            # then failed for memory (a NEW over this game): made again, its code reloaded.
-            self.opponent = self._new_opponent()
-        t0 = ticks_ms()
-        try:
-            move = self.opponent.choose(s)
-        except MemoryError:
-            # No room to search this once (a sync's request took it): the game goes on
-            # with a random legal move rather than a dead board.
-            gc.collect()
-            self.say('no memory to think: a random move')
-            move = RandomOpponent(s.ply + 1).choose(s)
-        finally:
-            self.thinking = False
-        if getattr(self.opponent, 'retry', False):
-            self.opponent = None   # no room for the AI this time: asked again next move
-        t = ticks_diff(ticks_ms(), t0)
-        if move is not None:
-            self.thinks += 1
-            self.think_ms += t
-            if t > self.think_max:
-                self.think_max = t
-        if move is None or self.s is not s:
-            self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
-            key = self.abort_key
-            self.abort_key = -1
-            if key >= 0:
-                self.on_press(key)
-            return
-        self.play(move, True)
+        _run('think', 'think', self)
 
     def _think_poll(self):
         # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
@@ -537,27 +487,26 @@ class App:
         k = self.keys
         if self.anim is not None:
             self.skip()   # and the press counts: the person already saw whose turn it is
-        if key == k.menu and k.back >= 0 and k.is_pressed(k.back) and self.mode == PLAY:
-            self.show_hint()   # BACK held, MENU pressed: a hint, not the menu
+        if self.mode == MENU:
+            # The open menu takes its presses (menu.py): its code is on the heap only then.
+            try:
+                m = self._load_menu()
+            except MemoryError:
+                gc.collect()
+                m = None
+            if m is not None:
+                m.key(self, key)
+            elif key == k.menu:
+                self.new_game(self.settings['game'])   # no room for the menu: a game still starts
             return
         if key == k.menu:
-            if self.mode == MENU:
-                # Answered before the game's engine loads, as a move's press is (_answer).
-                if self.menu is not None:
-                    self.menu.draw_start(self.view)
-                    self.view.show()
-                self.new_game(self.settings['game'])
+            if k.back >= 0 and k.is_pressed(k.back) and self.mode == PLAY:
+                self.show_hint()   # BACK held, MENU pressed: a hint, not the menu
             else:
                 self.open_menu()
             return
         if key == k.back:
-            if self.mode == MENU and self.s is not None and not (
-                    self.unarchived and self.s.outcome() is None):
-                self.mode = OVER if self.s.outcome() is not None else PLAY
-                self.close_menu()
-                self.view.reset(pieces=(self.g.name == 'bagh-chal'))
-                self.changed()
-            elif self.sel >= 0:
+            if self.sel >= 0:
                 self.sel = -1
                 self.changed()
             return
@@ -565,15 +514,6 @@ class App:
             return
         hint = self.hint_move
         self.hint_move = -1   # a pocket press: the hint has been seen
-        if self.mode == MENU:
-            r, c = self.profile.positions[key]
-            if self.menu is not None and self.menu.press(r, c):
-                self.apply_brightness()
-                self.settings_due = True
-                self.changed()
-            else:
-                self.flash(key)
-            return
         if self.mode != PLAY or self._board_to_move() or self._host_to_move():
             self.flash(key)
             return

@@ -4,7 +4,7 @@
 # In Bawo the fifth level is gold: "perfect" (docs/ai.md), as South from the opening the
 # proved book, which never loses.
 # MENU starts a new game with the choices shown; BACK returns to the game in progress.
-from appconst import OPPONENTS
+from appconst import OPPONENTS, PLAY, OVER
 
 GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
 OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
@@ -40,6 +40,31 @@ class Menu:
         if row in (ROW_BRIGHT, ROW_SPEED):
             return self.levels
         return 0
+
+    def key(self, a, key):
+        """A press on App `a` while the menu is open: MENU starts a game with the choices
+        shown, BACK returns to the game in progress, a pocket chooses."""
+        k = a.keys
+        if key == k.menu:
+            # Answered before the game's engine loads, as a move's press is (App._answer).
+            self.draw_start(a.view)
+            a.view.show()
+            a.new_game(self.s['game'])
+        elif key == k.back:
+            s = a.s
+            if s is not None and not (a.unarchived and s.outcome() is None):
+                a.mode = OVER if s.outcome() is not None else PLAY
+                a.close_menu()
+                a.view.reset(pieces=(a.g.name == 'bagh-chal'))
+                a.changed()
+        elif key < a.profile.n_keys:
+            r, c = a.profile.positions[key]
+            if self.press(r, c):
+                a.apply_brightness()
+                a.settings_due = True
+                a.changed()
+            else:
+                a.flash(key)
 
     def press(self, row, col):
         """A pocket press in the menu: True if it chose something."""

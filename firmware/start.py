@@ -4,12 +4,31 @@
 import gc
 from compat import ticks_add
 from datafiles import CUR
-from appconst import PLAY, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
 from opponent import use_engine
 import shared_rules
 from shared_rules import game as make_game
 from shared_rules.errors import RulesError
 from shared_rules.state import State
+
+
+def boot(a):
+    """App.boot: the journaled game resumed if there is one. True: open the menu."""
+    try:
+        resumed = resume(a)
+    except MemoryError:
+        # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
+        # game may replace it (new_game) until a power-on finds the room.
+        a.s = a.g = a.header = a.opponent = None
+        a.mode = MENU
+        a.unresumed = True
+        a.say('no memory to resume the game in progress: it is kept on flash; '
+              'power the board off and on again')
+        resumed = False
+    # Once: the names set aside at this boot (the journal logged why).
+    for w in a.journal.aside:
+        a.say('warning: damaged file set aside: %s' % w)
+    return not resumed and a.mode != OVER
 
 
 def resume(a):

@@ -297,6 +297,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
             wants = typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
             waited = 0
             reply = None
+            mine = None   # a frame that wants no reply (ACK, NAK, a reply's type) gets none
             nak_resent = False
             while True:
                 sim.run(REPLY_WAIT_MS)
