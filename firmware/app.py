@@ -808,31 +808,3 @@ class App:
                 # CircuitPython's time has no sleep_ms.
                 time.sleep_ms(sleep_ms) if hasattr(time, 'sleep_ms') else time.sleep(sleep_ms / 1000)
 
-
-def board_id():
-    from binascii import hexlify
-    try:
-        import machine
-        return 'pico-' + hexlify(machine.unique_id()).decode()[-8:]
-    except (ImportError, AttributeError):
-        pass
-    try:  # CircuitPython has no machine module: the same flash chip id, from microcontroller
-        import microcontroller
-        return 'pico-' + hexlify(microcontroller.cpu.uid).decode()[-8:]
-    except (ImportError, AttributeError):
-        return None
-
-
-def main(board, root='/games'):
-    """Run the board (main.py builds `board` first, while the heap is still empty)."""
-    from hw import open_journal
-    j = open_journal(root, board_id() or 'board')
-    app = App(board, j, j.board_id)
-    try:
-        import link
-        r, w = link.stdio()
-        app.attach_link(r, w)
-    except ImportError:
-        pass
-    app.boot()
-    app.run()

@@ -8,5 +8,5 @@ include("$(PORT_DIR)/boards/manifest.py")
 include("../shared_rules/manifest.py")
 for name in ("app", "appconst", "archive", "book", "compat", "datafiles", "finish", "handler", "hint", "hw",
              "hw_rp2", "journal", "keys", "link", "menu", "opponent", "pixels", "pixels_viper",
-             "pinmap", "protocol", "settings", "start", "think", "view"):
+             "pinmap", "power_on", "protocol", "settings", "start", "think", "view"):
     module(name + ".py")

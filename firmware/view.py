@@ -3,6 +3,7 @@
 # background tint for the unlit LEDs (turn, selection, flashes) and a mark colour for the
 # last dot (the seed just dropped). Only cells whose numbers changed are redrawn, so an
 # animation step costs one 16-LED block plus the transmit.
+from array import array
 from compat import const
 
 # Seed layers: dots 1-16 in the first colour, 17-32 repaint them in the second, and so on.
@@ -37,7 +38,7 @@ C_TIGER = const(0xFF6000)
 C_POINT = const(0x081008)
 C_LINE = const(0x040804)
 
-UNSET = const(0x7FFFFFFF)
+UNSET = const(0x3FFFFFFF)   # no cell's value, tint or mark; a small int on a Pico too
 
 
 class View:
@@ -48,9 +49,10 @@ class View:
         self.profile = profile
         n = self.n = profile.n_keys
         self.blocks = profile.blocks
-        self._val = [UNSET] * n
-        self._bg = [UNSET] * n
-        self._mark = [UNSET] * n
+        # What each block shows now, as machine ints: half a list's room on a 64-bit port.
+        self._val = array('i', [UNSET] * n)
+        self._bg = array('i', [UNSET] * n)
+        self._mark = array('i', [UNSET] * n)
         self.pieces = False
         self.dirty = True
         self.lines = len(profile.line_leds) > 0

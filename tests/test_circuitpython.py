@@ -445,8 +445,8 @@ def test_clocks_wrap_where_circuitpython_ticks_wrap(monkeypatch):
 def test_board_id_from_microcontroller_when_there_is_no_machine_module(monkeypatch):
     import sys
     import types
-    import app
+    import power_on
     monkeypatch.setitem(sys.modules, "machine", None)       # import machine -> ImportError
     monkeypatch.setitem(sys.modules, "microcontroller", types.SimpleNamespace(
         cpu=types.SimpleNamespace(uid=bytes.fromhex("e66038b7138f2a2c"))))
-    assert app.board_id() == "pico-138f2a2c"
+    assert power_on.board_id() == "pico-138f2a2c"

@@ -1,0 +1,35 @@
+# The Pico's power-on once main.py has built its board: the journal under the board's own id,
+# the App, the host link on USB, the journaled game resumed. Imported for that moment and
+# forgotten before the loop runs (main.py), so none of its code stays on the heap; the
+# simulator's power-on is firmware_sim/sim_boot.py.
+from app import App
+
+
+def board_id():
+    """'pico-' and the last 8 hex digits of the flash chip's unique id; None off a board."""
+    from binascii import hexlify
+    try:
+        import machine
+        return 'pico-' + hexlify(machine.unique_id()).decode()[-8:]
+    except (ImportError, AttributeError):
+        pass
+    try:  # CircuitPython has no machine module: the same flash chip id, from microcontroller
+        import microcontroller
+        return 'pico-' + hexlify(microcontroller.cpu.uid).decode()[-8:]
+    except (ImportError, AttributeError):
+        return None
+
+
+def start(board, root='/games'):
+    """The App on `board`, booted (its game resumed or its menu open), its link attached."""
+    from hw import open_journal
+    j = open_journal(root, board_id() or 'board')
+    app = App(board, j, j.board_id)
+    try:
+        import link
+        r, w = link.stdio()
+        app.attach_link(r, w)
+    except ImportError:
+        pass
+    app.boot()
+    return app
