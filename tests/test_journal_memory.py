@@ -167,3 +167,46 @@ def test_a_board_with_400_records_on_flash_boots_and_syncs_in_160k(tmp_path):
         assert board.alive(), board.b.stderr_text()
     finally:
         board.close()
+
+
+def test_bawo_sync_of_500_unsynced_games_in_160k(tmp_path):
+    # A club's board that went months without a PC: 500 finished games, none synced. The
+    # user's own `bawo sync` (which takes ERROR 9 as the board's answer, unlike the patient
+    # link above) against the simulated board under 160 KB. The LIST summaries' cache grew
+    # with the records (to 512 slots) and its 2 KB arrays found no room: "board refused LIST:
+    # error 9". It stays at 64 slots now.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    from _host_helpers import seed_journal
+    # A short data path, as a user's is: the simulated board's heap holds its path's strings,
+    # and pytest's long tmp_path moved what was left in one piece enough to hide the failure.
+    short = tempfile.TemporaryDirectory(dir="/tmp")
+    data = os.path.join(short.name, "sim")
+    recs = seed_journal(data, 500, board="sim-club")
+    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", data,
+                          "--heap", "160k"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if "running headless" in line or "stopped" in line:
+                break
+        assert "running headless" in lines[-1], lines
+        r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--sim", data,
+                            "--db", str(tmp_path / "log.sqlite"), "--json"],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-500:]
+        added = json.loads(r.stdout)["added"]
+        assert sorted(added) == sorted(rec.header["Id"] for rec in recs)
+    finally:
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)
+        short.cleanup()
