@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms, forget
 from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
+from appconst import MENU, PLAY, OVER, NONE, NO_ROOM, BOARD_MOVE_MS, AI_MODULES
 from opponent import make_opponent, with_book
 import shared_rules
 from shared_rules import GAMES, winner_name, fits
@@ -202,12 +202,25 @@ class App:
         return self.behind or self.unarchived
 
     def _unsaved(self, e):
-        if not self.full():
-            self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
-                     'to save it' % e)
+        # Marked before anything that allocates: on a full heap the message may fail too,
+        # and a move appended after the one missing would leave a gap no power-on replays.
+        told = self.full()
         self.behind = True
-        self.freed = self.journal.freed
         self.changed()
+        if isinstance(e, OSError):
+            self.freed = self.journal.freed
+        else:
+            self.freed = NO_ROOM   # the heap, not the flash: written again soon (_pass)
+        if not told:
+            try:
+                if isinstance(e, OSError):
+                    self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
+                             'to save it' % e)
+                else:
+                    self.say('no room on the heap to journal the move (%s): written again '
+                             'once there is' % e)
+            except MemoryError:
+                pass
 
     def save(self):
         """Write what RAM holds and the flash lacks. True when the flash is up to date."""
@@ -272,7 +285,7 @@ class App:
         (archive.py) takes the room the board's AI has while it plays; the AI comes back at
         the board's next move (_think), which drops the records' code in turn."""
         if self.opponent is not None and not self.thinking:
-            self._shed(records=False)
+            self.shed(records=False)
 
     def _board_to_move(self):
         return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
@@ -332,7 +345,7 @@ class App:
         if not self.behind:
             try:
                 self.journal.append(s.ply, text)
-            except (OSError, MemoryError) as e:
+            except (OSError, MemoryError, ValueError) as e:
                 self._unsaved(e)   # the line may be half written: rewritten whole later
         if self.hook and not self.behind:
             self.hook('journal', (s.ply, text))
@@ -354,7 +367,7 @@ class App:
             except MemoryError:
                 if attempt:
                     raise
-                self._shed()
+                self.shed()
 
     def _after_move(self, start, mover, animated):
         self.sel = -1
@@ -374,7 +387,7 @@ class App:
         else:
             self._anim_done()
 
-    def _shed(self, records=True):
+    def shed(self, records=True):
         # What the board can make again: its AI (at its next move) and the records' code.
         self.opponent = None
         if self.g is not None:
@@ -729,7 +742,7 @@ class App:
         try:
             self._pass(now)
         except MemoryError:
-            self._shed()
+            self.shed()
             self.redraw = True
         # The link apart from the pass: a pass that keeps finding no room must not leave the
         # board deaf to a host (a sync is what frees the flash and, through the AI's shedding,
@@ -769,8 +782,11 @@ class App:
         if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
             self.flash_key = -1
             self.redraw = True
-        if self.full() and self.journal.freed != self.freed:
-            self.freed = self.journal.freed   # a file went (a sync): room may be back
+        if self.full() and self.journal.freed != self.freed and (
+                self.freed != NO_ROOM or ticks_diff(now, self.blink_at) >= 0):
+            # A file went (a sync): room on the flash may be back. Or the heap lacked room
+            # for a move's line: tried again each blink, not each pass (a try may write).
+            self.freed = self.journal.freed
             self.save()
         if ticks_diff(now, self.blink_at) >= 0:
             if self.epoch_s >= 0:

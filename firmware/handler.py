@@ -121,7 +121,7 @@ class Handler:
                 raise self._err(P.E_INTERNAL, 'no memory to resume the game in progress: '
                                 'power the board off and on')
             raise self._err(P.E_FLASH_FULL, 'flash full: sync the board first')
-        return self.position()
+        return self._done()
 
     def move(self, text):
         a = self.app
@@ -135,4 +135,14 @@ class Handler:
         a.skip()
         if not a.play(m, True):
             raise self._err(P.E_FLASH_FULL, 'flash full')
-        return self.position()
+        return self._done()
+
+    def _done(self):
+        # The game has changed (a NEW, a MOVE) and is journaled: the answer must say so, an
+        # ERROR would have the host think nothing happened. A heap too full for the position
+        # sheds what the board makes again (its AI, the records' code) and tries once more.
+        try:
+            return self.position()
+        except MemoryError:
+            self.app.shed()
+            return self.position()

@@ -43,6 +43,7 @@ class Journal:
         self.torn = False         # cur.jnl ends in a torn line that could not be cut off
         self.freed = 0            # bumped whenever a file is removed: room may have come back
         self.crash_hook = None
+        self.plies = -1           # moves in cur.jnl, as far as this journal wrote or read them
         self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
         self._strs = ['']         # game names, results and reasons seen (at most 127)
         self.aside = []           # names set aside since boot, for the app's one warning
@@ -99,6 +100,7 @@ class Journal:
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
         sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
         memory it takes is the game's, never the file's (a damaged file may be any size)."""
+        self.plies = -1
         try:
             f = open(self.path(CUR), 'rb')
         except OSError:
@@ -161,6 +163,7 @@ class Journal:
             # Cut between writing the record and removing the journal: already finished.
             self._remove(CUR)
             return None
+        self.plies = len(moves)
         return header, moves
 
     def start(self, header):
@@ -170,7 +173,9 @@ class Journal:
         gid = '%s-%04d' % (self.board_id, n)
         header['id'] = gid
         self._write_counter(n)
+        self.plies = -1
         self._rewrite(CUR, seal('H ' + json.dumps(header)))
+        self.plies = 0
         self.make_room()
         return gid
 
@@ -194,9 +199,12 @@ class Journal:
             raise
         _sync()
         self.torn = False
+        self.plies = len(moves)
 
     def append(self, ply, move):
-        """Make move number `ply` (1-based) durable. Returns only once it is on flash."""
+        """Make move number `ply` (1-based) durable. Returns only once it is on flash.
+        ValueError, nothing written, if it is not the move after the last one written."""
+        self.check_ply(ply)
         line = seal('M %d %s' % (ply, move))
         p = self.path(CUR)
         if self.crash_hook is not None:
@@ -205,6 +213,13 @@ class Journal:
             f.write(line)
             f.flush()
         _sync()
+        self.plies = ply
+
+    def check_ply(self, ply):
+        # A move after a missing one makes a journal that no power-on replays (it is set
+        # aside, the game lost): refused, and the app writes the whole game again instead.
+        if self.plies >= 0 and ply != self.plies + 1:
+            raise ValueError('move %d after move %d' % (ply, self.plies))
 
     def finish(self, gid, text):
         """Store the record text of the current game and drop its journal."""
@@ -212,10 +227,12 @@ class Journal:
         self._rl = None
         self._rewrite(gid + REC, b + b'#crc %08x\n' % crc32(b))
         self._remove(CUR)
+        self.plies = -1
         self.make_room()
 
     def discard_current(self):
         self._remove(CUR)
+        self.plies = -1
 
     # -- records ----------------------------------------------------------------------
     def find_record(self, gid):

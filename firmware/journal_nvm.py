@@ -137,6 +137,7 @@ class NvmJournal(Journal):
         """(header, [move text]) of the game in nvm (and its checkpoint in cur.jnl), None if
         there is none; a damaged journal is copied to FAT as nvm.jnl.bad and erased."""
         self.torn = False
+        self.plies = -1
         data, end = self._read()
         self._hline = None
         moves = []
@@ -159,6 +160,7 @@ class NvmJournal(Journal):
             cur = Journal.read_current(self)
             if cur is not None and (header is None or cur[0]['id'] == header['id']):
                 self._restart(cur[1])
+                self.plies = len(cur[1])
                 return cur
         if header is None:
             if end:
@@ -172,6 +174,7 @@ class NvmJournal(Journal):
             moves = cur[1] + moves
         if torn:
             self.log('a torn last line in nvm: skipped')
+        self.plies = len(moves)
         return header, moves
 
     def _restart(self, moves):
@@ -202,18 +205,23 @@ class NvmJournal(Journal):
         self._remove(CUR)
         self._hline = seal('H ' + json.dumps(header))
         self._base = 0
+        self.plies = -1
         self._write(self._hline)
+        self.plies = 0
         self.make_room()
         return gid
 
     def append(self, ply, move):
-        """Make move number `ply` durable in nvm. Returns only once it is on flash."""
+        """Make move number `ply` durable in nvm. Returns only once it is on flash.
+        ValueError, nothing written, if it is not the move after the last one written."""
+        self.check_ply(ply)
         line = seal('M %d %s' % (ply, move))
         if self._end < 0:
             self._read()
         if self._end + len(line) + 1 > self.size:
             self._checkpoint()
         self._write(line)
+        self.plies = ply
 
     def _checkpoint(self):
         """The nvm is full: every move so far into cur.jnl on FAT, read back, then the nvm
@@ -264,6 +272,7 @@ class NvmJournal(Journal):
             self._write(hline)
             for x in lines:
                 self._write(x)
+            self.plies = len(lines)
             return
         Journal._write_cur(self, header, moves)
         if count_moves(self.path(CUR), hline) != len(moves):
