@@ -137,6 +137,7 @@ class App:
         self.message = ''
         self.behind = False         # a full flash: see full()
         self.unarchived = False
+        self.recorded = True        # the game's record is written (or kept, unarchived)
         self.unresumed = False      # the journaled game could not be replayed at power-on
         self.freed = 0              # journal.freed when save() was last tried
         self.apply_brightness()

@@ -54,6 +54,7 @@ def finish(a):
         # Kept in RAM (and as far as cur.jnl got); written once there is room.
         a._unsaved(e)
         a.unarchived = True
+    a.recorded = True
     if a.hook:
         a.hook('record', h['id'])
     out = s.outcome()
@@ -69,6 +70,9 @@ def finish(a):
 def save(a):
     """App.save: write what RAM holds and the flash lacks."""
     j = a.journal
+    if a.s is None:
+        a.behind = a.unarchived = False   # no game in RAM: nothing it could add
+        return True
     try:
         if a.unarchived:
             # The record alone holds the whole game (and is smaller than its journal).

@@ -89,6 +89,7 @@ def setup(a, header):
         raise ValueError('game %s does not fit this board' % name)
     a.header = header
     a.g = a.s = a.opponent = None
+    a.recorded = False
     opp = header.get('opponent', 'people')
     a.board_side = BOARD_SIDES.get(opp, -1)
     a.host_side = HOST_SIDES.get(opp, -1)
@@ -124,7 +125,9 @@ def new_game(a, name, position=None, opponent=None):
     a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
     if a.anim is not None:
         a.skip()
-    if a.s is not None and a.s.outcome() is None and a.header is not None:
+    if a.s is not None and a.header is not None and not a.recorded:
+        # Unfinished, or over but its record found no room (App.play raised): recorded
+        # now, before journal.start writes the new game over its journal.
         if a.s.ply:
             a._finish()
         else:
@@ -164,6 +167,7 @@ def new_game(a, name, position=None, opponent=None):
         # no game now, so the menu, as at boot; never a game without its engine or id.
         a.s = a.g = a.header = a.opponent = None
         a.board_side = a.host_side = -1
+        a.behind = False   # what the journal lacked was this game's, now gone with it
         try:
             a.journal.discard_current()   # its journal, if it got that far
         except Exception:

@@ -389,6 +389,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         # First on the running board; on a 160 KB heap its AI can leave no room for a LIST
         # page (see the notes), so then as a person would: power cycle, then sync. Either
         # way every game recorded must list, fetch (CRC) and replay.
+        playing = _game_at(sim)
         try:
             ids = _sync_all(_PatientLink(_PipePort(sim), timeout=1.0, retries=2, tries=3))
             where = "running board"
@@ -397,7 +398,16 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
             sim = SimLink(root, heap, seed, mpy=sim.mpy, ai=ai)
             ids = _sync_all(_PatientLink(_PipePort(sim), timeout=2.0, retries=3))
             where = "board restarted"
+            # The game in progress is resumed where it was (a journal with a gap was set
+            # aside at this power-on, the game lost: the fuzz found that once).
+            after = _game_at(sim)
+            # (Its board's AI may have moved since, or ended it: then it is a record.)
+            assert playing is None or (after is not None and after[0] == playing[0]
+                                       and after[1] >= playing[1]) or (
+                after is None and playing[0] in ids), (playing, after)
         assert set(recorded) <= set(ids), (recorded, ids)
+        bad = [x for x in os.listdir(sim.data) if x.endswith(".bad")]
+        assert not bad, "set aside, though nothing damaged them: %s" % bad
         return {"frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
                 "games recorded": len(recorded), "games synced at the end": len(ids),
                 "synced from": where,
@@ -407,6 +417,16 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                 "seconds": round(time.monotonic() - t0, 1)}
     finally:
         sim.close()
+
+
+def _game_at(sim):
+    """(id, ply) of the game in progress (None: none, or the board had no room to say)."""
+    for i in range(5):
+        p = sim.position(7000 + i)
+        if p is not None:
+            return (p["id"], p["ply"]) if p.get("game") and not p.get("result") else None
+        sim.run(500)
+    return None
 
 
 def _same_answer(typ, a, b):

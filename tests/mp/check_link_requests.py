@@ -501,6 +501,28 @@ def test_a_move_played_is_answered_ok_though_the_heap_had_no_room_for_its_answer
     rmtree(b.root)
 
 
+def test_a_game_over_whose_record_found_no_room_is_recorded_before_a_new_game():
+    # The last move is journaled, but the heap has no room for the record, twice (App.play
+    # sheds and tries again): the game is over in RAM and on flash only as cur.jnl. A NEW then
+    # skipped it (only unfinished games were recorded first) and wrote over cur.jnl: the game
+    # was gone. Now it is recorded before the new game starts.
+    b = _board('overrec', settings={'speed': 8, 'opponent': 'people'})
+    b.ok(P.NEW, {'kind': 'oware'})
+    gid = b.app.header['id']
+    j = b.app.journal
+    j.finish, left = _no_room(j.finish, 2, 1024)
+    while b.app.s.outcome() is None:
+        legal = b.ok(P.POSITION)['legal']
+        r = b.request(P.MOVE, {'move': legal[b.app.s.ply * 7 % len(legal)]})
+    del j.finish
+    assert left[0] == 0 and r.type == P.ERROR, (left, r)   # the last move's record failed
+    plies = b.app.s.ply
+    assert gid not in b.records
+    b.ok(P.NEW, {'kind': 'bawo'})
+    assert [g['plies'] for g in j.list_games() if g['id'] == gid] == [plies]
+    rmtree(b.root)
+
+
 def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
     # The board died at power-on when its journaled game found no room to replay, and at
     # every power-on after. Now it starts in the menu, the journal stays as it was, and no
