@@ -79,7 +79,7 @@ def save(a):
             j.finish(a.header['id'], a._record_text())
             a.unarchived = False
         else:
-            j.rewrite_current(a.header, a.s.moves)
+            j.rewrite_current(a.header, a.s.iter_moves())
     except OSError:
         return False
     except MemoryError:

@@ -40,7 +40,7 @@ def show(a):
     a.header['hints'] = a.hints
     if not a.behind:
         try:
-            a.journal.rewrite_current(a.header, a.s.moves)
+            a.journal.rewrite_current(a.header, a.s.iter_moves())
         except (OSError, MemoryError) as e:
             a._unsaved(e)
     a.say('hint %d: %s' % (a.hints, a.g.move_str(m)))

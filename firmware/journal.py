@@ -182,24 +182,28 @@ class Journal:
     def rewrite_current(self, header, moves):
         """Write the whole journal of the game in RAM at once (header, then every move), in
         place of whatever cur.jnl holds: how the app catches up after a write failed for lack
-        of space (the old file may end in a partial line). Atomic: OSError leaves it as it was."""
+        of space (the old file may end in a partial line). Atomic: OSError leaves it as it was.
+        moves: any iterable of move texts (State.iter_moves: no list of a long game's moves
+        on a heap that just lacked room for one line)."""
         self._write_cur(header, moves)
 
     def _write_cur(self, header, moves):
         p = self.path(CUR + '.tmp')
+        n = 0
         try:
             with open(p, 'wb') as f:
                 f.write(seal('H ' + json.dumps(header)))
-                for i in range(len(moves)):
-                    f.write(seal('M %d %s' % (i + 1, moves[i])))
+                for m in moves:
+                    n += 1
+                    f.write(seal('M %d %s' % (n, m)))
                 f.flush()
             _replace(p, self.path(CUR))
-        except OSError:
+        except (OSError, MemoryError):
             _drop(p)
             raise
         _sync()
         self.torn = False
-        self.plies = len(moves)
+        self.plies = n
 
     def append(self, ply, move):
         """Make move number `ply` (1-based) durable. Returns only once it is on flash.

@@ -262,6 +262,7 @@ class NvmJournal(Journal):
     def rewrite_current(self, header, moves):
         """The whole game in RAM, when a write failed (FAT full at a checkpoint or at start):
         into the nvm if it is empty and the game fits, else a checkpoint of every move."""
+        moves = list(moves)
         hline = seal('H ' + json.dumps(header))
         lines = [seal('M %d %s' % (i + 1, moves[i])) for i in range(len(moves))]
         if self._end < 0:
