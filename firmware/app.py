@@ -8,7 +8,7 @@ from compat import const, ticks_diff, ticks_add, ticks_ms, forget
 from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records
-from appconst import MENU, PLAY, OVER, NONE, NO_ROOM, BOARD_MOVE_MS, AI_MODULES
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
 from opponent import make_opponent, with_book
 import shared_rules
 from shared_rules import GAMES, winner_name, fits
@@ -203,23 +203,16 @@ class App:
         return self.behind or self.unarchived
 
     def _unsaved(self, e):
-        # Marked before anything that allocates: on a full heap the message may fail too,
-        # and a move appended after the one missing would leave a gap no power-on replays.
+        # Marked before anything that allocates: on a tight heap the message may fail, and
+        # a move appended after one missing would leave a gap that no power-on replays.
         told = self.full()
         self.behind = True
+        self.freed = self.journal.freed
         self.changed()
-        if isinstance(e, OSError):
-            self.freed = self.journal.freed
-        else:
-            self.freed = NO_ROOM   # the heap, not the flash: written again soon (_pass)
         if not told:
             try:
-                if isinstance(e, OSError):
-                    self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
-                             'to save it' % e)
-                else:
-                    self.say('no room on the heap to journal the move (%s): written again '
-                             'once there is' % e)
+                self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
+                         'to save it' % e)
             except MemoryError:
                 pass
 
@@ -286,7 +279,7 @@ class App:
         (archive.py) takes the room the board's AI has while it plays; the AI comes back at
         the board's next move (_think), which drops the records' code in turn."""
         if self.opponent is not None and not self.thinking:
-            self.shed(records=False)
+            self._shed(records=False)
 
     def _board_to_move(self):
         return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
@@ -344,12 +337,19 @@ class App:
         events.clear()
         s.push(move, events if animate else False)
         if not self.behind:
+            j = self.journal
             try:
-                self.journal.append(s.ply, text)
-            except (OSError, MemoryError, ValueError) as e:
+                if 0 <= j.plies < s.ply - 1:
+                    # Lines a full heap kept off the flash at an earlier move (MemoryError
+                    # comes before a byte is written): appended now, in order, with this one.
+                    for m in s.iter_moves(j.plies):
+                        self._journal(j.plies + 1, m)
+                else:
+                    self._journal(s.ply, text)
+            except MemoryError:
+                pass   # not written: the next move appends it (journal.plies says how far)
+            except (OSError, ValueError) as e:
                 self._unsaved(e)   # the line may be half written: rewritten whole later
-        if self.hook and not self.behind:
-            self.hook('journal', (s.ply, text))
         # The move is on flash: what follows must not kill the board for want of memory.
         # Once, the board's AI (made again at its next move) and the records' code go to
         # make room, and it is done again (each step of it is safe to do twice).
@@ -368,7 +368,12 @@ class App:
             except MemoryError:
                 if attempt:
                     raise
-                self.shed()
+                self._shed()
+
+    def _journal(self, ply, text):
+        self.journal.append(ply, text)
+        if self.hook:
+            self.hook('journal', (ply, text))
 
     def _after_move(self, start, mover, animated):
         self.sel = -1
@@ -388,7 +393,7 @@ class App:
         else:
             self._anim_done()
 
-    def shed(self, records=True):
+    def _shed(self, records=True):
         # What the board can make again: its AI (at its next move) and the records' code.
         self.opponent = None
         if self.g is not None:
@@ -743,7 +748,7 @@ class App:
         try:
             self._pass(now)
         except MemoryError:
-            self.shed()
+            self._shed()
             self.redraw = True
         # The link apart from the pass: a pass that keeps finding no room must not leave the
         # board deaf to a host (a sync is what frees the flash and, through the AI's shedding,
@@ -783,11 +788,8 @@ class App:
         if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
             self.flash_key = -1
             self.redraw = True
-        if self.full() and self.journal.freed != self.freed and (
-                self.freed != NO_ROOM or ticks_diff(now, self.blink_at) >= 0):
-            # A file went (a sync): room on the flash may be back. Or the heap lacked room
-            # for a move's line: tried again each blink, not each pass (a try may write).
-            self.freed = self.journal.freed
+        if self.full() and self.journal.freed != self.freed:
+            self.freed = self.journal.freed   # a file went (a sync): room may be back
             self.save()
         if ticks_diff(now, self.blink_at) >= 0:
             if self.epoch_s >= 0:

@@ -4,7 +4,6 @@ MENU = 0   # the app's modes
 PLAY = 1
 OVER = 2
 NONE = 255   # a key that is no cell of the game
-NO_ROOM = -1   # App.freed: the journal is behind for want of heap, not of flash
 BOARD_MOVE_MS = 500   # pause before the board's own move, so the player sees it
 # Who plays which side: the menu's choices, the board on both sides (a demonstration, set by
 # the simulator), and games a host started over the link (`bawo play --board`), where the

@@ -4,7 +4,7 @@
 import gc
 import shared_rules
 from shared_rules import winner_name
-from appconst import OVER, NO_ROOM, AI_MODULES
+from appconst import OVER, AI_MODULES
 
 
 def plays(a, side):
@@ -81,9 +81,6 @@ def save(a):
         else:
             j.rewrite_current(a.header, a.s.iter_moves())
     except OSError:
-        return False
-    except MemoryError:
-        a.freed = NO_ROOM   # tried again at the next blink (App._pass)
         return False
     a.behind = False
     a.say('flash has room again: game %s saved' % a.header['id'])

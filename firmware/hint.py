@@ -41,7 +41,7 @@ def show(a):
     if not a.behind:
         try:
             a.journal.rewrite_current(a.header, a.s.iter_moves())
-        except (OSError, MemoryError) as e:
+        except OSError as e:
             a._unsaved(e)
     a.say('hint %d: %s' % (a.hints, a.g.move_str(m)))
     a.sel = a.g.move_cell(m, a.s.turn)

@@ -4,7 +4,7 @@
 import gc
 from compat import ticks_add
 from datafiles import CUR
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES, AI_MODULES
 from opponent import use_engine
 import shared_rules
 from shared_rules import game as make_game
@@ -14,12 +14,21 @@ from shared_rules.state import State
 
 def boot(a):
     """App.boot: the journaled game resumed if there is one. True: open the menu."""
-    try:
-        resumed = resume(a)
-    except MemoryError:
+    resumed = None
+    for attempt in (0, 1):
+        try:
+            resumed = resume(a)
+            break
+        except MemoryError:
+            # The replay's garbage and the engine it loaded go (kept, they took the room a
+            # sync needs: the fuzz's restarted board answered no LIST at all), and the
+            # replay runs once more on the cleaner heap.
+            a.s = a.g = a.header = a.opponent = None
+            shared_rules.unload(also=AI_MODULES)
+            gc.collect()
+    if resumed is None:
         # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
         # game may replace it (new_game) until a power-on finds the room.
-        a.s = a.g = a.header = a.opponent = None
         a.mode = MENU
         a.unresumed = True
         a.say('no memory to resume the game in progress: it is kept on flash; '
@@ -62,6 +71,7 @@ def resume(a):
     try:
         a._setup(header)
         s = a.s
+        s.reserve(len(moves), sum(len(m) for m in moves))
         for m in moves:
             s.push(s.parse_move(m))
     except (RulesError, KeyError, ValueError) as e:

@@ -235,6 +235,8 @@ class Sim:
         elif c == 'crash':
             self.crash_after = int(parts[1])
             self.app.journal.crash_hook = self.crash_hook
+        elif c == 'y':
+            self.emit('Y ' + parts[1])
         elif c == 'q':
             return False
         return True

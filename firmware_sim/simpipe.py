@@ -4,11 +4,13 @@
 #
 # Host -> board (fd BAWO_IN): 'p K' / 'r K' press / release key K; 't K' tap K (press, 40 ms,
 # release, 40 ms); 'w MS' run MS milliseconds; 'i' run until idle and report; 'f' send a frame;
-# 's' send the status; 'crash N' cut the power while writing the N-th next journal line; 'q' quit.
+# 's' send the status; 'crash N' cut the power while writing the N-th next journal line; 'y N'
+# answer 'Y N' (a mark: every command before it is done, all it wrote is in the pipes); 'q' quit.
 #
 # Board -> host (fd BAWO_OUT): 'B <status json>' booted; 'I <status json>' idle;
 # 'S <status json>' on request or change; 'J <ply> <move>' a move is on flash; 'R <id>' a
-# record written; 'M <text>' a message; 'X' the simulated power cut; '<w>x<h> <hex>' a frame.
+# record written; 'M <text>' a message; 'Y <n>' mark n reached; 'X' the simulated power cut;
+# '<w>x<h> <hex>' a frame.
 
 PRESS = 'p'
 RELEASE = 'r'
@@ -18,8 +20,9 @@ IDLE = 'i'
 FRAME = 'f'
 STATUS = 's'
 CRASH = 'crash'
+MARK = 'y'
 QUIT = 'q'
-_NUMBERED = (PRESS, RELEASE, TAP, WAIT, CRASH)
+_NUMBERED = (PRESS, RELEASE, TAP, WAIT, CRASH, MARK)
 _BARE = (IDLE, FRAME, STATUS, QUIT)
 MAX_NUMBER = 1 << 30
 
@@ -30,8 +33,9 @@ JOURNALED = 'J'
 RECORDED = 'R'
 MESSAGE = 'M'
 POWER_CUT = 'X'
+MARKED = 'Y'
 FRAME_LINE = 'F'   # parse_reply's kind for a frame line (it starts with the frame's width)
-_REPLIES = (BOOTED, IDLE_STATUS, STATUS_NOW, JOURNALED, RECORDED, MESSAGE, POWER_CUT)
+_REPLIES = (BOOTED, IDLE_STATUS, STATUS_NOW, JOURNALED, RECORDED, MESSAGE, POWER_CUT, MARKED)
 
 
 def command(kind, n=None):

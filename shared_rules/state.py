@@ -71,6 +71,16 @@ class State:
     def __repr__(self):
         return "State(%r, %r)" % (self.game, self.game.format(self.position))
 
+    def reserve(self, plies, text=0):
+        """Room for `plies` more moves (their texts `text` bytes in all) taken at once: a game
+        replayed from a journal or a record then holds one block a buffer, not a doubling
+        series of them (on a tight heap the series failed where one block fitted)."""
+        n = self._n + plies
+        self._act = _room(self._act, 2 * self._n, 2 * n)
+        self._txt = _room(self._txt, self._tn, self._tn + text + plies)
+        if self._klen:
+            self._keys = _room(self._keys, self._kn * self._klen, (self._kn + plies) * self._klen)
+
     @property
     def turn(self):
         return self.position.turn
@@ -192,9 +202,15 @@ def _put(buf, at, data):
     """buf with data written at `at`: the same bytearray, or one twice as big when it lacks
     room (one allocation per doubling, not one per move)."""
     end = at + len(data)
-    if end > len(buf):
-        bigger = bytearray(max(2 * len(buf), end))
-        bigger[:at] = memoryview(buf)[:at]
-        buf = bigger
+    buf = _room(buf, at, end, 2 * len(buf))
     buf[at:end] = data
     return buf
+
+
+def _room(buf, used, size, grow=0):
+    """buf if it holds size bytes, else a bytearray of max(size, grow) with buf's first used."""
+    if size <= len(buf):
+        return buf
+    bigger = bytearray(max(grow, size))
+    bigger[:used] = memoryview(buf)[:used]
+    return bigger

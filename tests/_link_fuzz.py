@@ -28,7 +28,8 @@ PATH_IDS = ("../outside-0001", "../x/fuzz-0001", "/tmp/fuzz-0001", "fuzz-0001/..
             "fuzz-0001.rec", "fuzz-0001.syn", "./fuzz-0001", "fuzz-00001", "other-0001",
             "outside-0001", "fuzz-9999", "fuzz-0000", "cur.jnl", "counter", "fuzz-0001\x00")
 BOARD_ID = "fuzz"
-REPLY_WAIT_S = 0.05     # real seconds to wait for a reply after each `w` command
+REPLY_WAIT_S = 0.0      # real seconds to wait for a reply after a run: none, SimLink.run
+                        # returns with all the board sent (so a seed makes one run)
 REPLY_WAIT_MS = 6       # simulated ms per `w` command while waiting for a reply
 
 
@@ -156,14 +157,40 @@ class SimLink:
         self.frames = []
         self.sim_ms = 0
         self.mute_probes = 0
+        self.marks = 0
+        self.raw = None   # a bytearray: the link's bytes go there, unparsed (_PipePort)
 
     def write(self, data):
         os.write(self.to_w, data)
 
     def run(self, ms):
-        self.b.send("w %d" % ms)
+        """ms of simulated time, back once the board has run them (a mark after the `w`)
+        with everything it sent meanwhile read: the same seed makes the same run whatever
+        the machine's load (it used to race the board in real time: ERROR 9s of one seed
+        ranged from 7,000 to 23,000 in 100,000 frames)."""
+        b = self.b
+        b.send("w %d" % ms)
         self.sim_ms += ms
-        self.drain()
+        self.marks += 1
+        b.send("y %d" % self.marks)
+        want = "Y %d" % self.marks
+        while True:
+            while b"\n" in b._buf:
+                if b.readline(0) == want:
+                    while select.select([self.from_r], [], [], 0)[0]:
+                        self.read(0)
+                    return
+            # Both pipes read as they fill: a board blocked on a full one never reaches the mark.
+            r, _, _ = select.select([b._out, self.from_r], [], [], 120)
+            if not r:
+                raise AssertionError("the board did not run %d ms within 120 s" % ms)
+            if self.from_r in r:
+                self.read(0)
+            if b._out in r:
+                chunk = os.read(b._out.fileno(), 65536)
+                if not chunk:
+                    raise AssertionError("the board stopped: %s" % b.stderr_text())
+                b._buf += chunk
 
     def drain(self):
         # The simulator's own pipe (messages, journal and record lines): read as it comes,
@@ -185,6 +212,9 @@ class SimLink:
                 self.drain()
                 raise AssertionError("the board closed its serial port: %s %s" % (
                     self.b.stderr_text(), [x for x in self.b.log if x.startswith("M crash")]))
+            if self.raw is not None:
+                self.raw += chunk
+                return
             for f in self.parser.feed(chunk):
                 assert isinstance(f, P.Frame), "the board sent a damaged frame %r" % f
                 self.frames.append(f)
@@ -249,6 +279,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
     outside = None
     sim = SimLink(root, heap, seed, ai=ai)
     codes = {}
+    by_type = {}   # request type -> {reply code: n}
     low_memory = {}
     nomem_naks = 0
     resends = 0
@@ -341,6 +372,8 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                 if f.type in (P.OK, P.ERROR):
                     c = 0 if f.type == P.OK else f.payload["code"]
                     codes[c] = codes.get(c, 0) + 1
+                    by = by_type.setdefault(typ if typ in P.REQUESTS else "other", {})
+                    by[c] = by.get(c, 0) + 1
                     if memory_error(f):
                         low_memory[typ] = low_memory.get(typ, 0) + 1
                     else:
@@ -409,6 +442,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         bad = [x for x in os.listdir(sim.data) if x.endswith(".bad")]
         assert not bad, "set aside, though nothing damaged them: %s" % bad
         return {"frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
+                "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},
                 "games recorded": len(recorded), "games synced at the end": len(ids),
                 "synced from": where,
                 "slowest reply (simulated ms)": slowest, "ERROR 9 for want of memory": low_memory,
@@ -472,7 +506,7 @@ class _PipePort:
     def __init__(self, sim):
         self.sim = sim
         self.timeout = 0.05
-        self.buf = b""
+        self.buf = sim.raw = bytearray()   # SimLink.run reads the link into it
 
     def write(self, b):
         self.sim.write(b)
@@ -480,10 +514,8 @@ class _PipePort:
     def read(self, n):
         if not self.buf:
             self.sim.run(REPLY_WAIT_MS)
-            r, _, _ = select.select([self.sim.from_r], [], [], self.timeout)
-            if r:
-                self.buf = os.read(self.sim.from_r, 65536)
-        out, self.buf = self.buf[:n], self.buf[n:]
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
         return out
 
     @property

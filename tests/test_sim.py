@@ -436,10 +436,12 @@ def test_board_sim_speaks_simpipe(tmp_path):
         b.command(P.TAP, 0)
         b.command(P.STATUS)
         assert json.loads(b.reply(P.STATUS_NOW))["mode"]
+        b.command(P.MARK, 7)
+        assert b.reply(P.MARKED) == "7"
         b.idle()
         b.get_frame()
         kinds = {P.parse_reply(x)[0] for x in b.log}
-        assert {P.BOOTED, P.STATUS_NOW, P.IDLE_STATUS} <= kinds
+        assert {P.BOOTED, P.STATUS_NOW, P.IDLE_STATUS, P.MARKED} <= kinds
         assert P.parse_reply(b.frame)[0] == P.FRAME_LINE
     finally:
         b.quit()

@@ -416,61 +416,73 @@ def test_a_request_that_found_no_room_gets_the_same_error_when_sent_again():
     rmtree(b.root)
 
 
-def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_record():
-    # As on a full flash (test_flash_full): the move is played, the board says the flash
-    # lacks it, and the game's record has every move.
+def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_next_move():
+    # A full heap, unlike a full flash (test_flash_full), fails a line before a byte of it is
+    # written and has room again soon: the move is played and kept in RAM, the next move
+    # appends both, and the record has every move. (Until this stop the journal stayed behind
+    # until a sync freed flash, or until the record.)
     b = _board('jnlmem', settings={'speed': 8, 'opponent': 'people'})
     b.ok(P.NEW, {'kind': 'bawo'})
-    append = b.app.journal.append
-
-    def full(ply, text):
-        raise MemoryError('memory allocation failed, allocating 64 bytes')
-    b.app.journal.append = full
+    j = b.app.journal
+    j.append, left = _no_room(j.append, 1, 64)
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
-    b.app.journal.append = append
-    assert b.app.s.ply == 1 and b.app.full()
+    assert left[0] == 0 and b.app.s.ply == 1 and len(j.read_current()[1]) == 0
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
-    assert b.app.s.ply == 2 and len(b.app.journal.read_current()[1]) == 0   # behind: RAM has it
+    del j.append
+    assert b.app.s.ply == 2 and len(j.read_current()[1]) == 2 and not b.app.full()
     gid = b.app.header['id']
     b.ok(P.NEW, {'kind': 'bawo'})   # the game given up: its record has both moves
-    assert [g['plies'] for g in b.app.journal.list_games() if g['id'] == gid] == [2]
+    assert [g['plies'] for g in j.list_games() if g['id'] == gid] == [2]
     rmtree(b.root)
 
 
-def test_no_room_to_journal_a_move_nor_to_say_so_leaves_no_gap_in_the_journal():
+def test_a_move_the_journal_lacks_is_never_followed_by_the_next_one():
     # Found by the 100,000-frame fuzz: a journal with moves 32 and 33 missing and 34 after
-    # them, set aside at the next power-on ("unexpected line 'M 34 d'"), the game lost. The
-    # full heap that failed the move's line failed the message about it too, before the board
-    # had marked the journal behind, so the next move was appended after the gap. Now the
-    # journal is marked first, the move is written as soon as there is room (not only once a
-    # sync frees flash), and the journal itself refuses a move that is not the next one.
+    # them, set aside at the next power-on ("unexpected line 'M 34 d'"), the game lost. A full
+    # heap failed the move's line, then the message about it, before the board had marked the
+    # journal behind, so the next move was appended after the gap. Now a line the heap kept
+    # off the flash is appended, in order, at the next move; a failed write (OSError) marks
+    # the journal behind before any message; and the journal refuses a move that is not the
+    # next one.
     b = _board('jnlgap', settings={'speed': 8, 'opponent': 'people'})
     b.ok(P.NEW, {'kind': 'bawo'})
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     j = b.app.journal
-    j.append, _ = _no_room(j.append, 1, 64)
-    b.app.say, said = _no_room(b.app.say, 1, 48)
+    # Move 2: no room for its line nor for any message.
+    j.append, left = _no_room(j.append, 1, 64)
+    b.app.say, _ = _no_room(b.app.say, 5, 48)
     r = b.request(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    assert left[0] == 0 and b.app.s.ply == 2, r   # played
+    assert r.type == P.OK, r     # and the host is told so: a resend must not play it twice
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})   # move 3 brings move 2 with it
+    assert len(j.read_current()[1]) == 3 and not b.app.full()
+    # Move 4: its write fails half way (OSError), the message too: behind, and move 5 is
+    # kept in RAM with it, not appended after the torn line.
+    real = j.append
+
+    def torn(ply, text):
+        with open(j.path('cur.jnl'), 'ab') as f:
+            f.write(b'M %d' % ply)
+        raise OSError(28)
+    j.append = torn
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
+    j.append = real
+    assert b.app.full() and b.app.s.ply == 4
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     del j.append
     del b.app.say
-    assert said[0] == 0, 'the message was not tried'
-    assert b.app.s.ply == 2, r   # played, whatever the reply said
-    assert r.type == P.OK, r     # and the host is told so: a resend must not play it twice
-    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
-    b.step(1000)   # room again: the journal catches up without waiting for a sync
-    assert not b.app.full()
-    assert len(j.read_current()[1]) == 3
-    c = RealBoard(b.root)   # power-on
+    c = RealBoard(b.root)   # a power cut now: the journal's 3 moves, its torn tail dropped
     assert c.ok(P.POSITION)['id'] == b.app.header['id'] and c.app.s.ply == 3
     assert not [n for n in os.listdir(b.data) if n.endswith('.bad')], os.listdir(b.data)
+    assert b.app.save() and len(j.read_current()[1]) == 5   # room back: the whole game
     # The journal's own guard: a move that is not the next one is refused, never appended.
-    for ply in (3, 5):
+    for ply in (5, 7):
         try:
-            c.journal.append(ply, 'A1+')
-            raise AssertionError('move %d appended after 3' % ply)
+            j.append(ply, 'A1+')
+            raise AssertionError('move %d appended after 5' % ply)
         except ValueError:
             pass
-    assert len(c.journal.read_current()[1]) == 3
+    assert len(j.read_current()[1]) == 5
     rmtree(b.root)
 
 
@@ -478,7 +490,7 @@ def test_a_move_played_is_answered_ok_though_the_heap_had_no_room_for_its_answer
     # The 100,000-frame fuzz: most of its ERROR 9s answered MOVEs the board had played and
     # journaled, the position for the answer finding no room. A host told ERROR takes it that
     # nothing happened (bawo play then stops: the board's position differs). Now the board
-    # sheds its AI and the records' code and answers with the position.
+    # collects the heap and answers with the position.
     b = _board('moveans', settings={'speed': 8, 'opponent': 'people'})
     b.ok(P.NEW, {'kind': 'oware'})
     b.ok(P.LIST, {})   # the records' code on the heap, as after a sync
@@ -496,7 +508,6 @@ def test_a_move_played_is_answered_ok_though_the_heap_had_no_room_for_its_answer
     assert left[0] == 0, 'the answer never met the full heap'
     assert r.type == P.OK and r.payload['ply'] == 1 == b.app.s.ply, r
     assert r.payload['position'] == b.app.g.format(b.app.s.position)
-    assert 'archive' not in sys.modules   # shed, made again at the next sync
     b.ok(P.LIST, {})
     rmtree(b.root)
 
@@ -552,6 +563,49 @@ def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
         assert f.read() == kept
     d = RealBoard(b.root)   # a power-on with room
     assert d.ok(P.POSITION)['id'] == gid and d.app.s.ply == 1
+    rmtree(b.root)
+
+
+def test_no_room_to_resume_drops_the_engine_and_tries_once_more():
+    # The fuzz's restarted board: its journaled game found no room to replay, and the engine
+    # the replay had loaded stayed, so no LIST found room either (the games on it could not
+    # be synced). Now the engine goes and the replay is tried once more on the cleaner heap.
+    import start
+    b = _board('resumeagain')
+    _game_with_a_move(b)
+    gid = b.app.header['id']
+    real = start.resume
+    calls = []
+
+    def once(a):
+        calls.append(1)
+        if len(calls) == 1:
+            from shared_rules import game
+            game('oware')   # an engine loaded, then no room
+            raise MemoryError('memory allocation failed, allocating 960 bytes')
+        if sys.implementation.name == 'micropython':
+            assert 'shared_rules.oware' not in sys.modules, 'the engine was kept'
+        return real(a)
+    start.resume = once
+    sys.modules['start'] = start
+    try:
+        c = RealBoard(b.root)
+    finally:
+        start.resume = real
+    assert len(calls) == 2 and not c.app.unresumed
+    assert c.ok(P.POSITION)['id'] == gid and c.app.s.ply == 1
+    rmtree(b.root)
+
+
+def test_flags_of_a_game_no_longer_in_ram_do_not_stop_the_board():
+    # The fuzz crashed the board: behind set (a write had failed) while the game was gone
+    # from RAM (a NEW that found no room), and the next pass's save() read the missing game.
+    b = _board('behindnone', settings={'speed': 8, 'opponent': 'people'})
+    b.app.behind = True
+    b.app.journal.freed += 1
+    b.step(1000)
+    assert not b.app.full() and b.app.s is None
+    b.ok(P.NEW, {'kind': 'oware'})
     rmtree(b.root)
 
 

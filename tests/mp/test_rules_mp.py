@@ -482,6 +482,23 @@ def test_a_game_in_progress_takes_a_few_bytes_a_ply():
         assert text == moves[-1:-4:-1] and s.moves == moves[:-3], (text, moves[-3:])
 
 
+def test_reserve_takes_a_replays_room_at_once():
+    # A game replayed from its journal (start.resume) reserves its buffers first: one block
+    # each, none grown during the replay (a doubling series of them found no room on the
+    # fuzz's restarted board). The state plays and pops as without it.
+    for name, plies in (("oware", 120), ("bagh-chal", 40), ("bawo", 6)):
+        moves = _random_game(name, plies, seed=9).moves
+        s = State(game(name), None, history=1)
+        s.reserve(len(moves), sum(len(m) for m in moves))
+        bufs = (s._act, s._txt, s._keys)
+        for m in moves:
+            s.push(s.parse_move(m), events=False)
+        assert all(a is b for a, b in zip(bufs, (s._act, s._txt, s._keys))), name
+        assert s.moves == moves and s.pop() == moves[-1] and s.ply == len(moves) - 1
+        s.reserve(0)   # nothing more: the same buffers
+        assert s._act is bufs[0]
+
+
 def test_text_of_state_is_the_records_text():
     # The board writes its records from the state's buffer, a move at a time: the same text
     # as the record made from the state's list of moves, wrapping and set-ups included.
