@@ -18,6 +18,7 @@ SETTINGS = 'settings'
 FILES = (CUR, COUNTER, SETTINGS, 'board_id')  # files the board (or simulator) keeps in root
 EEXIST = 17
 LINE_MAX = 1024  # longest journal line read back (a header with a set-up position is ~200)
+LINE_PART = 128  # read_line's step
 CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
 # list_games cache slots at most (640 bytes), one size from 64 records on: a cache that grew
 # with the records on flash (to 5 KB at 512) ran a 160 KB board out of room once the fuzzer's
@@ -49,6 +50,19 @@ def unseal(line):
         return body.decode()
     except UnicodeError:
         return None
+
+
+def read_line(f):
+    """f.readline(LINE_MAX), LINE_PART bytes at a time: readline(n) takes n bytes of the heap
+    at once, and a board fragmented at power-on had no 1 KB block to read its journal with
+    (the fuzz's restarted board could not resume its game)."""
+    line = f.readline(LINE_PART)
+    while line and line[-1] != 10 and len(line) < LINE_MAX:
+        more = f.readline(min(LINE_PART, LINE_MAX - len(line)))
+        if not more:
+            break
+        line += more
+    return line
 
 
 def move_of(text, ply):

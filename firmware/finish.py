@@ -30,12 +30,12 @@ def record_text(a):
     # Loaded for this moment only, as this module is, and dropped even when the heap had no
     # room for the record: kept, its 6 KB would starve everything after.
     try:
-        from shared_rules.record import text_of_state
+        from shared_rules.record_text import text_of_state
         return text_of_state(s, Id=h['id'], Device=a.board_id, Start=h.get('start'),
                              First=names[0], Second=names[1])
     finally:
         text_of_state = None
-        shared_rules.unload(keep=s.game.name, also=('shared_rules.record',))
+        shared_rules.unload(keep=s.game.name, also=('shared_rules.record_text',))
         gc.collect()
 
 

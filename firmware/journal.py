@@ -20,7 +20,7 @@
 import os
 import json
 from array import array
-from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, LINE_MAX, _MAX_COUNTER, crc32, seal,
+from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
                        unseal, move_of, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
                        _replace, _counter_of)
 
@@ -112,7 +112,7 @@ class Journal:
         torn = False
         with f:
             while True:
-                line = f.readline(LINE_MAX)
+                line = read_line(f)
                 if not line:
                     break
                 last = not f.read(1)
@@ -366,7 +366,7 @@ class Journal:
     def read_current_id(self):
         try:
             with open(self.path(CUR), 'rb') as f:
-                line = f.readline(LINE_MAX)
+                line = read_line(f)
         except OSError:
             return None
         t = unseal(line.rstrip(b'\n'))

@@ -19,7 +19,7 @@
 import json
 from journal import Journal
 from datafiles import (seal, unseal, move_of, crc32, _header_of, _free_name, _drop, _replace,
-                       _exists, _sync, CUR, BAD, REC, LINE_MAX)
+                       _exists, _sync, CUR, BAD, REC, read_line)
 
 SIZE = 4096     # microcontroller.nvm on the Pico: one flash sector
 ERASED = 0xFF
@@ -32,11 +32,11 @@ def count_moves(path, header_line):
     and in order; -1 otherwise (a checkpoint is read back with this before the nvm goes)."""
     try:
         with open(path, 'rb') as f:
-            if f.readline(LINE_MAX) != header_line:
+            if read_line(f) != header_line:
                 return -1
             n = 0
             while True:
-                line = f.readline(LINE_MAX)
+                line = read_line(f)
                 if not line:
                     return n
                 t = unseal(line[:-1]) if line[-1] == 10 else None
@@ -180,7 +180,7 @@ class NvmJournal(Journal):
     def _restart(self, moves):
         # The nvm as a checkpoint leaves it: cur.jnl's own header line, then 'B <n>'.
         with open(self.path(CUR), 'rb') as f:
-            hline = f.readline(LINE_MAX)
+            hline = read_line(f)
         self._erase()
         self._hline = hline
         self._base = len(moves)
@@ -237,9 +237,9 @@ class NvmJournal(Journal):
                 f.write(hline)
                 if base:
                     with open(self.path(CUR), 'rb') as g:
-                        g.readline(LINE_MAX)
+                        read_line(g)
                         for _ in range(base):
-                            f.write(g.readline(LINE_MAX))   # checked by the read-back below
+                            f.write(read_line(g))   # checked by the read-back below
 
                 def out(m):
                     n[0] += 1

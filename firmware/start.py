@@ -47,7 +47,7 @@ def resume(a):
     # this moment only, as in finish).
     j = a.journal
     try:
-        from shared_rules.record import check_tag
+        from shared_rules.record_text import check_tag
         try:
             check_tag('Device', a.board_id)
         except ValueError as e:
@@ -63,7 +63,7 @@ def resume(a):
                 cur = None
     finally:   # dropped whatever happened (no room, say): kept, it starves the game
         check_tag = None
-        shared_rules.unload(also=('shared_rules.record',))
+        shared_rules.unload(also=('shared_rules.record_text',))
         gc.collect()
     if cur is None:
         return False

@@ -16,32 +16,10 @@ from shared_rules import game as _game, GAMES, RULES_VERSION, winner_name
 from shared_rules.errors import RecordError, RulesError
 from shared_rules.state import State
 
-# Header tags in the order they are written; "Position" only for a set-up start.
-TAGS = ("Game", "Rules", "First", "Second", "Device", "Id", "Start", "Result", "Reason", "Position")
-
-
-try:
-    _ascii = str.isascii
-except AttributeError:  # MicroPython
-    _ascii = None
-
-
-def check_tag(name, value):
-    """RecordError unless name and value are one line of text (RULES.md section 4): a control
-    character in a header would break the text form, or reach a terminal, on every reader."""
-    for t in (name, value):
-        if _ascii is not None and _ascii(t) and t.isprintable():
-            continue  # CPython, printable ASCII (the usual header): checked in C, same answer
-        for c in t:
-            o = ord(c)
-            # C0, DEL, C1 and the two Unicode line breaks str.splitlines() also splits on
-            if o < 32 or 127 <= o < 160 or o == 0x2028 or o == 0x2029:
-                raise RecordError("record: tag %r holds a control character (%r): a header value "
-                                  "is one line of printable text" % (name, c))
-
-
-def _quote(v):
-    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+# The text form's writer (tags, their check, the wrapped move text) is record_text.py: the
+# board loads it alone to write a record.
+from shared_rules.record_text import (TAGS, check_tag, text_of_state, _quote, _text,  # noqa: F401
+                                     _header_of_state)
 
 
 class Record:
@@ -171,65 +149,3 @@ class Record:
         if "Game" not in header:
             raise RecordError("record has no [Game] tag")
         return cls(header, moves)
-
-
-def text_of_state(state, **tags):
-    """Record.from_state(state, **tags).to_text(), without a list of the moves: a word at a
-    time from the state's own buffer (State.iter_moves). The board writes its records so: a
-    long game's moves as a list took tens of KB of its heap at once."""
-    return _text(_header_of_state(state, tags), state.iter_moves())
-
-
-def _header_of_state(state, tags):
-    h = {"Game": state.game.name, "Rules": RULES_VERSION}
-    for k in tags:
-        if tags[k] is not None:
-            h[k] = tags[k]
-    if state.game.format(state.root) != state.game.format(state.game.start()):
-        h["Position"] = state.game.format(state.root)
-    out = state.outcome()
-    if out is None:
-        h["Result"] = "*"
-    else:
-        w = winner_name(state.game, out)
-        h["Result"] = "draw" if w is None else w
-        h["Reason"] = out.reason
-    return h
-
-
-def _text(header, moves):
-    """The record's text: header tags, then the numbered moves (any iterable of move
-    strings) and the result, wrapped at 79 columns."""
-    lines = []
-    for t in TAGS:
-        if t in header:
-            check_tag(t, str(header[t]))
-            lines.append("[%s %s]" % (t, _quote(header[t])))
-    for t in sorted(header):
-        if t not in TAGS:
-            check_tag(t, str(header[t]))
-            lines.append("[%s %s]" % (t, _quote(header[t])))
-    lines.append("")
-    line = []  # the words of the line being filled, width its length as text
-    width = 0
-    k = 0
-    for m in moves:
-        if k % 2 == 0:
-            width = _word(lines, line, width, "%d." % (k // 2 + 1))
-        width = _word(lines, line, width, m)
-        k += 1
-    _word(lines, line, width, header.get("Result", "*"))
-    lines.append(" ".join(line))
-    return "\n".join(lines) + "\n"
-
-
-def _word(lines, line, width, w):
-    # w onto the line being filled (a list, changed in place); a full line goes to lines.
-    # Returns the line's new width.
-    if width and width + 1 + len(w) > 79:
-        lines.append(" ".join(line))
-        line.clear()
-        line.append(w)
-        return len(w)
-    line.append(w)
-    return width + 1 + len(w) if width else len(w)
