@@ -426,7 +426,9 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         try:
             ids = _sync_all(_PatientLink(_PipePort(sim), timeout=1.0, retries=2, tries=3))
             where = "running board"
-        except AssertionError:
+            why = None
+        except AssertionError as e:
+            why = str(e)[:200]
             sim.close()
             sim = SimLink(root, heap, seed, mpy=sim.mpy, ai=ai)
             ids = _sync_all(_PatientLink(_PipePort(sim), timeout=2.0, retries=3))
@@ -444,7 +446,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         return {"frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
                 "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},
                 "games recorded": len(recorded), "games synced at the end": len(ids),
-                "synced from": where,
+                "synced from": where, "running board's sync": why or "done",
                 "slowest reply (simulated ms)": slowest, "ERROR 9 for want of memory": low_memory,
                 "NAK 0 for want of memory": nomem_naks, "resends after 1 s without reply": resends,
                 "requests unanswered after 3 resends": unanswered + sim.mute_probes,

@@ -534,6 +534,42 @@ def test_a_game_over_whose_record_found_no_room_is_recorded_before_a_new_game():
     rmtree(b.root)
 
 
+def test_a_get_without_room_for_its_bytes_answers_fewer_never_error():
+    # The fuzz's last sync of a running board stopped on a GET: its 512 bytes (and their
+    # base64) found no room, ERROR 9 every time. Now it answers with fewer and the host asks
+    # on from where they end; below GET_LEAST bytes it is ERROR 9 as before.
+    import link
+    b = _board('gethalf', settings={'speed': 8, 'opponent': 'people'})
+    for kind in ('bawo', 'oware'):
+        _game_with_a_move(b)
+        b.ok(P.NEW, {'kind': kind})
+    j = b.app.journal
+    real = j.record_bytes
+    asked = []
+
+    def tight(gid, off, n):
+        asked.append(n)
+        if n > 100:
+            raise MemoryError('memory allocation failed, allocating %d bytes' % n)
+        return real(gid, off, n)
+    j.record_bytes = tight
+    gid = b.ok(P.LIST, {})['games'][0]['id']
+    r = b.ok(P.GET, {'id': gid, 'off': 0, 'n': 512})
+    assert asked[:3] == [512, 256, 128] and len(P.unb64(r['data'])) == 64, (asked, r)
+    got = b.sync_all()   # every record, CRC checked, a chunk of 64 at a time
+    assert len(got) == 2 and all(len(v) > 100 for v in got.values())
+    asked.clear()
+
+    def none(gid, off, n):
+        asked.append(n)
+        raise MemoryError('memory allocation failed, allocating %d bytes' % n)
+    j.record_bytes = none
+    assert b.code(P.GET, {'id': gid, 'off': 0, 'n': 512}) == P.E_INTERNAL
+    assert asked == [512, 256, 128, 64] and link.GET_LEAST == 48, asked
+    del j.record_bytes
+    rmtree(b.root)
+
+
 def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
     # The board died at power-on when its journaled game found no room to replay, and at
     # every power-on after. Now it starts in the menu, the journal stays as it was, and no
