@@ -374,11 +374,18 @@ class Link:
         size = 60
         i = start
         while i < len(games):
-            s = len(P._dumps(games[i])) + 1
+            try:
+                g = games[i]
+                s = len(P._dumps(g)) + 1
+            except MemoryError:
+                if page:   # a shorter page: the host asks on from "next"
+                    break
+                raise
             if size + s > P.MAX_LINE - 40 and page:
                 break
-            page.append(games[i])
+            page.append(g)
             size += s
+            g = None
             i += 1
         return {"games": page, "start": start, "next": i if i < len(games) else None,
                 "total": len(games)}

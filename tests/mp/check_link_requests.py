@@ -570,6 +570,38 @@ def test_a_get_without_room_for_its_bytes_answers_fewer_never_error():
     rmtree(b.root)
 
 
+def test_a_list_page_without_room_for_all_its_games_is_shorter_never_error():
+    # As GET: a LIST whose third summary finds no room answers with the two it has.
+    b = _board('listshort', settings={'speed': 8, 'opponent': 'people'})
+    for kind in ('bawo', 'oware', 'bawo', 'oware'):
+        _game_with_a_move(b)
+        b.ok(P.NEW, {'kind': kind})
+    j = b.app.journal
+    real = j.list_games
+
+    fails = [1]
+
+    class Tight:
+        def __init__(self, games):
+            self.games = games
+
+        def __len__(self):
+            return len(self.games)
+
+        def __getitem__(self, i):
+            if i == 2 and fails[0]:
+                fails[0] -= 1
+                raise MemoryError('memory allocation failed, allocating 160 bytes')
+            return self.games[i]
+    j.list_games = lambda: Tight(real())
+    page = b.ok(P.LIST, {'start': 0})
+    assert [g['id'] for g in page['games']] == [g['id'] for g in real()][:2], page
+    assert page['next'] == 2 and page['total'] == 4
+    assert len(b.sync_all()) == 4
+    del j.list_games
+    rmtree(b.root)
+
+
 def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
     # The board died at power-on when its journaled game found no room to replay, and at
     # every power-on after. Now it starts in the menu, the journal stays as it was, and no
