@@ -37,6 +37,19 @@ def _person_then_board(b):
         b.step(1000)
 
 
+def _power_on_with(root, resume):
+    """A power-on of the board in root with start.resume replaced (kept imported meanwhile, as
+    app._run leaves a part it finds imported)."""
+    import start
+    real = start.resume
+    start.resume = resume
+    sys.modules['start'] = start
+    try:
+        return RealBoard(root)
+    finally:
+        start.resume = real
+
+
 def _no_room(real, n, size, when=None):
     """(call, left): real, but its first n calls (those where when() holds) fail as a full
     heap does; left[0] counts the failures still to come."""
@@ -606,22 +619,15 @@ def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
     # The board died at power-on when its journaled game found no room to replay, and at
     # every power-on after. Now it starts in the menu, the journal stays as it was, and no
     # new game replaces it; the next power-on with room resumes it.
-    import start
     b = _board('resumemem')
     _game_with_a_move(b)
     gid = b.app.header['id']
     with open(b.journal.path('cur.jnl'), 'rb') as f:
         kept = f.read()
-    real = start.resume
 
     def full(a):
         raise MemoryError('memory allocation failed, allocating 1024 bytes')
-    start.resume = full
-    sys.modules['start'] = start
-    try:
-        c = RealBoard(b.root)
-    finally:
-        start.resume = real
+    c = _power_on_with(b.root, full)
     assert c.app.mode == 0 and c.app.s is None and c.app.unresumed
     r = c.request(P.NEW, {'kind': 'oware'})
     assert r.type == P.ERROR and 'power the board off and on' in r.payload['text'], r
@@ -654,12 +660,7 @@ def test_no_room_to_resume_drops_the_engine_and_tries_once_more():
         if sys.implementation.name == 'micropython':
             assert 'shared_rules.oware' not in sys.modules, 'the engine was kept'
         return real(a)
-    start.resume = once
-    sys.modules['start'] = start
-    try:
-        c = RealBoard(b.root)
-    finally:
-        start.resume = real
+    c = _power_on_with(b.root, once)
     assert len(calls) == 2 and not c.app.unresumed
     assert c.ok(P.POSITION)['id'] == gid and c.app.s.ply == 1
     rmtree(b.root)
