@@ -1,5 +1,6 @@
 """Shared by the host tool tests and bench/sync.py: random game records, a board under the
-MicroPython unix port on a pty (firmware/link.py + firmware/journal.py), and a fault relay."""
+MicroPython unix port on a pty (firmware/link.py + firmware/journal.py), a fault relay, and
+`bawo sim --headless` started and stopped."""
 import os
 import random
 import select
@@ -268,3 +269,27 @@ def sigkill_after(proc, seconds):
     t = threading.Timer(seconds, k)
     t.start()
     return t
+
+
+def headless_sim(data, *args):
+    """`bawo sim --headless` on `data`; returns (process, lines so far) once it runs, or
+    once it has said that the firmware stopped."""
+    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", str(data), *args],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    lines = []
+    for line in p.stdout:
+        lines.append(line)
+        if "running headless" in line or "firmware stopped" in line:
+            break
+    return p, lines
+
+
+def stop_sim(p):
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)

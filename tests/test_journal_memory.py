@@ -176,25 +176,17 @@ def test_bawo_sync_of_500_unsynced_games_in_160k(tmp_path):
     # with the records (to 512 slots) and its 2 KB arrays found no room: "board refused LIST:
     # error 9". It stays at 64 slots now.
     import os
-    import signal
     import subprocess
     import sys
     import tempfile
-    from _host_helpers import seed_journal
+    from _host_helpers import seed_journal, headless_sim, stop_sim
     # A short data path, as a user's is: the simulated board's heap holds its path's strings,
     # and pytest's long tmp_path moved what was left in one piece enough to hide the failure.
     short = tempfile.TemporaryDirectory(dir="/tmp")
     data = os.path.join(short.name, "sim")
     recs = seed_journal(data, 500, board="sim-club")
-    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", data,
-                          "--heap", "160k"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    p, lines = headless_sim(data, "--heap", "160k")
     try:
-        lines = []
-        for line in p.stdout:
-            lines.append(line)
-            if "running headless" in line or "stopped" in line:
-                break
         assert "running headless" in lines[-1], lines
         r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--sim", data,
                             "--db", str(tmp_path / "log.sqlite"), "--json"],
@@ -203,10 +195,5 @@ def test_bawo_sync_of_500_unsynced_games_in_160k(tmp_path):
         added = json.loads(r.stdout)["added"]
         assert sorted(added) == sorted(rec.header["Id"] for rec in recs)
     finally:
-        os.killpg(p.pid, signal.SIGINT)
-        try:
-            p.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(10)
+        stop_sim(p)
         short.cleanup()

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from _host_helpers import headless_sim as headless, stop_sim as stop
+
 
 def sim(*args, timeout=120):
     return subprocess.run([sys.executable, "-m", "bawo.sim", *args], capture_output=True,
@@ -229,31 +231,6 @@ def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
         assert "3 1 0 4 4 4 1 5" in t.text()  # South's front row after A1+, as digits
     finally:
         t.close()
-
-
-def headless(data, *args):
-    """`bawo sim --headless` on `data`; returns (process, lines so far) once it runs, or
-    once it has said that the firmware stopped."""
-    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", str(data), *args],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)
-    lines = []
-    for line in p.stdout:
-        lines.append(line)
-        if "running headless" in line or "firmware stopped" in line:
-            break
-    return p, lines
-
-
-def stop(p):
-    import signal
-    if p.poll() is None:
-        os.killpg(p.pid, signal.SIGINT)
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(10)
 
 
 def test_second_simulator_on_one_data_dir_is_refused(tmp_path):
