@@ -40,7 +40,7 @@ def _request(s, seq, typ, payload=None):
     s.write(P.encode(seq, typ, payload))
     for _ in range(40):
         s.run(6)
-        r = s.wait_reply(seq, 0.05)
+        r = s.replies(seq)
         if r:
             return r[-1]
     return None

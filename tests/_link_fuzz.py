@@ -28,8 +28,6 @@ PATH_IDS = ("../outside-0001", "../x/fuzz-0001", "/tmp/fuzz-0001", "fuzz-0001/..
             "fuzz-0001.rec", "fuzz-0001.syn", "./fuzz-0001", "fuzz-00001", "other-0001",
             "outside-0001", "fuzz-9999", "fuzz-0000", "cur.jnl", "counter", "fuzz-0001\x00")
 BOARD_ID = "fuzz"
-REPLY_WAIT_S = 0.0      # real seconds to wait for a reply after a run: none, SimLink.run
-                        # returns with all the board sent (so a seed makes one run)
 REPLY_WAIT_MS = 6       # simulated ms per `w` command while waiting for a reply
 
 
@@ -219,15 +217,10 @@ class SimLink:
                 assert isinstance(f, P.Frame), "the board sent a damaged frame %r" % f
                 self.frames.append(f)
 
-    def wait_reply(self, seq, timeout):
-        """The OK/ERROR frames with seq received so far, waiting up to timeout s for one."""
-        end = time.monotonic() + timeout
-        while True:
-            mine = [f for f in self.frames if f.seq == seq and f.type in (P.OK, P.ERROR)]
-            left = end - time.monotonic()
-            if mine or left <= 0:
-                return mine
-            self.read(left)
+    def replies(self, seq):
+        """The OK/ERROR frames with seq received so far: run() returns with all the board
+        sent, so there is nothing to wait for in real time (a seed makes one run)."""
+        return [f for f in self.frames if f.seq == seq and f.type in (P.OK, P.ERROR)]
 
     def position(self, seq):
         """The board's POSITION reply payload (None if it had no memory for it)."""
@@ -236,7 +229,7 @@ class SimLink:
         self.write(probe)
         for i in range(20):
             self.run(REPLY_WAIT_MS)
-            r = self.wait_reply(seq, REPLY_WAIT_S)
+            r = self.replies(seq)
             if r:
                 self.frames.clear()
                 return None if memory_error(r[-1]) else r[-1].payload
@@ -336,7 +329,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                 if not wants:
                     sim.read(0)
                     break
-                mine = sim.wait_reply(fseq, REPLY_WAIT_S)
+                mine = sim.replies(fseq)
                 if mine:
                     break
                 naks = [f for f in sim.frames if f.type == P.NAK and f.seq in (0, fseq)]
