@@ -15,7 +15,7 @@ from shared_rules.state import State
 def boot(a):
     """App.boot: the journaled game resumed if there is one. True: open the menu."""
     resumed = None
-    for attempt in (0, 1):
+    for _ in range(2):
         try:
             resumed = resume(a)
             break

@@ -33,7 +33,6 @@ def _quote(v):
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-
 def text_of_state(state, **tags):
     """Record.from_state(state, **tags).to_text(), without a list of the moves: a word at a
     time from the state's own buffer (State.iter_moves). The board writes its records so: a

@@ -73,8 +73,8 @@ class State:
 
     def reserve(self, plies, text=0):
         """Room for `plies` more moves (their texts `text` bytes in all) taken at once: a game
-        replayed from a journal or a record then holds one block a buffer, not a doubling
-        series of them (on a tight heap the series failed where one block fitted)."""
+        replayed from its journal (the board's power-on) then holds one block a buffer, not a
+        doubling series of them (on a tight heap the series failed where one block fitted)."""
         n = self._n + plies
         self._act = _room(self._act, 2 * self._n, 2 * n)
         self._txt = _room(self._txt, self._tn, self._tn + text + plies)
