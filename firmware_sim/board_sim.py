@@ -220,18 +220,8 @@ class Sim:
         elif c == 's':
             self.emit('S ' + self.status())
         elif c == 'f':
-            px = b.pixels
-            p = b.profile
-            from binascii import hexlify
-            # In pieces: one line of hex is 3 KB, more than a fragmented 160 KB heap offers
-            # in one block (a simulator's tool, not part of the board's budget).
-            rgb = px.canvas_rgb()
-            o = self.out
-            if o is not None:
-                o.write(b'%dx%d ' % (p.width, p.height))
-                for i in range(0, len(rgb), 128):
-                    o.write(hexlify(rgb[i:i + 128]))
-                o.write(b'\n')
+            if self.out is not None:
+                b.pixels.write_frame(self.out.write)
         elif c == 'crash':
             self.crash_after = int(parts[1])
             self.app.journal.crash_hook = self.crash_hook

@@ -92,16 +92,26 @@ class SimPixels(Pixels):
     def _transmit(self, buf):
         self.last = buf
         self.frames += 1
-        if self._fd is not None or self._stream is not None:
-            p = self.profile
-            line = b'%dx%d ' % (p.width, p.height) + hexlify(self.canvas_rgb()) + b'\n'
-            if self._fd is not None:
-                import os
-                os.write(self._fd, line)
-            else:
-                self._stream.write(line)
-                if hasattr(self._stream, 'flush'):
-                    self._stream.flush()
+        if self._fd is not None:
+            import os
+            fd = self._fd
+            self.write_frame(lambda b: os.write(fd, b))
+        elif self._stream is not None:
+            self.write_frame(self._stream.write)
+            if hasattr(self._stream, 'flush'):
+                self._stream.flush()
+
+    def write_frame(self, write):
+        """The last frame as one line, '<w>x<h> <hex>\\n', through write(bytes) in pieces: the
+        whole line is 3 KB, more than a fragmented 160 KB heap offers in one block (a
+        simulator's tool, not part of the board's budget: whole, it cost `bawo sim --heap
+        160k` every frame, and MENU in its menu started nothing)."""
+        p = self.profile
+        rgb = self.canvas_rgb()
+        write(b'%dx%d ' % (p.width, p.height))
+        for i in range(0, len(rgb), 128):
+            write(hexlify(rgb[i:i + 128]))
+        write(b'\n')
 
     def wire_rgb(self, i):
         """(r, g, b) of LED i in the last transmitted frame."""

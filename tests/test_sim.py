@@ -233,6 +233,26 @@ def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
         t.close()
 
 
+def test_interactive_board_in_160k_starts_a_game_from_its_menu(tmp_path):
+    # MENU in the menu started nothing under `bawo sim --heap 160k`: the simulated LEDs sent
+    # every frame to the terminal as one 3 KB line, whose block a 160 KB heap did not have,
+    # so each pass ended in MemoryError and the press was lost (SimPixels.write_frame).
+    # A short data path, as a user's is: the board's heap holds its path, and pytest's long
+    # tmp_path (longer still under xdist) takes room a 160 KB board does not spare.
+    import tempfile
+    short = tempfile.TemporaryDirectory(dir="/tmp")
+    t = Terminal(os.path.join(short.name, "d"), cols=100, args=("--heap", "160k"))
+    try:
+        t.wait_for("menu:")
+        t.press("m")
+        t.wait_for("South to move, ply 0")
+        t.press("as")   # A1+
+        t.wait_for("North to move, ply 1")
+    finally:
+        t.close()
+        short.cleanup()
+
+
 def test_second_simulator_on_one_data_dir_is_refused(tmp_path):
     a, lines = headless(tmp_path)
     try:

@@ -155,8 +155,10 @@ def test_sim_pixels_stream_roundtrip():
     sp = hw_sim.SimPixels(prof(), brightness=128, out=s)
     sp.set_pixel(16, 0, 0xFF0000)
     sp.show()
-    assert sp.frames == 1 and len(s.lines) == 1 and s.lines[0].endswith(b'\n')
-    w, h, rgb = hw_sim.decode_line(s.lines[0])
+    # One frame, one line, written in pieces (write_frame: no 3 KB block at once).
+    line = b''.join(s.lines)
+    assert sp.frames == 1 and len(s.lines) > 1 and line.count(b'\n') == 1 and line.endswith(b'\n')
+    w, h, rgb = hw_sim.decode_line(line)
     assert (w, h) == (32, 16) and len(rgb) == 32 * 16 * 3
     o = 3 * 16
     assert rgb[o] == sp._lut[255] and rgb[o + 1] == 0 and sum(rgb) == rgb[o]
