@@ -5,12 +5,16 @@ only depends on the PC.
 
     python bench/pico.py                     # all of it (20 midgame positions a game)
     python bench/pico.py --positions 3 --only boot press ai sync
+    python bench/pico.py --only ai --levels 5 --ai-games oware --peer-bytecode
 
 - boot: power-on to the first bit of the first frame on the LED data pin;
 - press: a switch closes -> the first bit of the frame that answers it, against the wire time
   of one frame (512 LEDs: 15.4 ms);
 - ai: the board's AI (shared_rules.ai.Player, the board's budgets) choosing a move in midgame
   positions (seeded random playouts, 10-40 plies in), at every level; mean and max per level;
+  `--peer-bytecode` runs each search again with the engine's viper kernel turned off, the
+  peer in the same run, and says whether both chose the same moves with the same nodes;
+  `--nodes N` searches N nodes instead of the level's budget;
 - sync: `bawo sync` of N finished games over the emulated USB CDC, games per emulated second;
 - emulator: the PC's CPU for the same scripted boot and game on the runner's fast paths and
   on rp2040js alone (the peer), as a ratio; the two must give the same frames;
@@ -43,16 +47,18 @@ import gc, time
 from shared_rules import game, State
 from shared_rules.ai import Player
 import app
-for name, level, text in %r:
+for name, level, text, nodes, kernel in %r:
     app.load_ai(name) if hasattr(app, 'load_ai') else None
     g = game(name)
+    if not kernel:  # the peer: the same search on the engine's bytecode
+        g.use_kernel = lambda: False
     s = State(g, text)
-    p = Player(g, level=level, seed=1)
+    p = Player(g, level=level, seed=1, node_budget=nodes)
     gc.collect()
     t = time.ticks_us()
     m = p.choose(s)
     dt = time.ticks_diff(time.ticks_us(), t)
-    print('AI', name, level, dt, (p.last_info or {}).get('nodes', -1))
+    print('AI', name, level, dt, (p.last_info or {}).get('nodes', -1), kernel, m)
 """
 
 PARTS_SCRIPT = """
@@ -212,12 +218,15 @@ def midgame(name, count, seed=5):
     return out
 
 
-def bench_ai(files, d, positions, levels):
+def bench_ai(files, d, positions, levels, games=GAMES, nodes=None, peer=False):
+    """{(game, level, kernel): [(seconds, nodes, move)]}; with peer, each search is run again on
+    the engine's bytecode (kernel False), the yardstick for a viper kernel in the same run."""
     jobs = []
-    for name in GAMES:
+    for name in games:
         for text in midgame(name, positions):
             for lv in levels:
-                jobs.append((name, lv, text))
+                for kernel in ((True, False) if peer else (True,)):
+                    jobs.append((name, lv, text, nodes, kernel))
     files = dict(files)
     files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
     p = boot(files, "bawo-4x8", d)
@@ -229,8 +238,8 @@ def bench_ai(files, d, positions, levels):
     res = {}
     for line in r.stdout.splitlines():
         if line.startswith("AI "):
-            _, name, lv, us, nodes = line.split()
-            res.setdefault((name, int(lv)), []).append((int(us) / 1e6, int(nodes)))
+            _, name, lv, us, nodes, kernel, move = line.split()
+            res.setdefault((name, int(lv), kernel == "True"), []).append((int(us) / 1e6, int(nodes), move))
     if len(sum(res.values(), [])) != len(jobs):
         raise SystemExit("the AI bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
     return res
@@ -285,6 +294,10 @@ def main():
     ap.add_argument("--games", type=int, default=20, help="games to sync")
     ap.add_argument("--presses", type=int, default=12, help="game presses timed")
     ap.add_argument("--only", nargs="*", default=["boot", "press", "parts", "ai", "sync", "emulator"])
+    ap.add_argument("--ai-games", nargs="*", default=list(GAMES), choices=GAMES, help="games of the ai part")
+    ap.add_argument("--nodes", type=int, help="ai: this node budget instead of the levels' own")
+    ap.add_argument("--peer-bytecode", action="store_true",
+                    help="ai: each search again without the engine's viper kernel, as the peer")
     a = ap.parse_args()
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
@@ -326,16 +339,25 @@ def main():
         if "ai" in a.only:
             (d / "ai").mkdir()
             levels = [int(x) for x in a.levels.split(",")]
-            res = bench_ai(files, d / "ai", a.positions, levels)
-            print("| game | level | positions | mean s a move | max s a move | mean nodes | nodes/s |")
-            print("|---|---:|---:|---:|---:|---:|---:|")
-            for name in GAMES:
+            res = bench_ai(files, d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode)
+            print("| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |")
+            print("|---|---:|---|---:|---:|---:|---:|---:|")
+            for name in a.ai_games:
                 for lv in levels:
-                    r = res[(name, lv)]
-                    t = [x[0] for x in r]
-                    n = [x[1] for x in r]
-                    print("| %s | %d | %d | %.3f | %.3f | %.0f | %.0f |" % (
-                        name, lv, len(t), sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
+                    for kernel in ((True, False) if a.peer_bytecode else (True,)):
+                        r = res[(name, lv, kernel)]
+                        t = [x[0] for x in r]
+                        n = [x[1] for x in r]
+                        print("| %s | %d | %s | %d | %.3f | %.3f | %.0f | %.0f |" % (
+                            name, lv, "as deployed" if kernel else "bytecode (peer)", len(t),
+                            sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
+                    if a.peer_bytecode:
+                        fast, slow = res[(name, lv, True)], res[(name, lv, False)]
+                        same = all(x[1:] == y[1:] for x, y in zip(fast, slow))
+                        print("|  | | deployed / peer: %.2fx the nodes a second, %s |" % (
+                            (sum(x[1] for x in fast) / sum(x[0] for x in fast))
+                            / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
+                            "the same moves and nodes" if same else "**moves or nodes differ**"))
     print("(wall time of this run: %.0f s)" % (time.time() - wall))
 
 

@@ -16,9 +16,9 @@ RULES_VERSION = "1"
 GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
          "oware": ("shared_rules.oware", "Oware"),
          "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
-# Modules an engine loads for itself, dropped with it (bawo.py's viper kernel: machine code
-# on the heap).
-_PARTS = {"bawo": ("shared_rules.bawo_viper",)}
+# Modules an engine loads for itself, dropped with it (the viper kernels: machine code on
+# the heap).
+_PARTS = {"bawo": ("shared_rules.bawo_viper",), "oware": ("shared_rules.oware_viper",)}
 _LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
          "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
 

@@ -46,11 +46,13 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 0.9-1.7 s on its slowest moves
-# (docs/ai.md, bench/pico.py; Bawo's with its viper kernel, shared_rules/bawo_viper.py).
-_LEVEL5_NODES = {"bawo": 2000, "oware": 1000, "bagh-chal": 500}
+# (docs/ai.md, bench/pico.py; Bawo's and Oware's with their viper kernels,
+# shared_rules/bawo_viper.py and oware_viper.py).
+_LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 500}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
-# ... times these: a PC runs Bawo's bytecode, so its budget did not grow with the board's.
+# ... times these: a PC runs the bytecode of Bawo and Oware, so their budgets did not grow
+# with the board's (the viper kernels).
 _HOST5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
 BOARD_TIME_MS = const(1800)
@@ -163,9 +165,12 @@ class Player:
         if time_ms is None and nodes is not None and not host:
             time_ms = BOARD_TIME_MS
         self.time_ms = time_ms
-        self.evaluate = EVALS[game.name]
+        kernel = game.use_kernel()
+        self.evaluate = game.fast_eval or EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
-        self._noisy = NOISY.get(game.name)
+        self._noisy, self._noisy_moves = game.fast_noisy or NOISY.get(game.name, (None, None))
+        # Children of the search come from legal_moves: a game may make them unchecked.
+        self._child = game.child if game.child is not None else game.play
         self._boards = BOARDS.get(game.name)
         self._qdepth = _QDEPTH
         self.order_eval = self.evaluate
@@ -185,7 +190,7 @@ class Player:
         self._gen = 0
         # Bawo's kernel finds key_hash's slot and check without the long int (and its heap).
         self._slot = None
-        if game.use_kernel() and n < 16384 and n != _CHECK:
+        if kernel and game.table_slot is not None and n < 16384 and n != _CHECK:
             self._slot = game.table_slot
             self._inv = _inverse(n, _CHECK)
         self.last_info = {}
@@ -300,7 +305,7 @@ class Player:
                 return self._quiesce(pos, alpha, beta, ply, self._qdepth)
             return self.evaluate(g, pos)
         if self._slot is not None:
-            check = self._slot(pos.board, pos.turn, self._size, self._inv)
+            check = self._slot(pos, self._size, self._inv)
             slot = check & 0x3FFF
             check >>= 14
         else:
@@ -367,7 +372,7 @@ class Player:
             # along the line are alive (on a 160 KB heap all the children of every node on
             # the line were most of the search's memory); making one again is a copy or one
             # sowing, a small part of a node's cost.
-            s = -self._negamax(g.play(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
+            s = -self._negamax(self._child(pos, moves[i]), depth - 1, -beta, -alpha, ply + 1)
             if s > best:
                 best = s
                 bmove = i
@@ -447,9 +452,9 @@ class Player:
             return best
         if best > alpha:
             alpha = best
-        noisy = self._noisy
+        noisy = self._noisy_moves(g, pos)
         for m in range(6):
-            if not noisy(g, pos, m):
+            if not noisy >> m & 1:
                 continue
             # try_play is None for the rare capture that would leave the opponent no seed
             # (legal only when nothing else feeds): left to the full search.

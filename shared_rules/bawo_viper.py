@@ -157,12 +157,13 @@ def sow(b, o: int, p: int, i: int, step: int, cap: int, maxl: int) -> int:
 
 
 @micropython.viper
-def slot(b, turn: int, size: int, inv: int) -> int:
+def slot(pos, size: int, inv: int) -> int:
     # shared_rules.ai's table slot and check key of a position, as from evaluate.key_hash's
     # long int h = board * 2 + turn: slot = h % size, check = (h // size) % 65521, without
     # making that int. size < 16384, prime to 65521; inv = size's inverse modulo 65521.
     # Returns slot | check << 14 (a small int on a 32-bit port).
-    s = ptr8(b)
+    s = ptr8(pos.board)
+    turn = int(pos.turn)
     r = 0
     m = 0
     k = 30

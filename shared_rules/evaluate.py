@@ -65,8 +65,8 @@ def oware(g, pos):
     # pits of 1-2 seeds are what the opponent captures next.
     t = pos.turn
     st = pos.stores
-    s = 16 * (st[t] - st[1 - t])
     pits = pos.pits
+    s = 16 * (st[t] - st[1 - t])
     o = t * 6
     q = 6 - o
     for k in range(6):
@@ -167,9 +167,21 @@ def oware_capture(g, pos, m):
     return got
 
 
+def oware_captures(g, pos):
+    """The mover's moves that oware_capture counts a capture for, as a mask (bit m: move m)."""
+    mask = 0
+    for m in range(6):
+        if oware_capture(g, pos, m):
+            mask |= 1 << m
+    return mask
+
+
+# A game's kernel may have its own twins of these, with the same arguments and results
+# (game.fast_eval, game.fast_noisy: shared_rules/oware_viper.py), which the search prefers.
 EVALS = {"bawo": bawo, "oware": oware, "bagh-chal": bagh_chal}
-# Moves a quiescence search plays at the leaves: (game, position, move) -> gain, 0 if quiet.
-NOISY = {"oware": oware_capture}
+# Moves a quiescence search plays at the leaves: (the gain of one move: game, position,
+# move -> seeds, 0 if quiet; every noisy move of a position: game, position -> mask of moves).
+NOISY = {"oware": (oware_capture, oware_captures)}
 # Games whose leaves have a cheaper test than game.outcome + evaluation.
 LEAVES = {"bawo": bawo_leaf}
 # The same two on a board and the side to move, for games whose generation keeps each

@@ -90,6 +90,34 @@ class Oware(BaseGame):
     sides = SIDES
     repetition = 3  # the third occurrence ends the game (RULES.md 2, [decision])
 
+    def __init__(self):
+        # The viper kernel's sowing and feeding rule (use_kernel), or None.
+        self._fast_sow = self._fast_legal = None
+        # The search's evaluation and quiescence moves (shared_rules.evaluate) in machine code.
+        self.fast_eval = self.fast_noisy = None
+
+    def use_kernel(self):
+        """Sow, find the legal moves and evaluate in machine code from now on where the
+        runtime can (MicroPython with the native emitter: shared_rules/oware_viper.py). The
+        same results as the bytecode, which CPython and CircuitPython keep
+        (tests/mp/check_oware_viper.py). The search asks for it (shared_rules.ai.Player):
+        its code takes heap, which a board not searching keeps. Returns whether it is in use."""
+        if self._fast_sow is None:
+            try:
+                import sys
+                if sys.implementation.name == "micropython":
+                    from shared_rules.oware_viper import sow, legal, value, capture, captures, slot
+                    self._scratch = bytearray(12)
+                    self._scratch_stores = bytearray(2)
+                    self._fast_legal = legal
+                    self._fast_sow = sow
+                    self.fast_eval = value
+                    self.fast_noisy = (capture, captures)
+                    self.table_slot = slot  # the search's hash (shared_rules.ai)
+            except (ImportError, SyntaxError, ValueError):
+                pass  # a port without the native emitter
+        return self._fast_sow is not None
+
     def start(self):
         return Position(bytearray(b"\x04" * 12), bytearray(2), 0)
 
@@ -196,8 +224,16 @@ class Oware(BaseGame):
         if pos._legal is not None:
             return pos._legal
         o = pos.turn * 6
-        opp = 6 - o
         pits = pos.pits
+        if self._fast_legal is not None:
+            mask = self._fast_legal(pits, o, self._scratch, self._scratch_stores)
+            moves = []
+            for m in range(6):
+                if mask >> m & 1:
+                    moves.append(m)
+            pos._legal = moves
+            return moves
+        opp = 6 - o
         fed = not _row_empty(pits, opp)
         feeding = []
         starving = []
@@ -233,20 +269,29 @@ class Oware(BaseGame):
         o = pos.turn * 6
         pits = bytearray(pos.pits)
         stores = bytearray(pos.stores)
-        self._sow(pits, stores, o, move, events)
-        if _row_empty(pits, 6 - o):
-            # The forced starving move: the game ends and the mover takes what is left (all
-            # of it in the mover's row: the other one is empty).
-            left = sum(pits)
-            if left:
-                for k in range(12):
-                    pits[k] = 0
-                stores[pos.turn] += left
-                if events is not None:
-                    events.append((SWEEP, pos.turn, left))
-                    events.append((STORE, pos.turn, left))
+        if events is None and self._fast_sow is not None:
+            starved = self._fast_sow(pits, stores, o, move) & 256
+        else:
+            self._sow(pits, stores, o, move, events)
+            starved = _row_empty(pits, 6 - o)
+        if starved:
+            _sweep(pits, stores, pos.turn, events)
         if events is not None:
             events.append((TURN_END, 0, 0))
+        return Position(pits, stores, 1 - pos.turn)
+
+    def child(self, pos, move):
+        """play() of an action from legal_moves(pos), unchecked: the search's children."""
+        o = pos.turn * 6
+        pits = bytearray(pos.pits)
+        stores = bytearray(pos.stores)
+        if self._fast_sow is not None:
+            starved = self._fast_sow(pits, stores, o, move) & 256
+        else:
+            self._sow(pits, stores, o, move, None)
+            starved = _row_empty(pits, 6 - o)
+        if starved:
+            _sweep(pits, stores, pos.turn, None)
         return Position(pits, stores, 1 - pos.turn)
 
     def try_play(self, pos, move):
@@ -260,9 +305,13 @@ class Oware(BaseGame):
             return None
         pits = bytearray(pos.pits)
         stores = bytearray(s)
-        self._sow(pits, stores, o, move, None)
-        if _row_empty(pits, 6 - o):
-            return None
+        if self._fast_sow is not None:
+            if self._fast_sow(pits, stores, o, move) & 256:
+                return None
+        else:
+            self._sow(pits, stores, o, move, None)
+            if _row_empty(pits, 6 - o):
+                return None
         return Position(pits, stores, 1 - pos.turn)
 
     def _why_illegal(self, pos, move):
@@ -278,7 +327,10 @@ class Oware(BaseGame):
         if s[0] >= 25 or s[1] >= 25:
             return Outcome(0 if s[0] > s[1] else 1, "25 seeds")
         t = pos.turn
-        if _row_empty(pos.pits, t * 6):
+        p = pos.pits
+        o = t * 6
+        # _row_empty inlined: the search asks this at every node.
+        if not (p[o] or p[o + 1] or p[o + 2] or p[o + 3] or p[o + 4] or p[o + 5]):
             # The player to move has no seeds: what is left goes to the player who just moved.
             final = bytearray(s)
             final[1 - t] += sum(pos.pits)
@@ -304,6 +356,19 @@ class Oware(BaseGame):
         final = self.repetition_end(pos)
         return _by_stores(final.stores, "threefold repetition")
 
+
+
+def _sweep(pits, stores, turn, events):
+    # The forced starving move: the game ends and the mover takes what is left (all of it in
+    # the mover's row: the other one is empty).
+    left = sum(pits)
+    if left:
+        for k in range(12):
+            pits[k] = 0
+        stores[turn] += left
+        if events is not None:
+            events.append((SWEEP, turn, left))
+            events.append((STORE, turn, left))
 
 
 def _by_stores(s, reason):

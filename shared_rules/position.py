@@ -8,6 +8,12 @@ class BaseGame:
     """Subclasses define legal_moves, outcome, parse_move and _why_illegal."""
 
     repetition = 0  # the occurrence of a position that ends the game; 0: repetition is allowed
+    # The search's table slot and check key in machine code (a viper kernel), or None.
+    table_slot = None
+    # play() of a legal action without checking it, for the search's children, or None.
+    child = None
+    # shared_rules.evaluate's EVALS and NOISY entries of the game in machine code, or None.
+    fast_eval = fast_noisy = None
 
     def __repr__(self):
         return type(self).__name__ + "()"

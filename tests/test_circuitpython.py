@@ -60,8 +60,9 @@ def test_flash_circuitpython_copies_the_bundle_and_checks_every_file(cp_bundle, 
         assert on[p] == data, p
     assert "lib/neopixel.py" in on and "code.py" in on and "boot.py" in on
     assert not any(p in ("hw_sim.mpy", "board_sim.mpy") for p in on)
-    # Nor the viper kernel (no native emitter there: bawo.py keeps its bytecode).
+    # Nor the viper kernels (no native emitter there: the engines keep their bytecode).
     assert "shared_rules/bawo_viper.mpy" not in on and "shared_rules/bawo.mpy" in on
+    assert "shared_rules/oware_viper.mpy" not in on and "shared_rules/oware.mpy" in on
     # The modules precompiled, with CircuitPython's .mpy header.
     assert on["app.mpy"][:4] == on["shared_rules/bawo.mpy"][:4] == b"C\x06\x00\x1f"
     assert not any(p.endswith(".py") for p in on if p not in ("code.py", "boot.py", "main.py", "lib/neopixel.py"))

