@@ -218,30 +218,40 @@ def midgame(name, count, seed=5):
     return out
 
 
-def bench_ai(files, d, positions, levels, games=GAMES, nodes=None, peer=False):
+# The board each game is measured on: a bundle holds only the engines its profile plays.
+AI_PROFILE = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
+
+
+def bench_ai(d, positions, levels, games=GAMES, nodes=None, peer=False):
     """{(game, level, kernel): [(seconds, nodes, move)]}; with peer, each search is run again on
     the engine's bytecode (kernel False), the yardstick for a viper kernel in the same run."""
-    jobs = []
-    for name in games:
-        for text in midgame(name, positions):
-            for lv in levels:
-                for kernel in ((True, False) if peer else (True,)):
-                    jobs.append((name, lv, text, nodes, kernel))
-    files = dict(files)
-    files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
-    p = boot(files, "bawo-4x8", d)
-    try:
-        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
-                            "import aibench"], capture_output=True, text=True, timeout=36000)
-    finally:
-        p.close()
     res = {}
-    for line in r.stdout.splitlines():
-        if line.startswith("AI "):
-            _, name, lv, us, nodes, kernel, move = line.split()
-            res.setdefault((name, int(lv), kernel == "True"), []).append((int(us) / 1e6, int(nodes), move))
-    if len(sum(res.values(), [])) != len(jobs):
-        raise SystemExit("the AI bench did not finish: %s" % (r.stdout[-500:] + r.stderr[-500:]))
+    for profile in sorted({AI_PROFILE[name] for name in games}):
+        jobs = []
+        for name in games:
+            if AI_PROFILE[name] != profile:
+                continue
+            for text in midgame(name, positions):
+                for lv in levels:
+                    for kernel in ((True, False) if peer else (True,)):
+                        jobs.append((name, lv, text, nodes, kernel))
+        files = dict(bundle(profile, d / ("bundle-" + profile)))
+        files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
+        (d / profile).mkdir()
+        p = boot(files, profile, d / profile)
+        try:
+            r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
+                                "import aibench"], capture_output=True, text=True, timeout=36000)
+        finally:
+            p.close()
+        got = 0
+        for line in r.stdout.splitlines():
+            if line.startswith("AI "):
+                _, name, lv, us, n, kernel, move = line.split()
+                res.setdefault((name, int(lv), kernel == "True"), []).append((int(us) / 1e6, int(n), move))
+                got += 1
+        if got != len(jobs):
+            raise SystemExit("the AI bench did not finish on %s: %s" % (profile, r.stdout[-500:] + r.stderr[-500:]))
     return res
 
 
@@ -339,7 +349,7 @@ def main():
         if "ai" in a.only:
             (d / "ai").mkdir()
             levels = [int(x) for x in a.levels.split(",")]
-            res = bench_ai(files, d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode)
+            res = bench_ai(d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode)
             print("| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |")
             print("|---|---:|---|---:|---:|---:|---:|---:|")
             for name in a.ai_games:

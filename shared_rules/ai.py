@@ -165,7 +165,10 @@ class Player:
         if time_ms is None and nodes is not None and not host:
             time_ms = BOARD_TIME_MS
         self.time_ms = time_ms
-        kernel = game.use_kernel()
+        if self.node_budget is not None:
+            # A kernel's machine code takes heap: worth it for the searches of levels 3-5, not
+            # for the one or two plies of levels 1-2. Once loaded, the game keeps using it.
+            game.use_kernel()
         self.evaluate = game.fast_eval or EVALS[game.name]
         self._leaf = LEAVES.get(game.name)
         self._noisy, self._noisy_moves = game.fast_noisy or NOISY.get(game.name, (None, None))
@@ -188,9 +191,9 @@ class Player:
         self._tmove = bytearray(n)
         self._tgen = bytearray(n)
         self._gen = 0
-        # Bawo's kernel finds key_hash's slot and check without the long int (and its heap).
+        # A kernel finds key_hash's slot and check without the long int (and its heap).
         self._slot = None
-        if kernel and game.table_slot is not None and n < 16384 and n != _CHECK:
+        if game.table_slot is not None and n < 16384 and n != _CHECK:
             self._slot = game.table_slot
             self._inv = _inverse(n, _CHECK)
         self.last_info = {}

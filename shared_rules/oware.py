@@ -265,7 +265,10 @@ class Oware(BaseGame):
         return _row_empty(scratch, 6 - o)
 
     def play(self, pos, move, events=None):
-        move = self._legal(pos, move)
+        return self.child(pos, self._legal(pos, move), events)
+
+    def child(self, pos, move, events=None):
+        """play() of an action from legal_moves(pos), unchecked: the search's children."""
         o = pos.turn * 6
         pits = bytearray(pos.pits)
         stores = bytearray(pos.stores)
@@ -275,23 +278,18 @@ class Oware(BaseGame):
             self._sow(pits, stores, o, move, events)
             starved = _row_empty(pits, 6 - o)
         if starved:
-            _sweep(pits, stores, pos.turn, events)
+            # The forced starving move: the game ends and the mover takes what is left (all
+            # of it in the mover's row: the other one is empty).
+            left = sum(pits)
+            if left:
+                for k in range(12):
+                    pits[k] = 0
+                stores[pos.turn] += left
+                if events is not None:
+                    events.append((SWEEP, pos.turn, left))
+                    events.append((STORE, pos.turn, left))
         if events is not None:
             events.append((TURN_END, 0, 0))
-        return Position(pits, stores, 1 - pos.turn)
-
-    def child(self, pos, move):
-        """play() of an action from legal_moves(pos), unchecked: the search's children."""
-        o = pos.turn * 6
-        pits = bytearray(pos.pits)
-        stores = bytearray(pos.stores)
-        if self._fast_sow is not None:
-            starved = self._fast_sow(pits, stores, o, move) & 256
-        else:
-            self._sow(pits, stores, o, move, None)
-            starved = _row_empty(pits, 6 - o)
-        if starved:
-            _sweep(pits, stores, pos.turn, None)
         return Position(pits, stores, 1 - pos.turn)
 
     def try_play(self, pos, move):
@@ -327,10 +325,7 @@ class Oware(BaseGame):
         if s[0] >= 25 or s[1] >= 25:
             return Outcome(0 if s[0] > s[1] else 1, "25 seeds")
         t = pos.turn
-        p = pos.pits
-        o = t * 6
-        # _row_empty inlined: the search asks this at every node.
-        if not (p[o] or p[o + 1] or p[o + 2] or p[o + 3] or p[o + 4] or p[o + 5]):
+        if _row_empty(pos.pits, t * 6):
             # The player to move has no seeds: what is left goes to the player who just moved.
             final = bytearray(s)
             final[1 - t] += sum(pos.pits)
@@ -356,19 +351,6 @@ class Oware(BaseGame):
         final = self.repetition_end(pos)
         return _by_stores(final.stores, "threefold repetition")
 
-
-
-def _sweep(pits, stores, turn, events):
-    # The forced starving move: the game ends and the mover takes what is left (all of it in
-    # the mover's row: the other one is empty).
-    left = sum(pits)
-    if left:
-        for k in range(12):
-            pits[k] = 0
-        stores[turn] += left
-        if events is not None:
-            events.append((SWEEP, turn, left))
-            events.append((STORE, turn, left))
 
 
 def _by_stores(s, reason):
