@@ -364,10 +364,13 @@ def main():
                     if a.peer_bytecode:
                         fast, slow = res[(name, lv, True)], res[(name, lv, False)]
                         same = all(x[1:] == y[1:] for x, y in zip(fast, slow))
+                        capped = sum(x[1] for x in slow) < sum(x[1] for x in fast)
                         print("|  | | deployed / peer: %.2fx the nodes a second, %s |" % (
                             (sum(x[1] for x in fast) / sum(x[0] for x in fast))
                             / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
-                            "the same moves and nodes" if same else "**moves or nodes differ**"))
+                            "the same moves and nodes" if same else
+                            "the peer searched fewer nodes (the time cap)" if capped else
+                            "**moves or nodes differ**"))
     print("(wall time of this run: %.0f s)" % (time.time() - wall))
 
 

@@ -119,10 +119,14 @@ def same_engine(fast, plain, pos):
 
 
 def test_viper_in_use_on_micropython():
-    # Only once asked for (its code takes heap): by the search, for one.
+    # Only once asked for (its code takes heap): by a search with a node budget (levels 3-5),
+    # not by the one or two plies of levels 1-2.
     g = O.Oware()
     assert g._fast_sow is None and g.fast_eval is None and g.fast_noisy is None
-    Player(g, level=5)
+    Player(g, level=1)
+    Player(g, level=2)
+    assert g._fast_sow is None and g.fast_eval is None
+    Player(g, level=3)
     assert (g._fast_sow is not None) == MICROPYTHON
     fast, plain = games()
     if MICROPYTHON:
