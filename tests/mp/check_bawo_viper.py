@@ -8,6 +8,7 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
+import kernelcheck  # noqa: E402 - after mpcheck puts the root on sys.path
 from shared_rules import bawo as B
 from shared_rules import evaluate
 from shared_rules.ai import Player
@@ -16,18 +17,8 @@ from shared_rules.rng import Rng
 MICROPYTHON = mpcheck.MICROPYTHON
 
 
-class Plain(B.Bawo):
-    """Bawo on the bytecode paths only, whoever asks for the kernel."""
-
-    def use_kernel(self):
-        return False
-
-
 def games(max_laps=1000):
-    """(the game as the board's search runs it, the same game on the bytecode paths only)."""
-    fast = B.Bawo(max_laps)
-    fast.use_kernel()
-    return fast, Plain(max_laps)
+    return kernelcheck.games(B.Bawo, max_laps)
 
 
 def random_position(r):
@@ -41,18 +32,7 @@ def random_position(r):
 
 
 def played_positions(count, seed):
-    g = B.Bawo()
-    r = Rng(seed)
-    out = []
-    while len(out) < count:
-        pos = g.start()
-        for _ in range(r.below(60)):
-            moves = g.legal_moves(pos)
-            if not moves or g.outcome(pos) is not None:
-                break
-            pos = g.play(pos, moves[r.below(len(moves))])
-        out.append(pos)
-    return out
+    return kernelcheck.played_positions(B.Bawo(), count, seed, 60)
 
 
 def same_generation(fast, plain, pos):
@@ -156,16 +136,7 @@ def test_level_5_searches_alike():
 
 
 def test_unload_drops_the_kernel_with_the_engine():
-    # The kernel's machine code lives on the heap: playing another game must free it too.
-    import shared_rules
-    B.Bawo().use_kernel()
-    shared_rules.unload(keep='bawo')
-    assert ('shared_rules.bawo_viper' in sys.modules) == MICROPYTHON
-    shared_rules.unload(keep='oware')
-    assert 'shared_rules.bawo_viper' not in sys.modules
-    if MICROPYTHON:
-        assert 'shared_rules.bawo' not in sys.modules
-    sys.modules['shared_rules.bawo'] = B  # the module this script holds, for the checks after
+    kernelcheck.check_unload_drops_the_kernel(B, MICROPYTHON)
 
 
 if __name__ == '__main__':

@@ -8,6 +8,7 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
+import kernelcheck  # noqa: E402 - after mpcheck puts the root on sys.path
 from shared_rules import oware as O
 from shared_rules import evaluate
 from shared_rules.ai import Player
@@ -16,18 +17,8 @@ from shared_rules.rng import Rng
 MICROPYTHON = mpcheck.MICROPYTHON
 
 
-class Plain(O.Oware):
-    """Oware on the bytecode paths only, whoever asks for the kernel."""
-
-    def use_kernel(self):
-        return False
-
-
 def games():
-    """(the game as the board's search runs it, the same game on the bytecode paths only)."""
-    fast = O.Oware()
-    fast.use_kernel()
-    return fast, Plain()
+    return kernelcheck.games(O.Oware)
 
 
 def search_functions(g):
@@ -69,18 +60,7 @@ def random_position(r):
 
 
 def played_positions(count, seed):
-    g = O.Oware()
-    r = Rng(seed)
-    out = []
-    while len(out) < count:
-        pos = g.start()
-        for _ in range(r.below(120)):
-            if g.outcome(pos) is not None:
-                break
-            moves = g.legal_moves(pos)
-            pos = g.play(pos, moves[r.below(len(moves))])
-        out.append(pos)
-    return out
+    return kernelcheck.played_positions(O.Oware(), count, seed, 120)
 
 
 SEEN = {'laps': 0, 'captures': 0}
@@ -202,16 +182,7 @@ def test_level_5_searches_alike():
 
 
 def test_unload_drops_the_kernel_with_the_engine():
-    # The kernel's machine code lives on the heap: playing another game must free it too.
-    import shared_rules
-    O.Oware().use_kernel()
-    shared_rules.unload(keep='oware')
-    assert ('shared_rules.oware_viper' in sys.modules) == MICROPYTHON
-    shared_rules.unload(keep='bawo')
-    assert 'shared_rules.oware_viper' not in sys.modules
-    if MICROPYTHON:
-        assert 'shared_rules.oware' not in sys.modules
-    sys.modules['shared_rules.oware'] = O  # the module this script holds, for the checks after
+    kernelcheck.check_unload_drops_the_kernel(O, MICROPYTHON)
 
 
 if __name__ == '__main__':
