@@ -765,7 +765,16 @@ class App:
             if ev is None:
                 break
             if ev & PRESSED:
-                self.on_press(ev & KEY_MASK)
+                key = ev & KEY_MASK
+                try:
+                    self.on_press(key)
+                except MemoryError:
+                    # No room to take the press (a move is played before anything that may
+                    # fail for room after it): room is made, and a pocket flashes red as for
+                    # any press the board does not take, so the person presses it again.
+                    self._shed()
+                    if key < self.profile.n_keys:
+                        self.flash(key)
         if self.anim is not None:
             if self.intro >= 0:
                 on = 1 - ticks_diff(now, self.intro_until) // BOARD_BLINK_MS % 2

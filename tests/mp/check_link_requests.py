@@ -791,5 +791,34 @@ def test_hello_has_the_documented_fields():
     rmtree(b.root)
 
 
+def test_a_press_that_finds_no_room_flashes_red_and_the_next_one_plays():
+    # On a full heap a press used to vanish without a word (the pass shed and went on): the
+    # person saw nothing happen and waited. Now the pocket flashes red, as for any press the
+    # board does not take, and pressing it again plays the move.
+    b = _board('pressroom', settings={'speed': 8, 'opponent': 'people'})
+    b.ok(P.NEW, {'kind': 'oware'})
+    a = b.app
+    key = a.key_of_cell[0]          # South's pit A: one press plays it
+    a.s.push, left = _no_room(a.s.push, 1, 512)
+
+    def press():
+        b.board.press(key)
+        for _ in range(4):
+            b.step(5)
+        b.board.release(key)
+        for _ in range(4):
+            b.step(5)
+    press()
+    assert left[0] == 0, 'the press never reached the move'
+    assert a.s.ply == 0 and a.flash_key == key, (a.s.ply, a.flash_key)
+    assert a.flashes == 1
+    b.step(1000)                    # the red goes
+    assert a.flash_key == -1
+    press()
+    assert a.s.ply == 1 and a.s.moves[0] == 'A', a.s.moves
+    del a.s.push
+    rmtree(b.root)
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
