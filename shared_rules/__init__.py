@@ -18,7 +18,8 @@ GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
          "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
 # Modules an engine loads for itself, dropped with it (the viper kernels: machine code on
 # the heap).
-_PARTS = {"bawo": ("shared_rules.bawo_viper",), "oware": ("shared_rules.oware_viper",)}
+_PARTS = {"bawo": ("shared_rules.bawo_viper",), "oware": ("shared_rules.oware_viper",),
+          "bagh-chal": ("shared_rules.baghchal_viper",)}
 _LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
          "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
 

@@ -46,13 +46,12 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 0.9-1.7 s on its slowest moves
-# (docs/ai.md, bench/pico.py; Bawo's and Oware's with their viper kernels,
-# shared_rules/bawo_viper.py and oware_viper.py).
-_LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 500}
+# (docs/ai.md, bench/pico.py; with their viper kernels, shared_rules/*_viper.py).
+_LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 1600}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
-# ... times these: a PC runs the bytecode of Bawo and Oware, so their budgets did not grow
-# with the board's (the viper kernels).
+# ... times these: a PC runs the engines' bytecode, so these did not grow with the board's
+# budgets (the viper kernels).
 _HOST5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
 BOARD_TIME_MS = const(1800)
@@ -353,7 +352,8 @@ class Player:
             if self._boards is not None and ev is self.evaluate:
                 keys = self._board_keys(pos, moves)
             if keys is None:
-                keys = [(ev(g, g.play(pos, moves[i])) << 8) + i for i in range(n)]
+                child = self._child
+                keys = [(ev(g, child(pos, moves[i])) << 8) + i for i in range(n)]
             keys.sort()
             order = [k & 255 for k in keys]
         else:

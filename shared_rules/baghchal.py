@@ -163,6 +163,32 @@ class BaghChal(BaseGame):
             return -1 if target else move   # a goat placed: one press
         return (move - 25) % 25 if target else (move - 25) // 25
 
+    def __init__(self):
+        # The viper kernel's generation and blocked-tigers test (use_kernel), or None.
+        self._fast_gen = None
+        self._blocked = _tigers_blocked
+
+    def use_kernel(self):
+        """Generate the moves, test the tigers and evaluate in machine code from now on where
+        the runtime can (MicroPython with the native emitter: shared_rules/baghchal_viper.py).
+        The same results as the bytecode, which CPython and CircuitPython keep
+        (tests/mp/check_baghchal_viper.py). The search asks for it (shared_rules.ai.Player).
+        Returns whether it is in use."""
+        if self._fast_gen is None:
+            try:
+                import sys
+                if sys.implementation.name == "micropython":
+                    from array import array
+                    from shared_rules.baghchal_viper import gen, blocked, value, slot
+                    self._out = array("H", bytes(512))   # 256 moves; at most 160 are legal
+                    self._fast_gen = gen
+                    self._blocked = blocked
+                    self.fast_eval = value
+                    self.table_slot = slot  # the search's hash (shared_rules.ai)
+            except (ImportError, SyntaxError, ValueError):
+                pass  # a port without the native emitter
+        return self._fast_gen is not None
+
     def start(self):
         b = bytearray(25)
         for p in (0, 4, 20, 24):
@@ -197,6 +223,10 @@ class BaghChal(BaseGame):
         if pos._legal is not None:
             return pos._legal
         b = pos.board
+        if self._fast_gen is not None:
+            out = list(self._out[:self._fast_gen(b, pos.turn, pos.hand, self._out)])
+            pos._legal = out
+            return out
         out = []
         if pos.turn == 1:
             _tiger_moves(b, out)
@@ -215,7 +245,10 @@ class BaghChal(BaseGame):
         return out
 
     def play(self, pos, move, events=None):
-        move = self._legal(pos, move)
+        return self.child(pos, self._legal(pos, move), events)
+
+    def child(self, pos, move, events=None):
+        """play() of an action from legal_moves(pos), unchecked: the search's children."""
         b = bytearray(pos.board)
         hand, cap = pos.hand, pos.captured
         if move < 25:
@@ -252,7 +285,7 @@ class BaghChal(BaseGame):
         if move < 25:
             if pos.turn or not hand or b[move]:
                 return None
-            if _tigers_blocked(b):
+            if self._blocked(b):
                 return None
             b = bytearray(b)
             b[move] = GOAT
@@ -262,7 +295,7 @@ class BaghChal(BaseGame):
             if b[c] or b[a] != (GOAT if pos.turn == 0 else TIGER):
                 return None
             if c in ADJ[a]:
-                if pos.turn == 0 and (hand or _tigers_blocked(b)):
+                if pos.turn == 0 and (hand or self._blocked(b)):
                     return None
             else:
                 mid = (a + c) // 2
@@ -289,7 +322,7 @@ class BaghChal(BaseGame):
     def outcome(self, pos):
         if pos.captured >= 5:
             return Outcome(1, "5 goats captured")
-        if _tigers_blocked(pos.board):
+        if self._blocked(pos.board):
             return Outcome(0, "tigers cannot move")
         if pos.turn == 0 and not self.legal_moves(pos):
             return Outcome(1, "goats cannot move")

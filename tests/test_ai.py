@@ -193,7 +193,8 @@ def test_same_move_under_micropython():
 
 def test_compiles_for_the_pico(tmp_path):
     files = [ROOT / "shared_rules" / n for n in ("ai.py", "evaluate.py", "bawo.py", "bawo_viper.py",
-                                                 "oware.py", "oware_viper.py")]
+                                                 "oware.py", "oware_viper.py", "baghchal.py",
+                                                 "baghchal_viper.py")]
     assert mpy_cross_all(files, tmp_path) == []
 
 
@@ -334,6 +335,9 @@ import harness  # noqa: E402
 
 test_bawo_fast_paths_cpython, test_bawo_fast_paths_micropython = harness.both_runtimes(
     harness.load("check_bawo_viper"), expect=("fast path: viper",))
-# Oware's (viper on MicroPython) against its bytecode: tests/mp/check_oware_viper.py.
+# Oware's and Bagh-Chal's (viper on MicroPython) against their bytecode:
+# tests/mp/check_oware_viper.py, check_baghchal_viper.py.
 test_oware_fast_paths_cpython, test_oware_fast_paths_micropython = harness.both_runtimes(
     harness.load("check_oware_viper"), expect=("fast path: viper",))
+test_baghchal_fast_paths_cpython, test_baghchal_fast_paths_micropython = harness.both_runtimes(
+    harness.load("check_baghchal_viper"), expect=("fast path: viper",))

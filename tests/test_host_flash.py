@@ -254,8 +254,10 @@ def test_flash_dry_run_leaves_the_game_running(sim_board, capsys):
 
 
 @pytest.mark.parametrize("profile, kept, left", [
-    ("bawo-4x8", {"bawo.py", "bawo_viper.py", "oware.py", "oware_viper.py"}, {"baghchal.py"}),
-    ("grid-5x5", {"baghchal.py"}, {"bawo.py", "bawo_viper.py", "oware.py", "oware_viper.py"}),
+    ("bawo-4x8", {"bawo.py", "bawo_viper.py", "oware.py", "oware_viper.py"},
+     {"baghchal.py", "baghchal_viper.py"}),
+    ("grid-5x5", {"baghchal.py", "baghchal_viper.py"},
+     {"bawo.py", "bawo_viper.py", "oware.py", "oware_viper.py"}),
 ])
 def test_bundle_holds_only_the_engines_the_profile_plays(profile, kept, left):
     # The firmware offers only the profile's games that fit its grid: another game's engine
