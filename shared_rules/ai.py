@@ -49,6 +49,10 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 # (docs/ai.md, bench/pico.py; with their viper kernels, shared_rules/*_viper.py).
 _LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 1600}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
+# Where a share lands in a bad budget: Bagh-Chal's goats play worse at 533-1,200 nodes than
+# at 266 or 1,600 (the horizon then ends on a tiger's capture), so its level 4 searches 400
+# nodes, not 800, and stays between levels 3 and 5 (docs/ai.md, "Every level").
+_LEVEL4_NODES = {"bagh-chal": 400}
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
 # ... times these: a PC runs the engines' bytecode, so these did not grow with the board's
 # budgets (the viper kernels).
@@ -65,6 +69,8 @@ def level_budget(name, level, host=False):
         nodes = (_HOST5_NODES if host else _LEVEL5_NODES)[name] * sixths // 6
         if host:
             nodes *= HOST_FACTOR
+        elif level == 4:
+            nodes = _LEVEL4_NODES.get(name, nodes)
     return rnd, depth, nodes
 
 
