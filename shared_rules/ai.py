@@ -50,8 +50,8 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 _LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 1600}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
 # Where a share lands in a bad budget: Bagh-Chal's goats play worse at 533-1,200 nodes than
-# at 266 or 1,600 (the horizon then ends on a tiger's capture), so its level 4 searches 400
-# nodes, not 800, and stays between levels 3 and 5 (docs/ai.md, "Every level").
+# at 266 or 1,600 (measured against greedy tigers; docs/ai.md, "Every level"), so its level 4
+# searches 400 nodes, not 800, and stays between levels 3 and 5.
 _LEVEL4_NODES = {"bagh-chal": 400}
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
 # ... times these: a PC runs the engines' bytecode, so these did not grow with the board's

@@ -65,8 +65,8 @@ def oware(g, pos):
     # pits of 1-2 seeds are what the opponent captures next.
     t = pos.turn
     st = pos.stores
-    pits = pos.pits
     s = 16 * (st[t] - st[1 - t])
+    pits = pos.pits
     o = t * 6
     q = 6 - o
     for k in range(6):
