@@ -6,7 +6,7 @@ Board: a bytearray of 25 points, index rank * 5 + file (a1 = 0, e5 = 24), holdin
 from shared_rules.errors import InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PLACE, STEP, JUMP, TAKE, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
+from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count, load_kernel
 
 SIDES = "GT"
 EMPTY = 0
@@ -175,18 +175,14 @@ class BaghChal(BaseGame):
         (tests/mp/check_baghchal_viper.py). The search asks for it (shared_rules.ai.Player).
         Returns whether it is in use."""
         if self._fast_gen is None:
-            try:
-                import sys
-                if sys.implementation.name == "micropython":
-                    from array import array
-                    from shared_rules.baghchal_viper import gen, blocked, value, slot
-                    self._out = array("H", bytes(512))   # 256 moves; at most 160 are legal
-                    self._fast_gen = gen
-                    self._blocked = blocked
-                    self.fast_eval = value
-                    self.table_slot = slot  # the search's hash (shared_rules.ai)
-            except (ImportError, SyntaxError, ValueError):
-                pass  # a port without the native emitter
+            k = load_kernel("shared_rules.baghchal_viper")
+            if k is not None:
+                from array import array
+                self._out = array("H", bytes(512))   # 256 moves; at most 160 are legal
+                self._fast_gen = k.gen
+                self._blocked = k.blocked
+                self.fast_eval = k.value
+                self.table_slot = k.slot  # the search's hash (shared_rules.ai)
         return self._fast_gen is not None
 
     def start(self):

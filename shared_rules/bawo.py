@@ -7,7 +7,7 @@ South's pockets are 0..15, North's 16..31. A move is start * 2 + (0 for "+", 1 f
 from shared_rules.errors import InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, RELAY, DIRECTION, TURN_END
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
+from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count, load_kernel
 
 try:
     from micropython import const
@@ -113,17 +113,13 @@ class Bawo(BaseGame):
         (shared_rules.ai.Player): its code takes heap, which a board not searching keeps.
         Returns whether it is in use."""
         if self._fast is None and self.max_laps <= _MAX_FAST_LAPS:
-            try:
-                import sys
-                if sys.implementation.name == "micropython":
-                    from shared_rules.bawo_viper import gen, sow, value, slot
-                    self._fast = gen
-                    self._fast_sow = sow
-                    self.value = value
-                    self.table_slot = slot  # the search's hash (shared_rules.ai)
-                    self._out = bytearray(32)
-            except (ImportError, SyntaxError, ValueError):
-                pass  # a port without the native emitter
+            k = load_kernel("shared_rules.bawo_viper")
+            if k is not None:
+                self._fast = k.gen
+                self._fast_sow = k.sow
+                self.value = k.value
+                self.table_slot = k.slot  # the search's hash (shared_rules.ai)
+                self._out = bytearray(32)
         return self._fast is not None
 
     def __repr__(self):

@@ -6,7 +6,7 @@ North's a..f are 6..11. Stores are separate. A move is the pit index in the move
 from shared_rules.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, quote
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, TURN_END, SWEEP
 from shared_rules.outcome import Outcome
-from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count
+from shared_rules.position import BasePosition, BaseGame, split_fields, parse_count, load_kernel
 
 SIDES = "SN"
 _NAMES = ("South", "North")
@@ -103,19 +103,15 @@ class Oware(BaseGame):
         (tests/mp/check_oware_viper.py). The search asks for it (shared_rules.ai.Player):
         its code takes heap, which a board not searching keeps. Returns whether it is in use."""
         if self._fast_sow is None:
-            try:
-                import sys
-                if sys.implementation.name == "micropython":
-                    from shared_rules.oware_viper import sow, legal, value, capture, captures, slot
-                    self._scratch = bytearray(12)
-                    self._scratch_stores = bytearray(2)
-                    self._fast_legal = legal
-                    self._fast_sow = sow
-                    self.fast_eval = value
-                    self.fast_noisy = (capture, captures)
-                    self.table_slot = slot  # the search's hash (shared_rules.ai)
-            except (ImportError, SyntaxError, ValueError):
-                pass  # a port without the native emitter
+            k = load_kernel("shared_rules.oware_viper")
+            if k is not None:
+                self._scratch = bytearray(12)
+                self._scratch_stores = bytearray(2)
+                self._fast_legal = k.legal
+                self._fast_sow = k.sow
+                self.fast_eval = k.value
+                self.fast_noisy = (k.capture, k.captures)
+                self.table_slot = k.slot  # the search's hash (shared_rules.ai)
         return self._fast_sow is not None
 
     def start(self):

@@ -61,6 +61,19 @@ class BaseGame:
         return move
 
 
+def load_kernel(name):
+    """The viper kernel module `name` (shared_rules.*_viper) where the runtime runs machine
+    code: MicroPython with the native emitter. None elsewhere: CPython and CircuitPython keep
+    the engine's bytecode, which gives the same results."""
+    import sys
+    if sys.implementation.name != "micropython":
+        return None
+    try:
+        return __import__(name, None, None, ("_",))
+    except (ImportError, SyntaxError, ValueError):
+        return None  # a port without the native emitter
+
+
 def split_fields(text, n, form, sides):
     """The n space-separated fields of a position string and the side index (last field)."""
     if not isinstance(text, str):
