@@ -107,36 +107,17 @@ def test_played_positions_play_alike():
 
 
 def test_table_slot_is_key_hashs():
-    from shared_rules import ai
     fast, plain = games()
     if not MICROPYTHON:
         return
-    r = Rng(4)
-    sizes = (509, 1021, 16381)
-    for k in range(3000):
-        pos = random_position(r)
-        size = sizes[k % 3]
-        h = evaluate.key_hash(plain, pos)
-        got = fast.table_slot(pos, size, ai._inverse(size, 65521))
-        assert got & 0x3FFF == h % size and got >> 14 == (h // size) % 65521, pos.format()
+    kernelcheck.check_table_slot(fast, plain, random_position)
 
 
 def test_level_5_searches_alike():
     # The same move, score, depth and node count at every budget, kernel or not.
     fast, plain = games()
-    searched = 0
-    for pos in kernelcheck.played_positions(C.BaghChal(), 24, 5, 60):
-        if fast.outcome(pos) is not None:
-            continue
-        for budget in (60, 500, 1500):
-            infos = []
-            for g in (fast, plain):
-                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
-                m = p.choose(copy(pos))
-                i = p.last_info
-                infos.append((m, i['nodes'], i['score'], i['depth']))
-            assert infos[0] == infos[1], (pos.format(), budget, infos)
-            searched += infos[0][1]
+    searched = kernelcheck.searched_alike(fast, plain, kernelcheck.played_positions(C.BaghChal(), 24, 5, 60),
+                                          (60, 500, 1500), copy)
     assert searched > 10000, searched
 
 

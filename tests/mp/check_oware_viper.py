@@ -146,38 +146,18 @@ def test_played_positions_play_alike():
 
 def test_table_slot_is_key_hashs():
     # The kernel's slot and check of the search's table, against evaluate.key_hash's long int.
-    from shared_rules import ai
     fast, plain = games()
-    r = Rng(4)
-    sizes = (509, 1021, 16381)
     if not MICROPYTHON:
         return
-    for k in range(3000):
-        pos = random_position(r)
-        size = sizes[k % 3]
-        h = evaluate.key_hash(plain, pos)
-        got = fast.table_slot(pos, size, ai._inverse(size, 65521))
-        assert got & 0x3FFF == h % size and got >> 14 == (h // size) % 65521, pos.format()
+    kernelcheck.check_table_slot(fast, plain, random_position)
     assert Player(fast, level=5, tt_bits=16)._slot is None  # 65521 slots: the long int
 
 
 def test_level_5_searches_alike():
     # The same move, score, depth and node count at every budget, kernel or not.
     fast, plain = games()
-    searched = 0
-    for pos in played_positions(30, 5):
-        if fast.outcome(pos) is not None:
-            continue
-        for budget in (60, 1000, 3000):
-            infos = []
-            for g in (fast, plain):
-                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
-                m = p.choose(copy(pos))
-                i = p.last_info
-                infos.append((m, i['nodes'], i['score'], i['depth']))
-            assert infos[0] == infos[1], (pos.format(), budget, infos)
-            assert plain._fast_sow is None and plain.fast_eval is None
-            searched += infos[0][1]
+    searched = kernelcheck.searched_alike(fast, plain, played_positions(30, 5), (60, 1000, 3000), copy)
+    assert plain._fast_sow is None and plain.fast_eval is None
     assert searched > 20000, searched
 
 

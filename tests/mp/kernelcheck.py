@@ -33,6 +33,40 @@ def played_positions(g, count, seed, most):
     return out
 
 
+def check_table_slot(fast, plain, random_position):
+    """The kernel's slot and check of the search's table against evaluate.key_hash's long
+    int, over 3,000 random positions and the three table sizes in use (MicroPython only)."""
+    from shared_rules import ai, evaluate
+    r = Rng(4)
+    sizes = (509, 1021, 16381)
+    for k in range(3000):
+        pos = random_position(r)
+        size = sizes[k % 3]
+        h = evaluate.key_hash(plain, pos)
+        got = fast.table_slot(pos, size, ai._inverse(size, 65521))
+        assert got & 0x3FFF == h % size and got >> 14 == (h // size) % 65521, pos.format()
+
+
+def searched_alike(fast, plain, positions, budgets, copy):
+    """Level 5 with the kernel and without, from each position not over at each budget: the
+    same move, node count, score and depth. Returns the nodes searched (on one side)."""
+    from shared_rules.ai import Player
+    searched = 0
+    for pos in positions:
+        if fast.outcome(pos) is not None:
+            continue
+        for budget in budgets:
+            infos = []
+            for g in (fast, plain):
+                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
+                m = p.choose(copy(pos))
+                i = p.last_info
+                infos.append((m, i['nodes'], i['score'], i['depth']))
+            assert infos[0] == infos[1], (pos.format(), budget, infos)
+            searched += infos[0][1]
+    return searched
+
+
 def check_unload_drops_the_kernel(module, micropython):
     # The kernel's machine code lives on the heap: playing another game must free it too.
     import shared_rules
