@@ -71,6 +71,27 @@ def test_interactive_exposes_a_pty_link(tmp_path):
         p.wait(timeout=10)
 
 
+def test_interactive_menu_opens_on_the_game_opponent_and_level_given(tmp_path):
+    # `bawo sim --game oware` opened the board's menu on Bawo: --game, --opponent and --level
+    # applied to the scripted modes only. Given, they are the menu's choices at power-on, and
+    # MENU starts that game; not given, the menu keeps its own (its settings file).
+    from bawo.sim import BoardProcess, Options
+    from bawo.sim.terminal import menu_choices
+    assert menu_choices(Options()) == {}
+    b = BoardProcess("bawo-4x8", str(tmp_path), extra_env=menu_choices(
+        Options(game="oware", opponent="board-second", level=4)))
+    try:
+        st = b.status
+        assert st["mode"] == "menu" and st["settings"]["game"] == "oware", st
+        assert st["settings"]["opponent"] == "board-second" and st["settings"]["level"] == 4, st
+        b.menu()
+        st = b.idle()
+        assert st["mode"] == "play" and st["game"] == "oware", st
+        assert st["opponent"] == "board-second", st
+    finally:
+        b.kill()
+
+
 def test_ai_vs_ai_level5_whole_bawo_game_in_160k(tmp_path):
     # As deployed (.mpy), both sides the board's own AI at level 5, animated, in the Pico's
     # heap budget: the game reaches its end and the peak is printed (pytest -s shows it).

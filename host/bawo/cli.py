@@ -428,7 +428,9 @@ def _add_sim_parser(subparsers):
                     "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
                     "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
                     "than a Pico on a busy PC.")
-    p.add_argument("--game", default="bawo", choices=("bawo", "oware", "bagh-chal"))
+    p.add_argument("--game", choices=("bawo", "oware", "bagh-chal"),
+                   help="the game: scripted, the one played (default bawo); interactive, the "
+                        "one the board's menu opens on (default: its last choice)")
     p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
     p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
     p.add_argument("--seed", type=int, default=1)
@@ -436,7 +438,9 @@ def _add_sim_parser(subparsers):
                    help="animation speed, 8 = instant")
     p.add_argument("--headless", action="store_true", help="no drawing")
     p.add_argument("--quiet", action="store_true", help="scripted: no per-move lines")
-    p.add_argument("--heap", metavar="SIZE", type=_heap_size, help="MicroPython heap, e.g. 160k (the Pico's budget)")
+    p.add_argument("--heap", metavar="SIZE", type=_heap_size, help="MicroPython heap, e.g. 160k, the project's test budget: the unix "
+                        "port's 64-bit objects take about twice the room of a Pico's, so "
+                        "160k is tighter than a Pico (--pico runs the Pico's own heap)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--moves", metavar="'A1+ B7- ...'", help="moves to play, then print the result")
     g.add_argument("--script", metavar="FILE", help="file of moves (move numbers and # comments ok)")
@@ -445,10 +449,11 @@ def _add_sim_parser(subparsers):
     g.add_argument("--ai-vs-ai", action="store_true",
                    help="the board's AI plays both sides, a whole game (level: --level, 5)")
     p.add_argument("--opponent", choices=("people", "board-second", "board-first"),
-                   help="scripted: the board's AI plays a side; --moves/--random are then "
-                        "the person's moves only")
+                   help="the board's AI plays a side: scripted, --moves/--random are then the "
+                        "person's moves only; interactive, the menu opens on this choice")
     p.add_argument("--level", type=int, choices=range(1, 6), metavar="1-5",
-                   help="the board's AI level (default 5 with --ai-vs-ai, else the menu's)")
+                   help="the board's AI level (default 5 with --ai-vs-ai, else the menu's; "
+                        "interactive, the menu opens on it)")
     p.add_argument("--pico", action="store_true",
                    help="drive the terminal board with MicroPython's rp2 image on an emulated "
                         "RP2040 (rp2040js, needs Node.js): Pico timing, heap and flash; its flash "

@@ -44,7 +44,7 @@ __all__ = ["REPL_EXIT", "BoardProcess", "SimError", "build_mpy", "default_data_d
 class Options:
     """What `bawo sim` is asked to do: run()'s keyword arguments, handed to its modes."""
 
-    def __init__(self, game="bawo", profile=None, data=None, seed=1, speed=None, headless=False,
+    def __init__(self, game=None, profile=None, data=None, seed=1, speed=None, headless=False,
                  quiet=False, heap=None, moves=None, script=None, random=None, demo=False,
                  ai_vs_ai=False, opponent=None, level=None, pico=False, mpy=False):
         self.game, self.profile, self.data, self.seed, self.speed = game, profile, data, seed, speed
@@ -57,10 +57,14 @@ def run(**options):
     """`bawo sim`: options are Options' keywords (game, profile, data, moves, random, ...).
     Interactive unless moves, script, random, demo or ai_vs_ai make it scripted."""
     o = Options(**options)
-    if o.demo:
+    # Interactive, game/opponent/level choose in the board's menu (None: the menu's own
+    # choices, kept on its flash); scripted, they are what is played.
+    interactive = (o.moves is None and o.script is None and o.random is None and not o.demo
+                   and not o.ai_vs_ai)
+    if not interactive or o.pico:
         o.game = o.game or "bawo"
     if not o.profile:
-        o.profile = PROFILES[o.game]
+        o.profile = PROFILES[o.game or "bawo"]
     data = o.data or default_data_dir()
     os.makedirs(data, exist_ok=True)
     if o.pico:
@@ -74,7 +78,7 @@ def run(**options):
             o.speed = 8
     lock = lock_data_dir(data)
     try:
-        if moves is None and rnd is None and not o.ai_vs_ai:
+        if interactive:
             return _interactive(o, data)
         return _scripted(o, data, moves or [], rnd)
     finally:

@@ -36,7 +36,7 @@ def _interactive(args, data):
     def boot():
         b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
                          speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
-                         link=relay.board_ends(), wait_boot=False)
+                         link=relay.board_ends(), wait_boot=False, extra_env=menu_choices(args))
         try:
             b.wait_boot()
         except SimError as e:
@@ -62,6 +62,17 @@ def _interactive(args, data):
     finally:
         _shut_down(relay, board, data)
     return 0
+
+
+def menu_choices(args):
+    """--game, --opponent and --level as the board's menu choices at power-on (its settings,
+    kept on its flash once a menu press writes them); what is not given stays the menu's."""
+    env = {}
+    for name, value in (("BAWO_GAME", args.game), ("BAWO_OPPONENT", args.opponent),
+                        ("BAWO_LEVEL", args.level)):
+        if value is not None:
+            env[name] = str(value)
+    return env
 
 
 def _stopped(board, relay, data):
