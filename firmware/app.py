@@ -170,6 +170,11 @@ class App:
             gc.collect()   # the start's code gone before the menu's comes
             self.open_menu()
 
+    def resume_kept(self):
+        """BACK in the menu while the journaled game power-on had no room for is only on
+        flash: its replay tried again."""
+        return _run('start', 'retry', self)
+
     def _setup(self, header):
         _run('start', 'setup', self, header)
 

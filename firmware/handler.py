@@ -118,8 +118,8 @@ class Handler:
             raise self._err(P.E_BAD_PAYLOAD, str(e)[:80])
         if not started:
             if a.unresumed:
-                raise self._err(P.E_INTERNAL, 'no memory to resume the game in progress: '
-                                'power the board off and on')
+                raise self._err(P.E_INTERNAL, 'no memory to resume the game in progress '
+                                '(kept on flash): ask again later')
             raise self._err(P.E_FLASH_FULL, 'flash full: sync the board first')
         return self._done()
 

@@ -52,7 +52,9 @@ class Menu:
             a.new_game(self.s['game'])
         elif key == k.back:
             s = a.s
-            if s is not None and not (a.unarchived and s.outcome() is None):
+            if a.unresumed:
+                a.resume_kept()
+            elif s is not None and not (a.unarchived and s.outcome() is None):
                 a.mode = OVER if s.outcome() is not None else PLAY
                 a.close_menu()
                 a.view.reset(pieces=(a.g.name == 'bagh-chal'))

@@ -21,15 +21,17 @@ def board_id():
 
 
 def start(board, root='/games'):
-    """The App on `board`, booted (its game resumed or its menu open), its link attached."""
+    """The App on `board`, booted (its game resumed or its menu open), then its link attached."""
     from hw import open_journal
     j = open_journal(root, board_id() or 'board')
     app = App(board, j, j.board_id)
+    # The journaled game first: its replay wants the heap in one piece, before the link's
+    # modules take their share (a restarted board found no room to replay a long game).
+    app.boot()
     try:
         import link
         r, w = link.stdio()
         app.attach_link(r, w)
     except ImportError:
         pass
-    app.boot()
     return app

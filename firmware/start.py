@@ -6,6 +6,7 @@ from compat import ticks_add
 from datafiles import CUR
 from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES, AI_MODULES
 from opponent import use_engine
+from journal import unload_records
 import shared_rules
 from shared_rules import game as make_game
 from shared_rules.errors import RulesError
@@ -28,16 +29,41 @@ def boot(a):
             gc.collect()
     if resumed is None:
         # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
-        # game may replace it (new_game) until a power-on finds the room.
+        # game may replace it until the replay finds room (retry: BACK or MENU in the menu,
+        # a host's NEW, each on a heap that is not the power-on's).
         a.mode = MENU
         a.unresumed = True
-        a.say('no memory to resume the game in progress: it is kept on flash; '
-              'power the board off and on again')
+        a.say(KEPT)
         resumed = False
     # Once: the names set aside at this boot (the journal logged why).
     for w in a.journal.aside:
         a.say('warning: damaged file set aside: %s' % w)
     return not resumed and a.mode != OVER
+
+
+KEPT = ('no memory to resume the game in progress: it is kept on flash; '
+        'press BACK to try again')
+
+
+def retry(a):
+    """The journaled game that found no room to replay at power-on, replayed again now: True
+    if it is back (or was over, and is recorded), False if it is still only on flash."""
+    a.close_menu()
+    unload_records(a.journal)
+    gc.collect()
+    try:
+        resume(a)
+    except MemoryError:
+        a.s = a.g = a.header = a.opponent = None
+        shared_rules.unload(also=AI_MODULES)
+        gc.collect()
+        a.open_menu()
+        a.say(KEPT)
+        return False
+    a.unresumed = False
+    if a.s is None:
+        a.open_menu()   # cur.jnl was gone or set aside meanwhile: nothing to go back to
+    return True
 
 
 def resume(a):
@@ -71,7 +97,7 @@ def resume(a):
     try:
         a._setup(header)
         s = a.s
-        s.reserve(len(moves), sum(len(m) for m in moves))
+        s.reserve(len(moves), moves.size)
         for m in moves:
             s.push(s.parse_move(m))
     except (RulesError, KeyError, ValueError) as e:
@@ -124,14 +150,30 @@ def setup(a, header):
 
 def new_game(a, name, position=None, opponent=None):
     """App.new_game."""
+    try:
+        started = _new_game(a, name, position, opponent)
+    except Exception:
+        _own_engine_only(a)
+        raise
+    if not started:
+        _own_engine_only(a)
+    return started
+
+
+def _own_engine_only(a):
+    # A refused new game: the engine its position's check loaded goes again (8-12 KB of a
+    # 160 KB heap; the fuzz found a Bawo game playing on with Oware's engine kept, and no
+    # room left for a sync's LIST).
+    shared_rules.unload(keep=a.g.name if a.g is not None else None)
+
+
+def _new_game(a, name, position=None, opponent=None):
     if name not in a.games:
         raise ValueError('game %s does not fit this board' % name)
     if position:
         make_game(name).parse(position)
-    if a.unresumed:
-        a.say('the game in progress was not resumed for want of memory and is kept on flash: '
-              'power the board off and on before a new game')
-        return False
+    if a.unresumed and not retry(a):
+        return False   # the kept game first: a new game would write over its journal
     a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
     if a.anim is not None:
         a.skip()
