@@ -20,6 +20,7 @@
 import os
 import json
 from array import array
+from shared_rules.state import MoveTexts
 from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
                        unseal, move_of, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
                        _replace, _counter_of)
@@ -96,7 +97,7 @@ class Journal:
 
     # -- the game in progress ---------------------------------------------------------
     def read_current(self):
-        """(header dict, [move text]) of cur.jnl, None if there is none or it is damaged.
+        """(header dict, MoveTexts) of cur.jnl, None if there is none or it is damaged.
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
         sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
         memory it takes is the game's, never the file's (a damaged file may be any size)."""
@@ -106,7 +107,7 @@ class Journal:
         except OSError:
             return None
         header = None
-        moves = []
+        moves = MoveTexts()   # a few bytes a move, in one buffer: a replay's room
         good = 0     # bytes of valid lines so far
         why = None   # set: the journal is set aside for this reason
         torn = False

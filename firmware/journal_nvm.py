@@ -18,6 +18,7 @@
 # the next good line is the move it expects (a torn move was never acknowledged).
 import json
 from journal import Journal
+from shared_rules.state import MoveTexts
 from datafiles import (seal, unseal, move_of, crc32, _header_of, _free_name, _drop, _replace,
                        _exists, _sync, CUR, BAD, REC, read_line)
 
@@ -134,13 +135,13 @@ class NvmJournal(Journal):
 
     # -- the game in progress ---------------------------------------------------------
     def read_current(self):
-        """(header, [move text]) of the game in nvm (and its checkpoint in cur.jnl), None if
+        """(header, MoveTexts) of the game in nvm (and its checkpoint in cur.jnl), None if
         there is none; a damaged journal is copied to FAT as nvm.jnl.bad and erased."""
         self.torn = False
         self.plies = -1
         data, end = self._read()
         self._hline = None
-        moves = []
+        moves = MoveTexts()
         header, base, why, torn = self._parse(data, end, moves.append) if end else (None, 0, None, False)
         data = None
         self._sep = torn
@@ -171,7 +172,9 @@ class NvmJournal(Journal):
             if cur is None or cur[0]['id'] != header['id'] or len(cur[1]) != base:
                 self.set_aside(CUR, 'its first %d moves are not in %s' % (base, CUR))
                 return None
-            moves = cur[1] + moves
+            for m in moves:   # the checkpoint's moves, then those in nvm
+                cur[1].append(m)
+            moves = cur[1]
         if torn:
             self.log('a torn last line in nvm: skipped')
         self.plies = len(moves)

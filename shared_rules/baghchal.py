@@ -324,5 +324,9 @@ class BaghChal(BaseGame):
             return Outcome(1, "goats cannot move")
         return None
 
+    def stage(self, pos):
+        # A placement empties the hand by one, a jump captures one: neither is undone.
+        return pos.hand * 256 + pos.captured
+
     def repetition_outcome(self, pos):
         return Outcome(None, "threefold repetition")

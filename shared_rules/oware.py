@@ -328,6 +328,10 @@ class Oware(BaseGame):
             return _by_stores(final, "opponent cannot move")
         return None
 
+    def stage(self, pos):
+        # Seeds leave the pits only for a store: a capture is never undone.
+        return pos.stores[0] + pos.stores[1]
+
     def repetition_end(self, pos, events=None):
         """The final position of a game ended by the third repetition: each side adds the
         seeds of its own row to its store (RULES.md 2)."""

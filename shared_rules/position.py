@@ -25,6 +25,12 @@ class BaseGame:
         """A hashable key of the position, for repetition counting."""
         return pos.key()
 
+    def stage(self, pos):
+        """A number that changes with every move that can never be undone (a capture, a
+        placement), or None: positions of two stages are never the same, so repetition is
+        counted among the positions of the current stage only (State keeps no others)."""
+        return None
+
     def repetition_end(self, pos, events=None):
         """The final position of a game ended by repetition: by default the position itself."""
         return pos

@@ -34,11 +34,14 @@ class State:
         self._act = bytearray(64)  # the actions, 2 bytes each (little-endian)
         self._txt = bytearray(96)  # the moves as text, each followed by a space
         self._tn = 0               # bytes of _txt in use
-        # Games with repetition: the key of the root and of every position played, back to
-        # back (game.key(pos) has one length per game), counted by an aligned find.
+        # Games with repetition: the key of every position of the current stage (game.stage:
+        # since the last capture or placement; no earlier one can come again), back to back
+        # (game.key(pos) has one length per game), counted by an aligned find. A long game's
+        # keys took a block of KBs, more than a fragmented board heap had in one piece.
         self._klen = len(game.key(position)) if getattr(game, "repetition", 0) else 0
         self._keys = bytearray(self._klen * 16)
         self._kn = 0
+        self._stage = game.stage(position) if self._klen else None
         self._past = []   # the positions before the last len(_past) moves
         self._count(position)
         # The position as played when the last move ended the game by repetition; `position`
@@ -78,7 +81,7 @@ class State:
         n = self._n + plies
         self._act = _room(self._act, 2 * self._n, 2 * n)
         self._txt = _room(self._txt, self._tn, self._tn + text + plies)
-        if self._klen:
+        if self._klen and self._stage is None:   # staged keys stay few: they grow as needed
             self._keys = _room(self._keys, self._kn * self._klen, (self._kn + plies) * self._klen)
 
     @property
@@ -97,16 +100,7 @@ class State:
     def iter_moves(self, first=0):
         """The moves from ply first + 1 on, as text, one at a time: a long game's list of
         them is more than a board's heap spares at once. Valid until the next push or pop."""
-        t = self._txt
-        end = self._tn
-        i = 0
-        while i < end:
-            j = t.find(b" ", i, end)
-            if first:
-                first -= 1
-            else:
-                yield str(t[i:j], "ascii")
-            i = j + 1
+        return _texts(self._txt, self._tn, first)
 
     def _action(self, i):
         return self._act[2 * i] | self._act[2 * i + 1] << 8
@@ -171,6 +165,11 @@ class State:
             if h is not None and len(past) > h:
                 past.pop(0)
         self.position = new
+        if self._stage is not None:
+            st = g.stage(new)
+            if st != self._stage:
+                self._stage = st
+                self._kn = 0   # a new stage: no position before it can repeat
         if g.repetition and self._count(new) >= g.repetition and g.outcome(new) is None:
             self._repeated = new
             self.position = g.repetition_end(new, None if events is False else events)
@@ -182,20 +181,108 @@ class State:
             raise RulesError("no move to undo")
         if self._klen:
             self._kn -= 1
+        rekey = self._klen and not self._kn   # the move undone began a stage
         self._repeated = None
         self._n -= 1
         end = self._tn - 1                     # the last move's trailing space
         start = self._txt.rfind(b" ", 0, end) + 1
         text = str(self._txt[start:end], "ascii")
         self._tn = start
-        if self._past:
+        if self._past and not rekey:
             self.position = self._past.pop()
         else:
-            pos = self.root
-            for i in range(self._n):
-                pos = self.game.play(pos, self._action(i))
-            self.position = pos
+            if self._past:
+                self._past.pop()
+            self._replay(rekey)
         return text
+
+    def _replay(self, rekey):
+        """The position from the root's moves; rekey: the keys of its stage counted again."""
+        g = self.game
+        pos = self.root
+        if rekey:
+            self._kn = 0
+            self._stage = g.stage(pos)
+            self._count(pos)
+        for i in range(self._n):
+            pos = g.play(pos, self._action(i))
+            if rekey:
+                st = g.stage(pos)
+                if st != self._stage:
+                    self._stage = st
+                    self._kn = 0
+                self._count(pos)
+        self.position = pos
+
+
+class MoveTexts:
+    """Move texts in one buffer, a space after each, as State keeps its own: what a journal
+    read back holds for the replay (a list of str took about 50 bytes a move on the board's
+    64-bit test build, and a long game's list one block of KBs). len(), iteration, indexing
+    and == with a list, as the list it stands for; append() adds one."""
+
+    def __init__(self, texts=()):
+        self._buf = bytearray(32)
+        self._end = 0
+        self._n = 0
+        for t in texts:
+            self.append(t)
+
+    def append(self, text):
+        t = text.encode()
+        if b" " in t or not t:
+            raise ValueError("a move text is one word: %r" % (text,))
+        self._buf = _put(self._buf, self._end, t)
+        self._buf = _put(self._buf, self._end + len(t), b" ")
+        self._end += len(t) + 1
+        self._n += 1
+
+    @property
+    def size(self):
+        """Bytes of the texts, without their separators (State.reserve's `text`)."""
+        return self._end - self._n
+
+    def __len__(self):
+        return self._n
+
+    def __iter__(self):
+        return _texts(self._buf, self._end, 0)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("move index out of range")
+        for t in _texts(self._buf, self._end, i):
+            return t
+
+    def __eq__(self, other):
+        try:
+            if len(other) != self._n:
+                return False
+        except TypeError:
+            return False
+        for a, b in zip(self, other):
+            if a != b:
+                return False
+        return True
+
+    def __repr__(self):
+        return "MoveTexts(%r)" % (list(self),)
+
+
+def _texts(buf, end, first):
+    # The words of buf[:end] from the (first + 1)-th on, one at a time.
+    i = 0
+    while i < end:
+        j = buf.find(b" ", i, end)
+        if first:
+            first -= 1
+        else:
+            yield str(buf[i:j], "ascii")
+        i = j + 1
 
 
 def _put(buf, at, data):

@@ -65,6 +65,7 @@ def seed_journal(root, n, board="testboard", seed=0, first=1):
 
 BOARD_SCRIPT = r'''
 import sys
+sys.path.insert(0, %(rules)r)
 sys.path.insert(0, %(fw)r)
 import protocol as P
 from link import Link, LinkError, stdio
@@ -235,7 +236,8 @@ class Relay:
 
 def write_board_script(path, journal_root, board="testboard"):
     with open(path, "w") as f:
-        f.write(BOARD_SCRIPT % {"fw": str(FIRMWARE), "board": board, "root": str(journal_root)})
+        f.write(BOARD_SCRIPT % {"fw": str(FIRMWARE), "rules": str(ROOT), "board": board,
+                                "root": str(journal_root)})
     return str(path)
 
 

@@ -493,10 +493,80 @@ def test_reserve_takes_a_replays_room_at_once():
         bufs = (s._act, s._txt, s._keys)
         for m in moves:
             s.push(s.parse_move(m), events=False)
-        assert all(a is b for a, b in zip(bufs, (s._act, s._txt, s._keys))), name
+        # (Repetition keys are those of the current stage only: not reserved, they stay few.)
+        assert all(a is b for a, b in zip(bufs[:2], (s._act, s._txt))), name
         assert s.moves == moves and s.pop() == moves[-1] and s.ply == len(moves) - 1
         s.reserve(0)   # nothing more: the same buffers
         assert s._act is bufs[0]
+
+
+def test_repetition_counts_only_the_current_stages_positions_and_answers_the_same():
+    # A long Oware game's keys (15 bytes a ply) took one block of KBs, more than the fuzz's
+    # restarted board had in one piece: it could not resume its game. Positions of two stages
+    # (game.stage: captures, placements) are never the same, so State keeps the keys of the
+    # current stage only. The same moves and pops against a State that keeps every key (stage
+    # None): the same position and outcome at every step, repetitions included.
+    repeated = {}
+    for name, games, plies in (("oware", 12, 400), ("bagh-chal", 30, 300)):
+        r = Rng(5)
+        repeated[name] = 0
+        for _ in range(games):
+            g, every = game(name), game(name)
+            every.stage = lambda pos: None
+            s, ref = State(g, None, history=1), State(every, None, history=1)
+            most = 0
+            seen = {}
+            while s.ply < plies and s.outcome() is None:
+                if s.ply and r.below(8) == 0:
+                    assert s.pop() == ref.pop()
+                else:
+                    ms = s.legal_moves
+                    assert ms == ref.legal_moves
+                    m = ms[r.below(len(ms))]
+                    if r.below(3):   # mostly a move back to a position seen: repetitions
+                        for c in ms:
+                            if g.key(g.play(s.position, c)) in seen:
+                                m = c
+                                break
+                    s.push(m, events=False)
+                    seen[g.key(s.position)] = 1
+                    ref.push(m, events=False)
+                assert s.position == ref.position and s.outcome() == ref.outcome(), (name, s.ply)
+                most = max(most, s._kn)
+            if s.outcome() is not None and s.outcome().reason == "threefold repetition":
+                repeated[name] += 1
+                assert s.pop() == ref.pop() and s.outcome() is None and ref.outcome() is None
+                assert s.position == ref.position
+            assert s._kn <= ref._kn and most < ref._kn or s.ply < 40, (name, most, ref._kn)
+    assert repeated["bagh-chal"] and repeated["oware"], repeated
+
+
+def test_move_texts_hold_a_games_moves_as_the_list_would():
+    # The journal reads a game back into MoveTexts (start.resume replays it): a few bytes a
+    # move, where a list of str took about 50 on the 64-bit test build.
+    from shared_rules.state import MoveTexts
+    moves = _random_game("oware", 150, seed=4).moves
+    t = MoveTexts()
+    for m in moves:
+        t.append(m)
+    assert len(t) == len(moves) and list(t) == moves and t == moves and not t == moves[:-1]
+    assert t[0] == moves[0] and t[-1] == moves[-1] and t[:3] == moves[:3]
+    assert t.size == sum(len(m) for m in moves) and MoveTexts(moves) == t
+    assert MoveTexts() == [] and len(MoveTexts()) == 0
+    for bad in ("A1 A2", ""):
+        try:
+            t.append(bad)
+        except ValueError:
+            continue
+        raise AssertionError("appended %r" % bad)
+    assert t == moves   # a refused text changed nothing
+    if sys.implementation.name == "micropython":
+        import gc
+        gc.collect()
+        m0 = gc.mem_alloc()
+        t = MoveTexts(moves)
+        gc.collect()
+        assert gc.mem_alloc() - m0 < 8 * len(moves) + 256, gc.mem_alloc() - m0
 
 
 def test_text_of_state_is_the_records_text():
