@@ -42,7 +42,8 @@ def start(sim):
     root = env('BAWO_DATA', 'data')
     if env('BAWO_LFS'):
         image, kb = env('BAWO_LFS').rsplit(':', 1)
-        hw_sim.mount_flash(image, int(kb), '/flash')
+        from sim_flash import mount_flash
+        mount_flash(image, int(kb), '/flash')
         root = '/flash/games'
     # The journal first: it sets aside a damaged board_id before it is read.
     j = Journal(root, '', min_free=int(env('BAWO_MIN_FREE', '16384')),
@@ -50,6 +51,8 @@ def start(sim):
                 log=sim.journal_log)
     j.board_id = bid = env('BAWO_BOARD_ID') or _read_id(root)
     settings = {}
+    if env('BAWO_GAME'):
+        settings['game'] = env('BAWO_GAME')
     if env('BAWO_SPEED'):
         settings['speed'] = int(env('BAWO_SPEED'))
     if env('BAWO_OPPONENT'):
@@ -59,6 +62,9 @@ def start(sim):
     sim.app = a = app.App(sim.board, j, bid, hook=sim.hook, settings=settings)
     if env('BAWO_TIME'):   # the PC's clock, as a host's TIME would set it
         a.set_time(int(env('BAWO_TIME')))
+    # The journaled game is replayed before the link's modules are imported, as on a Pico
+    # (power_on.start): the replay wants the heap in one piece.
+    a.boot()
     if env('BAWO_LINK', '1') == '1':
         try:
             import link
@@ -66,7 +72,6 @@ def start(sim):
             a.attach_link(r, w)
         except (ImportError, OSError):
             pass
-    a.boot()
     sim.emit('M firmware %s' % getattr(app, '__file__', 'app'))
     a.step(sim.clock.now)
     sim.emit('B ' + sim.status())

@@ -14,9 +14,11 @@ it recorded, fetchable (CRC) and replayable afterwards.
 import os
 import random
 import select
+import shutil
 import time
 
 from _link_helpers import P, host_link
+from bawo.firmware import profile_path
 from bawo.sim import BoardProcess, build_mpy
 from shared_rules.record import Record
 
@@ -144,8 +146,16 @@ class SimLink:
         self.mpy = mpy = mpy or build_mpy(os.path.join(root, "mpy"))
         to_r, self.to_w = os.pipe()
         self.from_r, from_w = os.pipe()
-        self.b = BoardProcess("bawo-4x8", self.data, heap=heap, mpy_dir=mpy, link=(to_r, from_w),
-                              seed=seed, extra_env={"BAWO_BOARD_ID": board_id, "BAWO_LEVEL": "1",
+        # The board's paths relative to its data dir (its cwd): a path is a string on the
+        # board's heap, so with absolute ones a seed's run changed with the temp dir's name.
+        profile = os.path.join(root, "bawo-4x8.json")
+        if not os.path.exists(profile):
+            shutil.copy(profile_path("bawo-4x8"), profile)
+        self.b = BoardProcess(profile, self.data, heap=heap, mpy_dir=os.path.relpath(mpy, self.data),
+                              link=(to_r, from_w),
+                              seed=seed, extra_env={"BAWO_DATA": ".", "BAWO_BOARD_ID": board_id,
+                                                    "BAWO_PROFILE": os.path.relpath(profile, self.data),
+                                                    "BAWO_LEVEL": "1",
                                                     "BAWO_OPPONENT": "board-second" if ai else "people",
                                                     "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0",
                                                     "BAWO_HEAP": "1"})

@@ -33,9 +33,9 @@ def test_ack_frees_room_even_when_a_rename_does_not_fit(tmp_path, monkeypatch):
 
 FILL = r"""
 import sys, json
-import hw_sim
+from sim_flash import mount_flash
 from journal import Journal
-hw_sim.mount_flash(sys.argv[1], int(sys.argv[2]), '/flash')
+mount_flash(sys.argv[1], int(sys.argv[2]), '/flash')
 j = Journal('/flash/games', 'testboard', min_free=0, log=lambda m: None)
 ids = []
 for gid, text in json.loads(open(sys.argv[3]).read()):

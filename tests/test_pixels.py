@@ -23,7 +23,8 @@ def test_stream_to_fd(tmp_path):
         sp.show()
     lines = path.read_bytes().splitlines()
     assert len(lines) == 2
-    w, h, rgb = hw_sim.decode_line(lines[0])
+    from bawo.sim.render import _parse_frame   # how the simulator's terminal reads them
+    w, h, rgb = _parse_frame(lines[0].decode())
     assert (w, h) == (16, 16)
     x, y = 7, 7          # centre of point 12
     assert rgb[3 * (y * 16 + x) + 1] > 0

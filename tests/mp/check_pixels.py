@@ -145,6 +145,7 @@ def test_grid_lines():
 
 
 def test_sim_pixels_stream_roundtrip():
+    from binascii import unhexlify
     class Sink:
         def __init__(self):
             self.lines = []
@@ -158,7 +159,9 @@ def test_sim_pixels_stream_roundtrip():
     # One frame, one line, written in pieces (write_frame: no 3 KB block at once).
     line = b''.join(s.lines)
     assert sp.frames == 1 and len(s.lines) > 1 and line.count(b'\n') == 1 and line.endswith(b'\n')
-    w, h, rgb = hw_sim.decode_line(line)
+    size, data = line.strip().split(b' ')   # as the simulator's terminal reads it (render.py)
+    w, h = [int(x) for x in size.split(b'x')]
+    rgb = unhexlify(data)
     assert (w, h) == (32, 16) and len(rgb) == 32 * 16 * 3
     o = 3 * 16
     assert rgb[o] == sp._lut[255] and rgb[o + 1] == 0 and sum(rgb) == rgb[o]
