@@ -829,9 +829,13 @@ class App:
             import link
         except ImportError:
             return None
-        from handler import Handler
-        self.link = link.Link(read, write, Handler(self), now_ms=self.board.ticks_ms)
+        # The handler (and the protocol) only while a host talks: link.Link sleeps.
+        self.link = link.Link(read, write, make_handler=self._handler, now_ms=self.board.ticks_ms)
         return self.link
+
+    def _handler(self):
+        from handler import Handler
+        return Handler(self)
 
     def run(self, sleep_ms=1):
         import time

@@ -52,7 +52,7 @@ def scan_records(j, n=None):
     """records(j), read from the directory now and not kept."""
     if n is None:
         n = _count(j)
-    own = array('I', bytes(4 * n))   # one block of its final size, not one per growth
+    own = _keys(n)
     i = 0
     board = None
     for name in j.names():
@@ -67,6 +67,30 @@ def scan_records(j, n=None):
             i += 1
     _heapsort(own, i)
     return (board, own, i)
+
+
+_BLOCK = 256   # keys an array: 1 KB
+
+
+class _Blocks:
+    """n unsigned ints in arrays of _BLOCK: thousands of records' keys as one array wanted a
+    block of their whole size, which a board's fragmented heap seldom has (500 unsynced
+    records: 2 KB, and their LIST failed once the woken link had taken its room)."""
+
+    def __init__(self, n):
+        self.b = [array('I', range(min(_BLOCK, n - k))) for k in range(0, n, _BLOCK)]
+
+    def __getitem__(self, i):
+        return self.b[i // _BLOCK][i % _BLOCK]
+
+    def __setitem__(self, i, v):
+        self.b[i // _BLOCK][i % _BLOCK] = v
+
+
+def _keys(n):
+    # One array of its final size while that is small, made from a range, not from a bytes of
+    # zeros (that takes a second block as big meanwhile); blocks of them past that.
+    return array('I', range(n)) if n <= _BLOCK else _Blocks(n)
 
 
 def _named(j):

@@ -1,5 +1,14 @@
-# Board end of the host link (docs/protocol.md). Runs on MicroPython; needs only `protocol`.
-import protocol as P
+# Board end of the host link (docs/protocol.md). Runs on MicroPython; needs only `protocol`,
+# and on a board only while a host talks (Link's make_handler: the link sleeps).
+P = None   # the protocol module, imported by _protocol()
+
+
+def _protocol():
+    global P
+    if P is None:
+        import protocol
+        P = protocol
+    return P
 
 try:
     from time import ticks_ms, ticks_diff
@@ -50,7 +59,7 @@ class LinkError(Exception):
     def __init__(self, code, text=None):
         super().__init__(code, text)
         self.code = code
-        self.text = text or P.ERROR_TEXT.get(code, "error")
+        self.text = text or _protocol().ERROR_TEXT.get(code, "error")
 
 
 def stdio():
@@ -100,6 +109,7 @@ def stdio():
 
 QUIET_POLLS = 250   # polls without input before the link looks less often
 QUIET_EVERY = 4
+SLEEP_MS = 30000    # no host for this long: a sleeping link's code leaves the heap
 GET_LEAST = 48      # bytes a GET still answers with when the heap has no room for more
 
 
@@ -131,15 +141,23 @@ class Link:
       new_game(kind, position, opponent) -> dict; move(text) -> dict.
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
+
+    make_handler (instead of handler): the link sleeps while no host talks. It makes its
+    handler when bytes come, and drops it, its parser and the protocol's and the handler's
+    modules once no host has spoken for SLEEP_MS with nothing to resend and no host known
+    to listen for events (`connected`): on a board that is most of its life, and their code
+    is 19 KB of a 64-bit 160 KB heap (6 KB of a Pico's), room for the board's AI.
     """
 
-    def __init__(self, read, write, handler, now_ms=ticks_ms, event_timeout_ms=1000,
-                 event_retries=3, max_pending=8):
+    def __init__(self, read, write, handler=None, now_ms=ticks_ms, event_timeout_ms=1000,
+                 event_retries=3, max_pending=8, make_handler=None):
         self._read = read
         self._write = write
         self.handler = handler
+        self._make_handler = make_handler
         self._now = now_ms
-        self.parser = P.Parser()
+        self._heard = now_ms()   # ticks of the last bytes from a host
+        self.parser = None if make_handler else _protocol().Parser()
         self.event_timeout_ms = event_timeout_ms
         self.event_retries = event_retries
         self.max_pending = max_pending
@@ -178,10 +196,16 @@ class Link:
                 self.stats["nomem"] += 1
             if data:
                 self._quiet = 0
+                self._heard = self._now()
             elif self._quiet < QUIET_POLLS:
                 self._quiet += 1
             else:
                 self._skip = QUIET_EVERY - 1
+                if self.parser is not None and self._make_handler is not None:
+                    self._sleep_if_alone()
+        if data and self.parser is None and not self._wake():
+            data = None   # no room to wake: what came is lost, and the host sends it again
+            self.stats["nomem"] += 1
         if data:
             try:
                 results = self.parser.feed(data)
@@ -212,6 +236,31 @@ class Link:
         if self._pending:
             self._resend_events()
         return n
+
+    def _wake(self):
+        """The parser and the handler, their modules imported again; False if no room."""
+        try:
+            self.parser = _protocol().Parser()
+            self.handler = self._make_handler()
+            return True
+        except MemoryError:
+            self.parser = self.handler = None
+            return False
+
+    def _sleep_if_alone(self):
+        # Asleep, the link reads on but holds only what a host's next bytes need to wake it.
+        if (self.connected or self._pending or self._last_body is not None
+                or ticks_diff(self._now(), self._heard) < SLEEP_MS):
+            return
+        global P
+        self.parser = self.handler = None
+        self._last_key = self._last_reply = self._last_sent = None
+        from compat import forget
+        forget('handler')
+        forget('protocol')
+        P = None
+        import gc
+        gc.collect()
 
     def _try_send(self, seq, typ, body):
         try:
@@ -411,7 +460,10 @@ class Link:
         for p in self._pending:
             if ticks_diff(now, p[2]) >= self.event_timeout_ms:
                 if p[3] >= self.event_retries:
-                    continue  # host gone: drop rather than grow
+                    # Host gone: drop rather than grow, and send no more events until a host
+                    # speaks (the link may sleep meanwhile).
+                    self.connected = False
+                    continue
                 p[3] += 1
                 p[2] = now
                 self.stats["resends"] += 1

@@ -48,6 +48,7 @@ class Sim:
         self.poller.register(self.inp, select.POLLIN)
         self.peak = 0   # gc.mem_alloc high-water sampled every loop (garbage included)
         self.live = 0   # high-water of what survives a gc.collect() when idle
+        self.live_now = 0   # what survived the last one
         self.heap = env('BAWO_HEAP') in ('1', '2')
         self.search_live = 0 if env('BAWO_HEAP') == '2' else -1
         self._wrapped = None
@@ -91,6 +92,7 @@ class Sim:
             if self.heap:
                 d['peak'] = self.peak
                 d['live'] = self.live
+                d['live_now'] = self.live_now
                 if self.search_live >= 0:
                     d['search_live'] = self.search_live
             return json.dumps(d)
@@ -222,7 +224,7 @@ class Sim:
             self.run_idle()
             if self.heap:
                 gc.collect()
-                m = gc.mem_alloc()
+                m = self.live_now = gc.mem_alloc()
                 if m > self.live:
                     self.live = m
             self.emit('I ' + self.status())

@@ -76,6 +76,7 @@ class SimPixels(Pixels):
         # The frame last sent: the wire buffer itself, which only the next show() changes
         # (no copy: a frame's bytes on the 160 KB heap, as a Pico's transmit keeps none).
         self.last = self.out
+        self._row = bytearray(3 * profile.width)   # write_frame's, for good
         self.frames = 0
         self._fd = None
         self._stream = None
@@ -102,15 +103,30 @@ class SimPixels(Pixels):
                 self._stream.flush()
 
     def write_frame(self, write):
-        """The last frame as one line, '<w>x<h> <hex>\\n', through write(bytes) in pieces: the
-        whole line is 3 KB, more than a fragmented 160 KB heap offers in one block (a
-        simulator's tool, not part of the board's budget: whole, it cost `bawo sim --heap
-        160k` every frame, and MENU in its menu started nothing)."""
+        """The last frame as one line, '<w>x<h> <hex>\\n', through write(bytes) a canvas row
+        at a time from one row buffer: the whole line is 3 KB, more than a fragmented 160 KB
+        heap offers in one block, and the canvas 1.5 KB a frame (a simulator's tool, not part
+        of the board's budget: whole, it cost `bawo sim --heap 160k` every frame, and MENU
+        in its menu started nothing; as a canvas a frame, the board's search found no room)."""
         p = self.profile
-        rgb = self.canvas_rgb()
-        write(b'%dx%d ' % (p.width, p.height))
-        for i in range(0, len(rgb), 128):
-            write(hexlify(rgb[i:i + 128]))
+        w = p.width
+        row = self._row
+        f = self.last
+        m = p.led_map
+        ro, go, bo = self._ro, self._go, self._bo
+        write(b'%dx%d ' % (w, p.height))
+        for y in range(p.height):
+            for x in range(w):
+                i = m[y * w + x]
+                o = 3 * x
+                if i == 0xFFFF:
+                    row[o] = row[o + 1] = row[o + 2] = 0
+                else:
+                    i *= 3
+                    row[o] = f[i + ro]
+                    row[o + 1] = f[i + go]
+                    row[o + 2] = f[i + bo]
+            write(hexlify(row))
         write(b'\n')
 
     def wire_rgb(self, i):

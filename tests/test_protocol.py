@@ -238,8 +238,9 @@ def test_fuzz_host_link_100k():
 class _BusyBoard:
     """Answers each request ERROR 6 (busy) `busy` times, then OK; replies to the seq asked."""
 
-    def __init__(self, busy):
+    def __init__(self, busy, code=P.E_BUSY, text="busy"):
         self.busy = busy
+        self.code, self.text = code, text
         self.parser = P.Parser()
         self.out = b""
         self.seqs = []
@@ -250,7 +251,7 @@ class _BusyBoard:
             self.seqs.append(f.seq)
             if self.busy:
                 self.busy -= 1
-                self.out += P.encode(f.seq, P.ERROR, {"code": P.E_BUSY, "text": "busy"})
+                self.out += P.encode(f.seq, P.ERROR, {"code": self.code, "text": self.text})
             else:
                 self.out += P.encode(f.seq, P.OK, {"games": [], "more": False})
 
@@ -272,6 +273,33 @@ def test_a_busy_board_is_asked_again_as_new_requests_until_it_answers():
     with pytest.raises(host_link.LinkError) as e:
         link.request(P.LIST, {"start": 0})
     assert e.value.code == P.E_BUSY and "busy" in str(e.value)
+
+
+def test_a_board_without_room_for_a_request_is_asked_again_unless_it_changes_the_game(monkeypatch):
+    # `bawo sync` stopped on "board refused LIST: error 9 (memory allocation failed ...)"
+    # from a 160 KB board with 500 unsynced games, whose heap had the room a moment later.
+    # A request that changes nothing (a sync's, POSITION) is asked again a few times; NEW and
+    # MOVE are not (the board answers them OK once played, so an error means not played, but
+    # a person at the board may have moved meanwhile: the command decides).
+    monkeypatch.setattr(host_link, "NOMEM_PAUSE_S", 0.0)
+    nomem = dict(code=P.E_INTERNAL, text="memory allocation failed, allocating 2000 bytes")
+    port = _BusyBoard(3, **nomem)
+    link = host_link.BoardLink(port, timeout=0.5, retries=0)
+    assert link.request(P.LIST, {"start": 0}) == {"games": [], "more": False}
+    assert len(set(port.seqs)) == 4 and link.stats["nomem"] == 3
+    for typ, payload in ((P.MOVE, {"move": "A1+"}), (P.NEW, {"kind": "bawo"})):
+        port = _BusyBoard(1, **nomem)
+        with pytest.raises(host_link.LinkError) as e:
+            host_link.BoardLink(port, timeout=0.5, retries=0).request(typ, payload)
+        assert e.value.code == P.E_INTERNAL and len(port.seqs) == 1
+    port = _BusyBoard(10 ** 6, **nomem)   # never room: the error, after a few tries
+    with pytest.raises(host_link.LinkError) as e:
+        host_link.BoardLink(port, timeout=0.5, retries=0).request(P.GET, {"id": "b-0001"})
+    assert e.value.code == P.E_INTERNAL and len(port.seqs) == host_link.NOMEM_TRIES + 1
+    port = _BusyBoard(1, code=P.E_INTERNAL, text="internal error")   # not for want of room
+    with pytest.raises(host_link.LinkError):
+        host_link.BoardLink(port, timeout=0.5, retries=0).request(P.LIST, {"start": 0})
+    assert len(port.seqs) == 1
 
 
 # --- MicroPython ---------------------------------------------------------------------------
@@ -420,3 +448,59 @@ def test_a_quiet_link_looks_less_often_and_answers_within_a_few_polls():
     for _ in range(10):
         link.poll()
     assert len(looks) - n == 10
+
+
+def _live_now(sim):
+    """What stays on the simulated board's heap after a collection, idle (BAWO_HEAP=1)."""
+    import json
+    sim.b.send("i")
+    return json.loads(sim.b.expect("I ", timeout=60)[2:])["live_now"]
+
+
+def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path):
+    # The link's request code (the protocol, the handler) stayed on the heap all the board's
+    # life, though a host talks to a board for minutes a week: on the simulator's 160 KB heap
+    # the board then had no room for its AI (Oware at level 5 played at random), and MENU in
+    # the menu started nothing once a few hundred bytes more were resident. Now the link
+    # wakes on a host's bytes and sleeps once no host has spoken for SLEEP_MS, with no event
+    # waiting for an ACK and no host known to listen for events (a watcher keeps it awake).
+    import _link_fuzz
+    L = board_link_module()
+    sim = _link_fuzz.SimLink(str(tmp_path), "160k", 1, ai=False)
+    seq = [0]
+
+    def ask(typ, payload=None):
+        seq[0] += 1
+        sim.frames.clear()
+        sim.write(P.encode(seq[0], typ, payload))
+        for _ in range(20):
+            sim.run(20)
+            got = sim.replies(seq[0])
+            if got:
+                return got[-1]
+        raise AssertionError("no reply to %s" % typ)
+
+    try:
+        sim.run(100)
+        asleep = _live_now(sim)
+        assert ask(P.HELLO).type == P.OK
+        awake = _live_now(sim)
+        assert awake - asleep > 8000, (asleep, awake)   # 12 KB measured
+        # A host that spoke may be listening for events: the link stays awake, however long.
+        sim.run(2 * L.SLEEP_MS)
+        assert _live_now(sim) - asleep > 8000
+        assert ask(P.NEW, {"kind": "bawo", "opponent": "people"}).type == P.OK
+        assert ask(P.MOVE, {"move": "A1+"}).type == P.OK
+        events = [f for f in sim.frames if f.type == P.EVENT]
+        assert events, sim.frames   # sent, and never ACKed here: the host is gone
+        sim.run(5000)               # the events' retries run out
+        playing = _live_now(sim)
+        sim.run(L.SLEEP_MS + 2000)
+        assert playing - _live_now(sim) > 8000, playing   # asleep again
+        sim.frames.clear()
+        sim.run(10000)
+        assert not [f for f in sim.frames if f.type == P.EVENT]
+        r = ask(P.POSITION)         # a host again: it wakes, the request is answered
+        assert r.type == P.OK and r.payload["ply"] == 1, r
+    finally:
+        sim.close()

@@ -22,6 +22,10 @@ class LinkError(BawoError):
         self.code = code
 
 
+NOMEM_TRIES = 5       # a request the board had no room for, asked again (BoardLink.request)
+NOMEM_PAUSE_S = 0.2
+
+
 class BoardLink:
     """Request/response client. port: has read(n), write(b) and a timeout attribute."""
 
@@ -76,12 +80,22 @@ class BoardLink:
     def request(self, typ, payload=None, timeout=None):
         """Send one request and return the OK payload (dict). Raises LinkError. A board busy
         thinking (error 6) is asked again, each time as a new request, for busy_s seconds:
-        NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s)."""
+        NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s). A request
+        that changes nothing but a sync mark (not NEW, MOVE) is asked again NOMEM_TRIES times
+        when the board had no room for it (error 9, "memory allocation failed"): a board's
+        heap has room again a moment later (docs/protocol.md)."""
         until = time.monotonic() + self.busy_s
+        nomem = 0
         while True:
             try:
                 return self._request_once(typ, payload, timeout)
             except LinkError as e:
+                if (e.code == P.E_INTERNAL and typ not in (P.NEW, P.MOVE)
+                        and "memory" in str(e) and nomem < NOMEM_TRIES):
+                    nomem += 1
+                    self.stats["nomem"] += 1
+                    time.sleep(NOMEM_PAUSE_S)
+                    continue
                 if e.code != P.E_BUSY or time.monotonic() > until:
                     raise
                 self.stats["busy"] += 1

@@ -170,8 +170,9 @@ def _is_red(rgb):
 
 def _sync(a, ids):
     # What `bawo sync` ends with for each game: ACK_GAME through the board's own handler.
+    from handler import Handler
     for gid in ids:
-        a.link.handler.ack_game(gid)
+        Handler(a).ack_game(gid)
         a.step(a.now + 10)
 
 
@@ -243,8 +244,9 @@ def test_a_game_that_does_not_fit_is_never_replaced():
     assert a.mode == app.MENU
     # The host cannot start one either: error 7, flash full.
     from link import LinkError
+    from handler import Handler
     try:
-        a.link.handler.new_game('bawo')
+        Handler(a).new_game('bawo')
         raise AssertionError('NEW was accepted')
     except LinkError as e:
         assert e.code == 7, e.code
