@@ -69,22 +69,23 @@ def scan_records(j, n=None):
     return (board, own, i)
 
 
-_BLOCK = 256   # keys an array: 1 KB
+_BLOCK = 64   # keys an array: 256 bytes
 
 
 class _Blocks:
     """n unsigned ints in arrays of _BLOCK: thousands of records' keys as one array wanted a
     block of their whole size, which a board's fragmented heap seldom has (500 unsynced
-    records: 2 KB, and their LIST failed once the woken link had taken its room)."""
+    records: 2 KB, and their LIST failed once the woken link had taken its room; 1 KB arrays
+    failed too)."""
 
     def __init__(self, n):
         self.b = [array('I', range(min(_BLOCK, n - k))) for k in range(0, n, _BLOCK)]
 
     def __getitem__(self, i):
-        return self.b[i // _BLOCK][i % _BLOCK]
+        return self.b[i >> 6][i & 63]
 
     def __setitem__(self, i, v):
-        self.b[i // _BLOCK][i % _BLOCK] = v
+        self.b[i >> 6][i & 63] = v
 
 
 def _keys(n):

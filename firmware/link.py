@@ -10,22 +10,10 @@ def _protocol():
         P = protocol
     return P
 
-try:
-    from time import ticks_ms, ticks_diff
-except ImportError:
-    import sys as _sys
-    if _sys.implementation.name == "circuitpython":
-        # supervisor.ticks_ms wraps at 2**29 (the board's clock, app.attach_link's now_ms):
-        # compat's ticks_diff wraps there too.
-        from compat import ticks_ms, ticks_diff
-    else:  # CPython, for host-side tests
-        import time as _t
-
-        def ticks_ms():
-            return int(_t.monotonic() * 1000)
-
-        def ticks_diff(a, b):
-            return a - b
+# The board's clock and its wrap: compat's (the unix port's own ticks wrap at 2**62, and the
+# simulator's board clock at the Pico's 2**30: their ticks_diff across its wrap said an event
+# sent before it was never due, and a quiet link never quiet).
+from compat import ticks_ms, ticks_diff
 
 
 def console():
@@ -110,6 +98,7 @@ def stdio():
 QUIET_POLLS = 250   # polls without input before the link looks less often
 QUIET_EVERY = 4
 SLEEP_MS = 30000    # no host for this long: a sleeping link's code leaves the heap
+REST_MS = 2000      # ... or for this long, when the board wants the room (Link.rest)
 GET_LEAST = 48      # bytes a GET still answers with when the heap has no room for more
 
 
@@ -142,11 +131,13 @@ class Link:
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
 
-    make_handler (instead of handler): the link sleeps while no host talks. It makes its
-    handler when bytes come, and drops it, its parser and the protocol's and the handler's
-    modules once no host has spoken for SLEEP_MS with nothing to resend and no host known
-    to listen for events (`connected`): on a board that is most of its life, and their code
-    is 19 KB of a 64-bit 160 KB heap (6 KB of a Pico's), room for the board's AI.
+    make_handler (instead of handler): the link sleeps while no host talks, as it starts.
+    A host's bytes wake it: it makes its handler and parser (their modules imported). It
+    drops them and the protocol's and the handler's modules once no host has spoken for
+    SLEEP_MS, or for REST_MS when the board wants the room for its move (rest()), provided
+    nothing is left to resend and no host is known to listen for events (`connected`). That
+    is most of a board's life, and their code is 12 KB of a 64-bit 160 KB heap: room for the
+    board's AI, and for a game to start at all in the simulator's 160 KB.
     """
 
     def __init__(self, read, write, handler=None, now_ms=ticks_ms, event_timeout_ms=1000,
@@ -157,7 +148,7 @@ class Link:
         self._make_handler = make_handler
         self._now = now_ms
         self._heard = now_ms()   # ticks of the last bytes from a host
-        self.parser = None if make_handler else _protocol().Parser()
+        self.parser = None
         self.event_timeout_ms = event_timeout_ms
         self.event_retries = event_retries
         self.max_pending = max_pending
@@ -172,6 +163,8 @@ class Link:
                       "nomem": 0}
         self._quiet = 0  # polls in a row that found nothing
         self._skip = 0   # polls left that do not look
+        if make_handler is None:
+            self.parser = _protocol().Parser()
 
     def _send(self, frame):
         self._last_sent = frame
@@ -201,8 +194,7 @@ class Link:
                 self._quiet += 1
             else:
                 self._skip = QUIET_EVERY - 1
-                if self.parser is not None and self._make_handler is not None:
-                    self._sleep_if_alone()
+                self.rest(SLEEP_MS)
         if data and self.parser is None and not self._wake():
             data = None   # no room to wake: what came is lost, and the host sends it again
             self.stats["nomem"] += 1
@@ -247,10 +239,13 @@ class Link:
             self.parser = self.handler = None
             return False
 
-    def _sleep_if_alone(self):
-        # Asleep, the link reads on but holds only what a host's next bytes need to wake it.
-        if (self.connected or self._pending or self._last_body is not None
-                or ticks_diff(self._now(), self._heard) < SLEEP_MS):
+    def rest(self, quiet_ms=REST_MS):
+        """Sleep if no host has spoken for quiet_ms and none may be listening (see the class):
+        asleep, the link reads on but holds only what a host's next bytes need to wake it.
+        The board asks this before its own move (think.py): the search wants the room."""
+        if (self.parser is None or self._make_handler is None or self.connected
+                or self._pending or self._last_body is not None
+                or ticks_diff(self._now(), self._heard) < quiet_ms):
             return
         global P
         self.parser = self.handler = None

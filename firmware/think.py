@@ -14,6 +14,8 @@ def think(a):
     a.abort_think = False
     a.thinking = True
     unload_records(a.journal)   # a sync during the game loaded them; the search wants the room
+    if a.link is not None:
+        a.link.rest()   # no host is talking: the link's request code goes until one does
     gc.collect()   # the search starts on a tidy heap: a 160 KB board has little spare
     if a.opponent is None:
         # Dropped for a host's sync (room_for_records), or for a record (_finish) that then

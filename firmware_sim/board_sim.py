@@ -65,17 +65,25 @@ class Sim:
     def journal_log(self, m):
         self.hook('msg', 'journal: ' + m)
 
-    def emit(self, line):
+    def emit(self, kind, text=None):
+        """One line on the status pipe, '<kind> <text>', written in its parts: a record's or a
+        status's text and its copies would take the board's heap (MicroPython's files take a
+        str as its UTF-8 bytes, no copy)."""
         if self.out is not None:
-            self.out.write(line.encode() + b'\n')
+            w = self.out.write
+            w(kind)
+            if text is not None:
+                w(' ')
+                w(text)
+            w(b'\n')
 
     def hook(self, kind, data):
         if kind == 'journal':
-            self.emit('J %d %s' % data)
+            self.emit('J', '%d %s' % data)
         elif kind == 'record':
-            self.emit('R %s' % data)
+            self.emit('R', data)
         elif kind == 'msg':
-            self.emit('M %s' % data)
+            self.emit('M', data)
 
     def start(self):
         # Power-on is a part of its own, forgotten once the board runs (a Pico carries no
@@ -227,9 +235,9 @@ class Sim:
                 m = self.live_now = gc.mem_alloc()
                 if m > self.live:
                     self.live = m
-            self.emit('I ' + self.status())
+            self.emit('I', self.status())
         elif c == 's':
-            self.emit('S ' + self.status())
+            self.emit('S', self.status())
         elif c == 'f':
             if self.out is not None:
                 b.pixels.write_frame(self.out.write)
@@ -237,7 +245,7 @@ class Sim:
             self.crash_after = int(parts[1])
             self.app.journal.crash_hook = self.crash_hook
         elif c == 'y':
-            self.emit('Y ' + parts[1])
+            self.emit('Y', parts[1])
         elif c == 'q':
             return False
         return True
@@ -270,7 +278,7 @@ class Sim:
             self.tick()
             if self.app.version != self.last_version:
                 self.last_version = self.app.version
-                self.emit('S ' + self.status())
+                self.emit('S', self.status())
             time.sleep_ms(2)
 
 
@@ -292,12 +300,12 @@ def main():
         import io
         buf = io.StringIO()
         sys.print_exception(e, buf)
-        s.emit('M crash: ' + buf.getvalue().replace('\n', ' | '))
+        s.emit('M', 'crash: ' + buf.getvalue().replace('\n', ' | '))
         raise
     except KeyboardInterrupt:
         # As a Pico's main.py stopped by mpremote: the program ends and the port's REPL
         # takes over (the simulator starts it on the same pipes, in the flash directory).
-        s.emit('M KeyboardInterrupt: program stopped, REPL on the serial port')
+        s.emit('M', 'KeyboardInterrupt: program stopped, REPL on the serial port')
         sys.exit(REPL_EXIT)
 
 

@@ -25,7 +25,7 @@ def start(sim):
     except ProfileError as e:
         msg = 'bawo: cannot start: %s (file %s)' % (e, path)
         print(msg)
-        sim.emit('M ' + msg)
+        sim.emit('M', msg)
         raise SystemExit(2)
     start = 0
     if sim.fake:
@@ -72,9 +72,9 @@ def start(sim):
             a.attach_link(r, w)
         except (ImportError, OSError):
             pass
-    sim.emit('M firmware %s' % getattr(app, '__file__', 'app'))
+    sim.emit('M', 'firmware %s' % getattr(app, '__file__', 'app'))
     a.step(sim.clock.now)
-    sim.emit('B ' + sim.status())
+    sim.emit('B', sim.status())
 
 
 def _read_id(root):

@@ -37,8 +37,10 @@ from bawo.tools import venv_tool  # noqa: E402
 
 
 def board_link_module():
-    """firmware/link.py imported under CPython (it does `import protocol`)."""
+    """firmware/link.py imported under CPython (it does `import protocol`, `from compat`)."""
     sys.modules.setdefault("protocol", P)
+    if "compat" not in sys.modules:
+        sys.modules["compat"] = _load("_bw_compat", FIRMWARE / "compat.py")
     if "_bw_board_link" not in sys.modules:
         _load("_bw_board_link", FIRMWARE / "link.py")
     return sys.modules["_bw_board_link"]

@@ -72,6 +72,13 @@ def _message_patterns():
     return pats
 
 
+def test_troubleshooting_answers_what_new_users_met():
+    # The four faults a new user's first hour met, each a section of its own.
+    headings = re.findall(r"^## (.+)$", (DOCS / "troubleshooting.md").read_text(), re.M)
+    for topic in ("port is busy", "Permission denied", "at the REPL", "flash is full"):
+        assert any(topic in h for h in headings), (topic, headings)
+
+
 def test_troubleshooting_quotes_what_the_code_prints():
     text = (DOCS / "troubleshooting.md").read_text()
     quoted = []

@@ -233,3 +233,30 @@ def _until(cond, out, timeout=30, extra=lambda: ""):
     while not cond():
         assert time.monotonic() - t0 < timeout, (out.getvalue(), extra())
         time.sleep(0.1)
+
+
+def test_text_from_a_board_never_reaches_the_terminal_raw(tmp_path):
+    # `bawo watch` printed the ids, moves and results of a board's EVENTs as they came: a
+    # board (or anything on its port) could clear the terminal, retitle it or reverse its
+    # text. They are shown escaped now; the drawing, made here from the rules' position, keeps
+    # its colours. (The log refuses such an id: the game is not logged, and watch goes on.)
+    out = io.StringIO()
+    log = Log(str(tmp_path / "log.sqlite"))
+    hostile = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202e"
+    try:
+        w = Watcher(log, "board" + hostile, out=out, draw_board=True, style="numbers")
+        w.say("watching %s" % w.device)
+        w.handle({"ev": "start", "id": "g" + hostile, "game": "bawo"})
+        w.handle({"ev": "start", "id": "b-0001", "game": "bawo"})
+        w.handle({"ev": "move", "id": "b-0001", "ply": 1, "move": "A1+", "position": hostile})
+        w.handle({"ev": "move", "id": "b-0001", "ply": 2, "move": hostile})
+        w.handle({"ev": "move", "id": "b-0009", "ply": 9, "move": hostile})
+        w.handle({"ev": "start", "id": "b-0002", "game": "bawo"})
+        w.handle({"ev": "end", "id": "b-0002", "result": hostile})
+        w.handle({"ev": "start", "id": "b-0003", "game": hostile})
+    finally:
+        log.close()
+    text = out.getvalue()
+    for c in ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\u202e"):
+        assert c not in text, (c, text)
+    assert "\\x1b]0;owned\\x07" in text and "ply 1: S plays A1+" in text, text

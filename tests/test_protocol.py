@@ -460,10 +460,10 @@ def _live_now(sim):
 def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path):
     # The link's request code (the protocol, the handler) stayed on the heap all the board's
     # life, though a host talks to a board for minutes a week: on the simulator's 160 KB heap
-    # the board then had no room for its AI (Oware at level 5 played at random), and MENU in
-    # the menu started nothing once a few hundred bytes more were resident. Now the link
-    # wakes on a host's bytes and sleeps once no host has spoken for SLEEP_MS, with no event
-    # waiting for an ACK and no host known to listen for events (a watcher keeps it awake).
+    # the board then had no room for its AI (Oware at level 5 played at random). Now the link
+    # sleeps once no host has spoken for SLEEP_MS (or REST_MS before the board's own move),
+    # with no event waiting for an ACK and no host known to listen for events (a watcher
+    # keeps it awake), and a host's bytes wake it.
     import _link_fuzz
     L = board_link_module()
     sim = _link_fuzz.SimLink(str(tmp_path), "160k", 1, ai=False)
@@ -482,10 +482,9 @@ def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path
 
     try:
         sim.run(100)
-        asleep = _live_now(sim)
+        asleep = _live_now(sim)     # as it starts: no host has spoken
         assert ask(P.HELLO).type == P.OK
-        awake = _live_now(sim)
-        assert awake - asleep > 8000, (asleep, awake)   # 12 KB measured
+        assert _live_now(sim) - asleep > 8000, asleep   # awake: 12 KB more, measured
         # A host that spoke may be listening for events: the link stays awake, however long.
         sim.run(2 * L.SLEEP_MS)
         assert _live_now(sim) - asleep > 8000
@@ -504,3 +503,39 @@ def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path
         assert r.type == P.OK and r.payload["ply"] == 1, r
     finally:
         sim.close()
+
+
+def test_rest_sleeps_a_link_only_when_no_host_may_be_listening():
+    # Before the board's own move (think.py) the link sleeps if no host spoke for REST_MS and
+    # none may be listening: a host that spoke stays served (a silent `bawo watch` gets the
+    # move's EVENT) until its EVENTs go unanswered; nothing waiting is ever dropped.
+    L = board_link_module()
+    now, inbox, out, made = [0], [], [], []
+
+    def make():
+        made.append(_Recorder())
+        return made[-1]
+    link = L.Link(lambda: inbox.pop(0) if inbox else None, out.append, make_handler=make,
+                  now_ms=lambda: now[0])
+    assert link.parser is None and link.handler is None and not made   # asleep as it starts
+    inbox.append(P.encode(5, P.HELLO))
+    link.poll()
+    assert link.handler is made[0] and [r.type for r in P.Parser().feed(b"".join(out))] == [P.OK]
+    now[0] += L.REST_MS
+    link.rest()
+    assert link.parser is not None          # the host that spoke may be listening
+    assert link.send_event(P.EV_MOVE, {"id": "b-0001", "ply": 1})
+    for _ in range(L.QUIET_POLLS + 10):     # unanswered: resent, then dropped
+        now[0] += 400
+        link.poll()
+    assert not link.connected and not link._pending
+    now[0] += L.REST_MS
+    link.rest()
+    assert link.parser is None and link.handler is None                # asleep
+    assert not link.send_event(P.EV_MOVE, {"id": "b-0001", "ply": 2})  # no host to send to
+    inbox.append(P.encode(6, P.MOVE, {"move": "A1+"}))
+    for _ in range(L.QUIET_EVERY):          # (a quiet link looks every QUIET_EVERY-th poll)
+        link.poll()                         # woken by the next request, which is answered
+    assert link.handler is made[1] and made[1].calls == [("move", "A1+")]
+    link.rest()
+    assert link.parser is not None          # it has just spoken

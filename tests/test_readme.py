@@ -23,3 +23,17 @@ def test_ci_runs_the_readme_test_command():
     assert (ROOT / "tools" / "install-system-deps.sh").is_file()
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests in ci.splitlines()
+
+
+def test_readme_says_which_systems_are_supported_and_how_that_is_tested():
+    # A new user asked which systems the host tools run on: the README says it, with how each
+    # is tested, and the package's classifiers say the same.
+    from importlib.metadata import metadata
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n## Supported systems\n", 1)[1].split("\n## ", 1)[0]
+    assert "**Linux**" in section and "`.ci/run`" in section   # tested: the whole suite
+    assert "**macOS** is expected to work but is not tested" in section
+    assert "**Windows** is not supported" in section
+    systems = [c for c in metadata("bawo-board").get_all("Classifier") or ()
+               if c.startswith("Operating System ::")]
+    assert sorted(systems) == ["Operating System :: MacOS", "Operating System :: POSIX :: Linux"]

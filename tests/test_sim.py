@@ -254,6 +254,35 @@ def test_terminal_keys_quit_asks_no_colour_narrow(tmp_path):
         t.close()
 
 
+def test_q_is_a_pocket_in_every_game_never_a_quit(tmp_path):
+    # The quit key was q, also a pocket: North's A8 in Bawo, a point in Bagh-Chal (and a menu
+    # choice, above). Q and Ctrl-C quit now; q presses its pocket in each game.
+    t = Terminal(tmp_path / "g", cols=100, env={"NO_COLOR": "1"}, args=("--game", "bagh-chal"))
+    try:
+        t.wait_for("menu:")
+        t.press("m")
+        t.wait_for("Goats to move, ply 0")
+        t.press("q")                      # the point a4: a goat placed there
+        t.wait_for("Goats plays a4, ply 1")
+        assert t.proc.poll() is None and "quit?" not in t.text()
+    finally:
+        t.close()
+    t = Terminal(tmp_path / "b", cols=100, env={"NO_COLOR": "1"},
+                 args=("--game", "bawo", "--opponent", "people"))
+    try:
+        t.wait_for("menu:")
+        t.press("m")
+        t.wait_for("South to move, ply 0")
+        t.press("as")
+        t.wait_for("North to move, ply 1")
+        t.press("q")                      # North's A8, picked
+        time.sleep(1)
+        t.read()
+        assert t.proc.poll() is None and "quit?" not in t.text()
+    finally:
+        t.close()
+
+
 def test_interactive_board_in_160k_starts_a_game_from_its_menu(tmp_path):
     # MENU in the menu started nothing under `bawo sim --heap 160k`: the simulated LEDs sent
     # every frame to the terminal as one 3 KB line, whose block a 160 KB heap did not have,

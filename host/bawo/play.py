@@ -244,14 +244,14 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
         if len(s.moves) != cur.get("ply") or g.format(s.position) != cur.get("position"):
             raise BawoError("the board did not send the whole of game %s (an old firmware?): "
                             "update it with `bawo flash`, or finish the game on the board" % gid)
-        head = "resuming game %s (%s) at ply %d" % (gid, g.name, s.ply)
+        head = "resuming game %s (%s) at ply %d" % (safe(gid), g.name, s.ply)
     else:
         g = make_game(name)
         human = _side_index(g, side)
         st = link.new_game(name, opponent="host-second" if human == 0 else "host-first")
         gid = st["id"]
         s = State(g, st.get("position") if st.get("ply") == 0 else None)
-        head = "game %s on the board" % gid
+        head = "game %s on the board" % safe(gid)   # the board's text, escaped
     from .solve import host_player
     ai = host_player(g, level, seed if seed is not None else int(time.time()))
     out.write("%s: you play %s by pressing pockets, the computer (level %d) plays %s\n%s\n"
@@ -262,7 +262,7 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
         _play_loop(link, g, s, gid, human, ai, out, timeout, style)
     except KeyboardInterrupt:
         out.write("\nstopped: game %s waits on the board at ply %d; `bawo play --board` resumes it\n"
-                  % (gid, s.ply))
+                  % (safe(gid), s.ply))
         out.flush()
         raise
     o = s.outcome()

@@ -8,11 +8,13 @@ import sys
 import time
 
 from shared_rules import game as make_game, State, GAMES
-from shared_rules.errors import RulesError
+from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
+from shared_rules.record_text import check_tag
 
 from .draw import draw
 from .link import LinkError
+from .text import safe
 
 RETRY_S = 1.0  # between tries to reach a board that went away
 
@@ -28,7 +30,12 @@ class Watcher:
     def __init__(self, log, device, out=None, draw_board=True, style="numbers"):
         self.log = log
         self.style = style
+        try:
+            check_tag("Device", device)
+        except RecordError:
+            device = "board"   # an id no record may hold: named as the board names its own
         self.device = device
+        self.unlogged = None   # the id of a game the log refused (said once)
         self.out = out or sys.stdout
         self.draw_board = draw_board
         self.state = None
@@ -36,7 +43,9 @@ class Watcher:
         self.moves_seen = 0
 
     def say(self, text):
-        self.out.write(text + "\n")
+        """A line on the terminal. Ids, moves and results in it came from a board: shown with
+        every control character escaped (text.safe), never as the terminal's commands."""
+        self.out.write(safe(text) + "\n")
         self.out.flush()
 
     def start(self, d):
@@ -130,14 +139,23 @@ class Watcher:
         self.state = None
 
     def _show(self):
+        # The drawing is ours (its colours are escape sequences), from the rules' position.
         if self.draw_board and self.state is not None:
             g = self.state.game
-            self.say(draw(g.name, g.format(self.state.position), style=self.style))
+            self.out.write(draw(g.name, g.format(self.state.position), style=self.style) + "\n")
+            self.out.flush()
 
     def _store(self, final=False):
-        rec = Record.from_state(self.state, Id=self.gid, Device=self.device)
         done = final or self.state.outcome() is not None
-        self.log.add(rec, "watch", status="watched" if done else "live")
+        try:
+            rec = Record.from_state(self.state, Id=self.gid, Device=self.device)
+            self.log.add(rec, "watch", status="watched" if done else "live")
+        except RecordError as e:
+            # An id from the board no record may hold (a control character): followed on the
+            # screen, not logged; `bawo sync` refuses the board's record of it the same way.
+            if self.unlogged != self.gid:
+                self.unlogged = self.gid
+                self.say("game %s not logged: %s" % (self.gid, e))
 
     def handle(self, ev):
         kind = ev.get("ev")
