@@ -190,6 +190,8 @@ class App:
         with the menu open, while the game before is not on flash (flash full: sync first)."""
         unload_records(self.journal)   # a sync's code makes room for the start's
         gc.collect()
+        if self.link is not None:
+            self.link.rest()   # no host talking (a game from MENU): the game has its room
         return _run('start', 'new_game', self, name, position, opponent)
 
     def _record_text(self):

@@ -131,13 +131,15 @@ class Link:
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
 
-    make_handler (instead of handler): the link sleeps while no host talks, as it starts.
-    A host's bytes wake it: it makes its handler and parser (their modules imported). It
-    drops them and the protocol's and the handler's modules once no host has spoken for
-    SLEEP_MS, or for REST_MS when the board wants the room for its move (rest()), provided
-    nothing is left to resend and no host is known to listen for events (`connected`). That
-    is most of a board's life, and their code is 12 KB of a 64-bit 160 KB heap: room for the
-    board's AI, and for a game to start at all in the simulator's 160 KB.
+    make_handler (instead of handler): the link sleeps while no host talks. Made awake (its
+    code lands on the power-on's tidy heap: woken later, into the holes a game leaves, it
+    left a host's sync less room), it drops its handler, its parser and the protocol's and
+    the handler's modules once no host has spoken for SLEEP_MS, or for REST_MS when the
+    board wants the room for a game or its move (rest(): MENU's new game, think.py),
+    provided nothing is left to resend and no host is known to listen for events
+    (`connected`). That is most of a board's life, and their code is 12 KB of a 64-bit
+    160 KB heap: room for the board's AI, and for a game to start at all in the simulator's
+    160 KB. A host's bytes wake it again.
     """
 
     def __init__(self, read, write, handler=None, now_ms=ticks_ms, event_timeout_ms=1000,
@@ -165,6 +167,8 @@ class Link:
         self._skip = 0   # polls left that do not look
         if make_handler is None:
             self.parser = _protocol().Parser()
+        else:
+            self._wake()
 
     def _send(self, frame):
         self._last_sent = frame

@@ -460,10 +460,11 @@ def _live_now(sim):
 def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path):
     # The link's request code (the protocol, the handler) stayed on the heap all the board's
     # life, though a host talks to a board for minutes a week: on the simulator's 160 KB heap
-    # the board then had no room for its AI (Oware at level 5 played at random). Now the link
-    # sleeps once no host has spoken for SLEEP_MS (or REST_MS before the board's own move),
-    # with no event waiting for an ACK and no host known to listen for events (a watcher
-    # keeps it awake), and a host's bytes wake it.
+    # the board then had no room for its AI (Oware at level 5 played at random), nor for a
+    # Bagh-Chal game to start. Now the link sleeps once no host has spoken for SLEEP_MS (or
+    # REST_MS before a game from MENU or the board's own move), with no event waiting for an
+    # ACK and no host known to listen for events (a watcher keeps it awake), and a host's
+    # bytes wake it.
     import _link_fuzz
     L = board_link_module()
     sim = _link_fuzz.SimLink(str(tmp_path), "160k", 1, ai=False)
@@ -482,9 +483,12 @@ def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path
 
     try:
         sim.run(100)
-        asleep = _live_now(sim)     # as it starts: no host has spoken
+        awake = _live_now(sim)      # awake from the power-on: its code on the tidy heap
+        sim.run(L.SLEEP_MS + 2000)
+        asleep = _live_now(sim)
+        assert awake - asleep > 8000, (awake, asleep)   # 12 KB measured
         assert ask(P.HELLO).type == P.OK
-        assert _live_now(sim) - asleep > 8000, asleep   # awake: 12 KB more, measured
+        assert _live_now(sim) - asleep > 8000
         # A host that spoke may be listening for events: the link stays awake, however long.
         sim.run(2 * L.SLEEP_MS)
         assert _live_now(sim) - asleep > 8000
@@ -517,7 +521,9 @@ def test_rest_sleeps_a_link_only_when_no_host_may_be_listening():
         return made[-1]
     link = L.Link(lambda: inbox.pop(0) if inbox else None, out.append, make_handler=make,
                   now_ms=lambda: now[0])
-    assert link.parser is None and link.handler is None and not made   # asleep as it starts
+    assert link.handler is made[0]          # awake as it starts: its code on a tidy heap
+    link.rest()
+    assert link.parser is not None          # (no host yet, but not REST_MS of quiet either)
     inbox.append(P.encode(5, P.HELLO))
     link.poll()
     assert link.handler is made[0] and [r.type for r in P.Parser().feed(b"".join(out))] == [P.OK]
