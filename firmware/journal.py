@@ -20,7 +20,6 @@
 import os
 import json
 from array import array
-from shared_rules.state import MoveTexts
 from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
                        unseal, move_of, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
                        _replace, _counter_of)
@@ -107,6 +106,7 @@ class Journal:
         except OSError:
             return None
         header = None
+        from shared_rules.movetexts import MoveTexts
         moves = MoveTexts()   # a few bytes a move, in one buffer: a replay's room
         good = 0     # bytes of valid lines so far
         why = None   # set: the journal is set aside for this reason

@@ -18,7 +18,6 @@
 # the next good line is the move it expects (a torn move was never acknowledged).
 import json
 from journal import Journal
-from shared_rules.state import MoveTexts
 from datafiles import (seal, unseal, move_of, crc32, _header_of, _free_name, _drop, _replace,
                        _exists, _sync, CUR, BAD, REC, read_line)
 
@@ -141,6 +140,7 @@ class NvmJournal(Journal):
         self.plies = -1
         data, end = self._read()
         self._hline = None
+        from shared_rules.movetexts import MoveTexts
         moves = MoveTexts()
         header, base, why, torn = self._parse(data, end, moves.append) if end else (None, 0, None, False)
         data = None

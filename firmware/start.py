@@ -104,6 +104,10 @@ def resume(a):
         j.set_aside(CUR, 'does not replay: %s' % e)
         a.s = None
         return False
+    finally:
+        cur = moves = None   # the read-back's code goes with it (journal.read_current)
+        shared_rules.unload(keep=a.g.name if a.g is not None else None,
+                            also=('shared_rules.movetexts',))
     a.say('resumed %s %s at ply %d' % (header['game'], header['id'], a.s.ply))
     if j.torn:
         a._unsaved('torn last line not cut')

@@ -544,7 +544,7 @@ def test_repetition_counts_only_the_current_stages_positions_and_answers_the_sam
 def test_move_texts_hold_a_games_moves_as_the_list_would():
     # The journal reads a game back into MoveTexts (start.resume replays it): a few bytes a
     # move, where a list of str took about 50 on the 64-bit test build.
-    from shared_rules.state import MoveTexts
+    from shared_rules.movetexts import MoveTexts
     moves = _random_game("oware", 150, seed=4).moves
     t = MoveTexts()
     for m in moves:
