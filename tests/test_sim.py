@@ -380,6 +380,13 @@ def test_negative_counts_are_refused(option, capsys):
     with pytest.raises(SystemExit):
         cli.main(["play", "--level", "-3"])
     assert "argument --level: invalid choice: -3" in capsys.readouterr().err
+    # The other counts too: a ply, worker processes, scripted games.
+    for argv, arg in ((["show", "x", "--ply=-3"], "--ply"), (["import", "f", "--jobs=0"], "--jobs"),
+                      (["import", "f", "--jobs=-2"], "--jobs"), (["demo", "--games=0"], "--games")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        err = capsys.readouterr().err.splitlines()[-1]
+        assert e.value.code == 2 and "error: argument %s: " % arg in err, (argv, err)
 
 
 def test_end_of_game_lines():

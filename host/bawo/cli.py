@@ -152,7 +152,7 @@ def build_parser():
     s.add_argument("id", nargs="?", help="game id (or unique prefix)")
     s.add_argument("--file", metavar="FILE", help="show the first record of FILE instead")
     s.add_argument("--all", action="store_true", help="print every position without waiting")
-    s.add_argument("--ply", type=int, metavar="N", help="only the position after ply N")
+    s.add_argument("--ply", type=_count, metavar="N", help="only the position after ply N")
     s.add_argument("--analyse", action="store_true", help="note `bawo analyse`'s mark under each ply")
     _add_style(s)
     _add_db(s)
@@ -184,7 +184,7 @@ def build_parser():
 
              exit status: 0 every record was good, 1 some record failed""")
     s.add_argument("file", help="record file (- for stdin)")
-    s.add_argument("--jobs", type=int, metavar="N",
+    s.add_argument("--jobs", type=_positive, metavar="N",
                    help="replay records in N processes (default: one per CPU; 1: in this one)")
     _add_db(s)
     s.set_defaults(func=cmd_import)
@@ -299,7 +299,7 @@ def build_parser():
                bawo demo --games 3 --db /tmp/demo.sqlite --data /tmp/bawo-sim""")
     s.add_argument("--db", metavar="FILE", help="game log (default: a demo log in the sim data dir)")
     s.add_argument("--data", metavar="DIR", help="simulator data dir (default: a new temporary dir)")
-    s.add_argument("--games", type=int, default=1, help="scripted games to play (default 1)")
+    s.add_argument("--games", type=_positive, default=1, help="scripted games to play (default 1)")
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
     s.set_defaults(func=cmd_demo)
 
@@ -395,15 +395,21 @@ def cmd_analyse(args):
                            max_seconds=args.max_seconds, as_json=args.json)
 
 
-def _count(text):
+def _count(text, least=0):
     """argparse type: a whole number, 0 or more (--random -3 is refused, not 'no plies')."""
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if n < 0:
-        raise argparse.ArgumentTypeError("%d is negative: give 0 or more" % n)
+    if n < least:
+        raise argparse.ArgumentTypeError("%d is %s: give %d or more"
+                                         % (n, "negative" if n < 0 else "too few", least))
     return n
+
+
+def _positive(text):
+    """argparse type: a whole number, 1 or more (--jobs, --games)."""
+    return _count(text, 1)
 
 
 def _heap_size(text):
