@@ -3,6 +3,7 @@
 # loads it on use and the app drops it when a game starts (journal.unload_records).
 import os
 from array import array
+from compat import const
 from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, crc32, _sync,
                        _is_dir, _counter_of)
 
@@ -69,7 +70,9 @@ def scan_records(j, n=None):
     return (board, own, i)
 
 
-_BLOCK = 64   # keys an array: 256 bytes
+_SHIFT = const(6)
+_BLOCK = const(1 << _SHIFT)   # keys an array: 64, 256 bytes
+_MASK = const(_BLOCK - 1)
 
 
 class _Blocks:
@@ -82,10 +85,10 @@ class _Blocks:
         self.b = [array('I', range(min(_BLOCK, n - k))) for k in range(0, n, _BLOCK)]
 
     def __getitem__(self, i):
-        return self.b[i >> 6][i & 63]
+        return self.b[i >> _SHIFT][i & _MASK]
 
     def __setitem__(self, i, v):
-        self.b[i >> 6][i & 63] = v
+        self.b[i >> _SHIFT][i & _MASK] = v
 
 
 def _keys(n):

@@ -21,12 +21,8 @@ def boot(a):
             resumed = resume(a)
             break
         except MemoryError:
-            # The replay's garbage and the engine it loaded go (kept, they took the room a
-            # sync needs: the fuzz's restarted board answered no LIST at all), and the
-            # replay runs once more on the cleaner heap.
-            a.s = a.g = a.header = a.opponent = None
-            shared_rules.unload(also=AI_MODULES)
-            gc.collect()
+            # Once more on the cleaner heap.
+            _drop_replay(a)
     if resumed is None:
         # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
         # game may replace it until the replay finds room (retry: BACK or MENU in the menu,
@@ -54,9 +50,7 @@ def retry(a):
     try:
         resume(a)
     except MemoryError:
-        a.s = a.g = a.header = a.opponent = None
-        shared_rules.unload(also=AI_MODULES)
-        gc.collect()
+        _drop_replay(a)
         a.open_menu()
         a.say(KEPT)
         return False
@@ -64,6 +58,14 @@ def retry(a):
     if a.s is None:
         a.open_menu()   # cur.jnl was gone or set aside meanwhile: nothing to go back to
     return True
+
+
+def _drop_replay(a):
+    # A replay that found no room: its garbage and the engine it loaded go (kept, they took
+    # the room a sync needs: the fuzz's restarted board answered no LIST at all).
+    a.s = a.g = a.header = a.opponent = None
+    shared_rules.unload(also=AI_MODULES)
+    gc.collect()
 
 
 def resume(a):
@@ -106,8 +108,7 @@ def resume(a):
         return False
     finally:
         cur = moves = None   # the read-back's code goes with it (journal.read_current)
-        shared_rules.unload(keep=a.g.name if a.g is not None else None,
-                            also=('shared_rules.movetexts',))
+        _own_engine_only(a, also=('shared_rules.movetexts',))
     a.say('resumed %s %s at ply %d' % (header['game'], header['id'], a.s.ply))
     if j.torn:
         a._unsaved('torn last line not cut')
@@ -164,11 +165,12 @@ def new_game(a, name, position=None, opponent=None):
     return started
 
 
-def _own_engine_only(a):
-    # A refused new game: the engine its position's check loaded goes again (8-12 KB of a
+def _own_engine_only(a, also=()):
+    # Only the engine of the game in RAM stays (and none of the modules in `also`): after a
+    # refused new game, the engine its position's check loaded goes again (8-12 KB of a
     # 160 KB heap; the fuzz found a Bawo game playing on with Oware's engine kept, and no
     # room left for a sync's LIST).
-    shared_rules.unload(keep=a.g.name if a.g is not None else None)
+    shared_rules.unload(keep=a.g.name if a.g is not None else None, also=also)
 
 
 def _new_game(a, name, position=None, opponent=None):
