@@ -109,25 +109,30 @@ class SimPixels(Pixels):
         of the board's budget: whole, it cost `bawo sim --heap 160k` every frame, and MENU
         in its menu started nothing; as a canvas a frame, the board's search found no room)."""
         p = self.profile
-        w = p.width
         row = self._row
+        write(b'%dx%d ' % (p.width, p.height))
+        for y in range(p.height):
+            self._fill_row(y, row)
+            write(hexlify(row))
+        write(b'\n')
+
+    def _fill_row(self, y, row):
+        # Canvas row y of the last frame into row (3 bytes a pixel, R,G,B; black: no LED).
+        p = self.profile
+        w = p.width
         f = self.last
         m = p.led_map
         ro, go, bo = self._ro, self._go, self._bo
-        write(b'%dx%d ' % (w, p.height))
-        for y in range(p.height):
-            for x in range(w):
-                i = m[y * w + x]
-                o = 3 * x
-                if i == 0xFFFF:
-                    row[o] = row[o + 1] = row[o + 2] = 0
-                else:
-                    i *= 3
-                    row[o] = f[i + ro]
-                    row[o + 1] = f[i + go]
-                    row[o + 2] = f[i + bo]
-            write(hexlify(row))
-        write(b'\n')
+        for x in range(w):
+            i = m[y * w + x]
+            o = 3 * x
+            if i == 0xFFFF:
+                row[o] = row[o + 1] = row[o + 2] = 0
+            else:
+                i *= 3
+                row[o] = f[i + ro]
+                row[o + 1] = f[i + go]
+                row[o + 2] = f[i + bo]
 
     def wire_rgb(self, i):
         """(r, g, b) of LED i in the last transmitted frame."""
@@ -138,14 +143,11 @@ class SimPixels(Pixels):
     def canvas_rgb(self):
         """Last frame as R,G,B bytes per canvas pixel in row-major order (black: no LED)."""
         p = self.profile
-        out = bytearray(3 * p.width * p.height)
-        for j in range(p.width * p.height):
-            i = p.led_map[j]
-            if i != 0xFFFF:
-                r, g, b = self.wire_rgb(i)
-                out[3 * j] = r
-                out[3 * j + 1] = g
-                out[3 * j + 2] = b
+        n = 3 * p.width
+        out = bytearray(n * p.height)
+        mv = memoryview(out)
+        for y in range(p.height):
+            self._fill_row(y, mv[n * y:n * (y + 1)])
         return bytes(out)
 
 
