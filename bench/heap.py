@@ -35,17 +35,6 @@ from bawo.sim import SimError  # noqa: E402
 BUDGET_KB = 160
 
 
-def _request(s, seq, typ, payload=None):
-    s.frames.clear()
-    s.write(P.encode(seq, typ, payload))
-    for _ in range(40):
-        s.run(6)
-        r = s.replies(seq)
-        if r:
-            return r[-1]
-    return None
-
-
 class _Run:
     def __init__(self, s):
         self.s = s
@@ -53,7 +42,7 @@ class _Run:
 
     def ok(self, typ, payload=None):
         self.seq += 1
-        r = _request(self.s, self.seq, typ, payload)
+        r = self.s.request(self.seq, typ, payload)
         if r is None or r.type != P.OK:
             raise AssertionError("%s: %r" % (typ, r))
         return r.payload

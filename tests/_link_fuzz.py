@@ -232,6 +232,18 @@ class SimLink:
         sent, so there is nothing to wait for in real time (a seed makes one run)."""
         return [f for f in self.frames if f.seq == seq and f.type in (P.OK, P.ERROR)]
 
+    def request(self, seq, typ, payload=None, tries=40, step_ms=6):
+        """One request and its reply (OK or ERROR frame), the board's clock run step_ms at a
+        time; None if none came within tries steps."""
+        self.frames.clear()
+        self.write(P.encode(seq, typ, payload))
+        for _ in range(tries):
+            self.run(step_ms)
+            r = self.replies(seq)
+            if r:
+                return r[-1]
+        return None
+
     def position(self, seq):
         """The board's POSITION reply payload (None if it had no memory for it)."""
         probe = P.encode(seq, P.POSITION)
@@ -252,16 +264,19 @@ class SimLink:
     def alive(self):
         return self.b.proc.poll() is None
 
-    def heap(self):
-        """The board's heap figures (BAWO_HEAP=1: high-water, live at the last idle), for a
-        failure message."""
+    def idle_status(self):
+        """The board's status once idle, with its heap figures (BAWO_HEAP=1: 'peak', the
+        high-water 'live' and 'live_now', what a collection left)."""
+        import json
         self.b.send("i")
+        return json.loads(self.b.expect("I ", timeout=30)[2:])
+
+    def heap(self):
+        """The board's heap figures, for a failure message."""
         try:
-            st = self.b.expect("I ", timeout=30)
+            d = self.idle_status()
         except Exception as e:  # noqa: BLE001 - only a message
             return "heap unknown (%s)" % e
-        import json
-        d = json.loads(st[2:])
         return "heap: peak %s, live %s, mode %s, game %s, opponent %s" % (
             d.get("peak"), d.get("live"), d.get("mode"), d.get("game"), d.get("opponent"))
 

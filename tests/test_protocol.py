@@ -454,9 +454,7 @@ def test_a_quiet_link_looks_less_often_and_answers_within_a_few_polls():
 
 def _live_now(sim):
     """What stays on the simulated board's heap after a collection, idle (BAWO_HEAP=1)."""
-    import json
-    sim.b.send("i")
-    return json.loads(sim.b.expect("I ", timeout=60)[2:])["live_now"]
+    return sim.idle_status()["live_now"]
 
 
 def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path):
@@ -474,14 +472,9 @@ def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path
 
     def ask(typ, payload=None):
         seq[0] += 1
-        sim.frames.clear()
-        sim.write(P.encode(seq[0], typ, payload))
-        for _ in range(20):
-            sim.run(20)
-            got = sim.replies(seq[0])
-            if got:
-                return got[-1]
-        raise AssertionError("no reply to %s" % typ)
+        r = sim.request(seq[0], typ, payload, tries=20, step_ms=20)
+        assert r is not None, "no reply to %s" % typ
+        return r
 
     try:
         sim.run(100)
