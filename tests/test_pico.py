@@ -355,6 +355,41 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     return tuple(int(x) for x in f[1:7]) + (f[7] == "True",)
 
 
+def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8, tmp_path):
+    # Issue 10's exhaustive test on the emulated Pico: the board's own choice (the firmware's
+    # opponent and book code, the book on the Pico's flash) in every South position the book's
+    # strategy reaches, replayed here by bawo.proofcheck against every North reply at every
+    # North turn to the end of every line. tests/mp/check_board_book.py does the same under
+    # the unix port.
+    import subprocess
+    import sys
+    from pathlib import Path
+    from shared_rules import game
+    from bawo.proofcheck import check
+    from bawo.solve import open_book
+    g = game("bawo")
+    bk = open_book()
+    south = []
+    check(g, g.start(), lambda p: (south.append(p.key()), bk.lookup(p.key()))[1])
+    bk.close()
+    assert len(south) == 1375
+    files = dict(bundle_4x8)
+    files["south.bin"] = b"".join(south)
+    files["pico_book.py"] = (Path(__file__).parent / "pico_book.py").read_bytes()
+    pico = boot_pico(tmp_path / "flash.bin", files)
+    try:
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
+                            "import pico_book"], capture_output=True, text=True, timeout=3000)
+    finally:
+        pico.close()
+    out = dict(x.split(" ", 1) for x in r.stdout.splitlines() if x.startswith(("MOVES ", "COUNTS ")))
+    assert r.returncode == 0 and len(out) == 2, r.stdout[-2000:] + r.stderr[-2000:]
+    assert out["COUNTS"].split() == ["BookOpponent", "1375", "0"], out["COUNTS"]
+    moves = dict(zip(south, bytes.fromhex(out["MOVES"])))
+    decisions, positions, longest = check(g, g.start(), lambda p: moves.get(p.key()))
+    assert (decisions, positions, longest) == (1375, 2752, 57)
+
+
 def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
     import os
     plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))

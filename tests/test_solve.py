@@ -97,6 +97,24 @@ def test_solver_agrees_with_plain_minimax():
     assert wins and losses
 
 
+def test_a_proof_that_fails_its_check_is_unknown_not_a_win(monkeypatch, capsys):
+    # Whatever the search (C or Python) claims, solve() answers a win or a loss only after
+    # bawo.proofcheck replays the strategy; a search that lies gives "unknown" and says so.
+    pos = endgames(1, 9, seed=11)[0]
+    assert solve(pos, max_nodes=50000).value in (WIN, LOSS)
+    real = Solver.strategy
+
+    def spoiled(self, p, attacker):
+        st = real(self, p, attacker)
+        del st[next(iter(st))]
+        return st
+
+    monkeypatch.setattr(Solver, 'strategy', spoiled)
+    r = solve(pos, max_nodes=50000)
+    assert r.value == UNKNOWN and r.strategy is None and r.winning == [], r.value
+    assert 'a proof failed its check' in capsys.readouterr().err
+
+
 def test_budget_gives_unknown_not_a_guess():
     r = solve(G.start(), max_nodes=500)
     assert r.value == UNKNOWN and r.strategy is None and r.winning == []
@@ -146,16 +164,106 @@ def test_a_strategy_that_loops_fails():
         check(g, Loop.P(0, 0), lambda p: 0)
 
 
-@pytest.mark.slow
-def test_opening_proved_from_scratch(request):
-    # About 10^5 expansions, 15 s: bench/solve.py does it too, with figures.
-    if "slow" not in (request.config.getoption("-m") or ""):
-        pytest.skip("long run: pytest -m slow")
-    s = Solver(max_nodes=400000)
+def played(n, seed):
+    """Every third position of n seeded random games."""
+    rng = Rng(seed)
+    out = []
+    for _ in range(n):
+        line = [G.start()]
+        while G.outcome(line[-1]) is None:
+            moves = G.legal_moves(line[-1])
+            line.append(G.play(line[-1], moves[rng.below(len(moves))]))
+        out += line[1::3]
+    return out
+
+
+@pytest.mark.parametrize('budget', [200, 3000])
+def test_the_c_search_expands_the_same_tree_as_the_python_one(budget):
+    # bawo._pnsearch (built at install; CI has a compiler, so it must be there) against
+    # solve.py's own search: per position and attacker the same answer after the same number
+    # of expansions, and the same tables, entry for entry.
+    positions = played(4, seed=5)
+    assert len(positions) >= 30
+    answers = set()
+    for pos in positions:
+        for attacker in (0, 1):
+            py, c = Solver(max_nodes=budget, fast=False), Solver(max_nodes=budget, fast=True)
+            a, b = py.prove(pos, attacker), c.prove(pos, attacker)
+            where = (G.format(pos), attacker)
+            assert (a, py.nodes) == (b, c.nodes), where
+            assert len(py.proved[attacker]) == len(c.proved[attacker]), where
+            assert len(py.disproved[attacker]) == len(c.disproved[attacker]), where
+            assert all(c.proved[attacker][k] == m for k, m in py.proved[attacker].items()), where
+            assert all(k in c.disproved[attacker] for k in py.disproved[attacker]), where
+            answers.add(a)
+    assert answers == {True, False, None}, answers  # proofs, disproofs and budgets all met
+
+
+def test_opening_proved_from_scratch():
+    # About 10^5 expansions: 0.1 s in C (bench/solve.py measures it beside the Python search).
+    s = Solver(max_nodes=400000, fast=True)
     assert s.prove(G.start(), 0) is True
+    assert s.nodes == 94506  # the pure-Python search's count (the slow test below)
     st = s.strategy(G.start(), 0)
     decisions, _, longest = check(G, G.start(), lambda p: st.get(p.key()))
     assert decisions == len(st) and longest <= 60
+
+
+@pytest.mark.slow
+def test_opening_proved_from_scratch_in_python(request):
+    # The same proof by the pure-Python search: 5-50 s.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("long run: pytest -m slow")
+    s = Solver(max_nodes=400000, fast=False)
+    assert s.prove(G.start(), 0) is True and s.nodes == 94506
+    st = s.strategy(G.start(), 0)
+    decisions, _, longest = check(G, G.start(), lambda p: st.get(p.key()))
+    assert decisions == len(st) and longest <= 60
+
+
+def test_the_book_on_the_board_is_the_one_the_solver_builds():
+    # firmware/bawo_book.bin is golden data: `bawo solve --opening --book FILE` rebuilds it
+    # byte for byte, so nobody can hand-edit a move into the board's book.
+    from bawo.solve import build_book
+    data, south, north = build_book()
+    assert (south, north) == (1375, 743)
+    assert data == (ROOT / 'firmware' / 'bawo_book.bin').read_bytes()
+
+
+def test_the_c_search_refuses_what_is_not_a_position_and_stops_when_asked():
+    from bawo import _pnsearch
+    s = _pnsearch.Search()
+    key = G.start().key()
+    for bad in (key[:32], key + b'\0', bytes(32) + b'\x02', 'x' * 33):
+        with pytest.raises(ValueError):
+            s.prove(bad, 0, 10, -1.0, None)
+        with pytest.raises(ValueError):
+            s.get(0, bad)
+    for attacker in (-1, 2):
+        with pytest.raises(ValueError):
+            s.prove(key, attacker, 10, -1.0, None)
+        with pytest.raises(ValueError):
+            s.counts(attacker)
+    with pytest.raises(ValueError):
+        _pnsearch.Search(max_laps=0)
+
+    # A progress callback that raises (Ctrl-C's KeyboardInterrupt, say) ends the search with
+    # its exception; the solver stays usable and its tables hold only what was exact.
+    class Stop(Exception):
+        pass
+
+    def stop():
+        raise Stop()
+
+    with pytest.raises(Stop):
+        s.prove(key, 0, 10 ** 6, -1.0, stop)
+    assert s.nodes == 16384 and s.live == 0  # the tree is freed on every way out
+    assert s.prove(key, 0, 10 ** 6, -1.0, None) is True
+    assert s.get(0, key) in G.legal_moves(G.start())
+    # The tree's size is a budget like time: past it the answer is unknown, memory stays flat.
+    small = _pnsearch.Search(max_tree=1000)
+    for _ in range(3):
+        assert small.prove(key, 0, 10 ** 7, -1.0, None) is None and small.live == 0
 
 
 BOARD = harness.load('check_board_book')

@@ -47,8 +47,11 @@ def test_wheel_installed_in_a_fresh_venv_plays_a_simulated_game(tmp_path):
     where = run(str(venv / "bin" / "python"), "-c",
                 "from bawo import firmware, sim; import shared_rules\n"
                 "print(firmware.firmware_dir()); print(firmware.sim_firmware_dir())\n"
-                "print(firmware.profiles_dir()); print(firmware.rules_dir()); print(sim.__file__)")
+                "print(firmware.profiles_dir()); print(firmware.rules_dir()); print(sim.__file__)\n"
+                "from bawo import _pnsearch, solve; print(_pnsearch.__file__); assert solve.Solver().fast")
     assert where.returncode == 0, where.stderr
+    # The solver's C search is built into the wheel, as into the editable install.
+    assert "_pnsearch" in where.stdout.split()[-1], where.stdout
     for d in where.stdout.split():
         assert Path(d).resolve().is_relative_to(venv.resolve()), where.stdout
     bawo = str(venv / "bin" / "bawo")
