@@ -11,7 +11,8 @@ import pytest
 from bawo import firmware, sim
 from bawo.pico import read_files
 
-from _pico_helpers import Twins, journal_on_flash, position, boot_pico, build_bundle, scripted_game
+from _pico_helpers import (Twins, journal_on_flash, position, boot_pico, build_bundle, exec_on_pico,
+                           scripted_game)
 from bawo.pico import menu_keys
 
 
@@ -337,18 +338,11 @@ def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path, request):
 def heap_run(bundle, tmp_path, game="bawo", plies=6):
     """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
     thinking, longest think ms, finished)."""
-    import subprocess
-    import sys
     from pathlib import Path
     files = dict(bundle)
     script = (Path(__file__).parent / "heapcheck.py").read_text()
     files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
-    pico = boot_pico(tmp_path / "flash.bin", files)
-    try:
-        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                            "import heapcheck"], capture_output=True, text=True, timeout=3000)
-    finally:
-        pico.close()
+    r = exec_on_pico(tmp_path / "flash.bin", files, "heapcheck")
     line = [x for x in r.stdout.splitlines() if x.startswith("HEAP ")]
     assert r.returncode == 0 and line, r.stdout[-2000:] + r.stderr[-2000:]
     f = line[-1].split()
@@ -361,8 +355,6 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     # strategy reaches, replayed here by bawo.proofcheck against every North reply at every
     # North turn to the end of every line. tests/mp/check_board_book.py does the same under
     # the unix port.
-    import subprocess
-    import sys
     from pathlib import Path
     from shared_rules import game
     from bawo.proofcheck import check
@@ -376,12 +368,7 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     files = dict(bundle_4x8)
     files["south.bin"] = b"".join(south)
     files["pico_book.py"] = (Path(__file__).parent / "pico_book.py").read_bytes()
-    pico = boot_pico(tmp_path / "flash.bin", files)
-    try:
-        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                            "import pico_book"], capture_output=True, text=True, timeout=3000)
-    finally:
-        pico.close()
+    r = exec_on_pico(tmp_path / "flash.bin", files, "pico_book")
     out = dict(x.split(" ", 1) for x in r.stdout.splitlines() if x.startswith(("MOVES ", "COUNTS ")))
     assert r.returncode == 0 and len(out) == 2, r.stdout[-2000:] + r.stderr[-2000:]
     assert out["COUNTS"].split() == ["BookOpponent", "1375", "0"], out["COUNTS"]

@@ -411,6 +411,12 @@ static void search(Search *s, Node *root) {
     }
 }
 
+static int bad_attacker(int attacker) {
+    if (attacker == 0 || attacker == 1) return 0;
+    PyErr_SetString(PyExc_ValueError, "attacker is 0 or 1");
+    return 1;
+}
+
 static int parse_key(PyObject *key, const uint8_t **k) {
     if (!PyBytes_Check(key) || PyBytes_GET_SIZE(key) != KEYLEN) {
         PyErr_SetString(PyExc_ValueError, "a position key is 33 bytes: 32 counts and the turn");
@@ -433,11 +439,7 @@ static PyObject *Search_prove(Search *s, PyObject *args) {
     double max_seconds;
     if (!PyArg_ParseTuple(args, "OiLdO", &key, &attacker, &max_nodes, &max_seconds, &progress)) return NULL;
     const uint8_t *k;
-    if (parse_key(key, &k)) return NULL;
-    if (attacker != 0 && attacker != 1) {
-        PyErr_SetString(PyExc_ValueError, "attacker is 0 or 1");
-        return NULL;
-    }
+    if (parse_key(key, &k) || bad_attacker(attacker)) return NULL;
     s->attacker = attacker;
     s->node_limit = s->nodes + (max_nodes > 0 ? (unsigned long long)max_nodes : 0);
     s->deadline = max_seconds < 0 ? -1.0 : now() + max_seconds;
@@ -471,11 +473,8 @@ static PyObject *Search_get(Search *s, PyObject *args) {
     PyObject *key;
     int attacker;
     const uint8_t *k;
-    if (!PyArg_ParseTuple(args, "iO", &attacker, &key) || parse_key(key, &k)) return NULL;
-    if (attacker != 0 && attacker != 1) {
-        PyErr_SetString(PyExc_ValueError, "attacker is 0 or 1");
+    if (!PyArg_ParseTuple(args, "iO", &attacker, &key) || parse_key(key, &k) || bad_attacker(attacker))
         return NULL;
-    }
     Entry *e = t_get(&s->tab[attacker], hash_key(k, k[32]), k);
     if (!e) Py_RETURN_NONE;
     if (e->v == V_DISPROVED) Py_RETURN_FALSE;
@@ -485,11 +484,7 @@ static PyObject *Search_get(Search *s, PyObject *args) {
 /* counts(attacker) -> (proved, disproved) */
 static PyObject *Search_counts(Search *s, PyObject *args) {
     int attacker;
-    if (!PyArg_ParseTuple(args, "i", &attacker)) return NULL;
-    if (attacker != 0 && attacker != 1) {
-        PyErr_SetString(PyExc_ValueError, "attacker is 0 or 1");
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "i", &attacker) || bad_attacker(attacker)) return NULL;
     Table *t = &s->tab[attacker];
     return Py_BuildValue("(nn)", (Py_ssize_t)t->proved, (Py_ssize_t)(t->used - t->proved));
 }
@@ -497,11 +492,7 @@ static PyObject *Search_counts(Search *s, PyObject *args) {
 /* proved_keys(attacker) -> list of the keys proved for attacker */
 static PyObject *Search_proved_keys(Search *s, PyObject *args) {
     int attacker;
-    if (!PyArg_ParseTuple(args, "i", &attacker)) return NULL;
-    if (attacker != 0 && attacker != 1) {
-        PyErr_SetString(PyExc_ValueError, "attacker is 0 or 1");
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "i", &attacker) || bad_attacker(attacker)) return NULL;
     Table *t = &s->tab[attacker];
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
