@@ -17,8 +17,15 @@ The unix port is 64-bit: its objects and bytecode take about twice the room they
 Pico's 32-bit port, and the simulator's own harness (board_sim, hw_sim) sits in the same heap.
 The ratio printed is smallest heap / 160 KB: at most 1 meets the budget, and the margin left is
 what fragmentation may take.
+
+--pico: the same scenarios on the Pico's own MicroPython (the rp2 image on the emulated RP2040,
+the bundle `bawo flash` builds, the board's data on its flash), the heap cut to each size by a
+ballast that boot.py takes before main.py runs (tests/_pico_fuzz.py), the requests sent by
+pyserial on the emulated USB serial. That is the board's own heap, 32-bit objects and no
+harness in it.
 """
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -28,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import _link_fuzz as F  # noqa: E402
 from _link_helpers import P  # noqa: E402
-from _host_helpers import seed_journal  # noqa: E402
+from _host_helpers import seed_journal, journal_module  # noqa: E402
 from test_journal_memory import old_board  # noqa: E402
 from bawo.sim import SimError  # noqa: E402
 
@@ -90,13 +97,96 @@ def play_sync(root, heap, mpy):
 SCENARIOS = {"sync-new": sync_new, "play-sync": play_sync}
 
 
+class _PicoRun:
+    """The scenarios' requests on the emulated Pico: ok() as _Run's, run(ms) waits."""
+
+    def __init__(self, link):
+        self.link = link
+        self.seq = 0
+
+    def ok(self, typ, payload=None):
+        self.seq += 1
+        r = self.link.request(self.seq, typ, payload)
+        if r is None or r.type != P.OK:
+            raise AssertionError("%s: %r" % (typ, r))
+        if self.link.crash:
+            raise AssertionError("the board crashed: %r" % self.link.crash)
+        return r.payload
+
+    def board_moves(self, limit_s=10.0):
+        """Wait (wall clock) until the board has moved: South to move or the game over."""
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end:
+            self.link.read(0.2)
+            p = self.ok(P.POSITION)
+            if p.get("result") or p["turn"] == "S":
+                return
+        raise AssertionError("the board did not move within %.0f s" % limit_s)
+
+
+def _pico_data(name, data):
+    """The board's /games for a scenario, made by the firmware's own Journal on this PC."""
+    if name == "sync-new":
+        old_board(Path(data))
+        return
+    seed_journal(data, 3, board="pico-00000000")
+    j = journal_module().Journal(data, "pico-00000000", min_free=0, log=lambda m: None)
+    j.write_settings(json.dumps({"opponent": "board-second", "level": 1, "speed": 7}))
+
+
+def pico_scenario(name, bundle):
+    import _pico_fuzz
+
+    def fn(root, heap, mpy):
+        data = os.path.join(root, "games")
+        os.makedirs(data)
+        _pico_data(name, data)
+        files = dict(bundle)
+        files["boot.py"] = _pico_fuzz.BOOT_PY % int(heap.rstrip("k"))
+        files["ballast.py"] = b"keep = None\n"
+        for f in os.listdir(data):
+            with open(os.path.join(data, f), "rb") as fh:
+                files["games/" + f] = fh.read()
+        try:
+            link = _pico_fuzz.PicoLink(os.path.join(root, "flash.bin"), files)
+        except Exception as e:   # noqa: BLE001 - a board that does not boot fails the size
+            raise AssertionError("did not boot: %s" % e)
+        try:
+            r = _PicoRun(link)
+            if name == "sync-new":
+                r.ok(P.HELLO)
+                for _ in range(3):
+                    games = r.ok(P.LIST, {"start": 0})["games"]
+                for g in games:
+                    r.ok(P.GET, {"id": g["id"]})
+                    r.ok(P.ACK_GAME, {"id": g["id"]})
+                r.ok(P.LIST, {"start": 0})
+                r.ok(P.NEW, {"kind": "bawo"})
+            else:
+                r.ok(P.NEW, {"kind": "oware"})
+                for ply in range(30):
+                    if ply == 20:
+                        gid = r.ok(P.LIST, {"start": 0})["games"][0]["id"]
+                        r.ok(P.GET, {"id": gid})
+                    p = r.ok(P.POSITION)
+                    if p.get("result"):
+                        break
+                    if p["turn"] == "S":
+                        r.ok(P.MOVE, {"move": p["legal"][0]})
+                    else:
+                        r.board_moves()
+        finally:
+            link.close()
+    return fn
+
+
 def smallest(fn, lo, hi, mpy, say):
     def passes(kb):
         with tempfile.TemporaryDirectory() as d:
             try:
                 fn(d, "%dk" % kb, mpy)
                 return True, ""
-            except (AssertionError, SimError) as e:   # SimError: the board did not boot
+            except (AssertionError, SimError) as e:   # SimError: the simulator did not boot
                 return False, str(e)[:160]
     ok, why = passes(hi)
     if not ok:
@@ -117,14 +207,25 @@ def main():
     ap.add_argument("--only", choices=sorted(SCENARIOS))
     ap.add_argument("--lo", type=int, default=100, help="KB known to fail (default 100)")
     ap.add_argument("--hi", type=int, default=256, help="KB known to pass (default 256)")
+    ap.add_argument("--pico", action="store_true",
+                    help="on the emulated Pico (rp2 MicroPython, 32-bit), not the simulator")
     a = ap.parse_args()
-    mpy = F.build_mpy(os.path.join(tempfile.mkdtemp(), "mpy"))
+    if a.pico:
+        from _pico_helpers import build_bundle
+        bundle = build_bundle(Path(tempfile.mkdtemp()) / "bundle")
+        a.hi = min(a.hi, 236)   # the rp2 image's whole heap is 240 KB
+        mpy = None
+    else:
+        mpy = F.build_mpy(os.path.join(tempfile.mkdtemp(), "mpy"))
     rows = []
     for name in ([a.only] if a.only else SCENARIOS):
         t = time.monotonic()
         print("%s:" % name, flush=True)
-        kb = smallest(SCENARIOS[name], a.lo, a.hi, mpy, lambda m: print(m, flush=True))
+        fn = pico_scenario(name, bundle) if a.pico else SCENARIOS[name]
+        kb = smallest(fn, a.lo, a.hi, mpy, lambda m: print(m, flush=True))
         rows.append((name, kb, time.monotonic() - t))
+    print("\n%s" % ("The emulated Pico (rp2 MicroPython, 32-bit objects)" if a.pico
+                     else "The simulator (the unix port, 64-bit objects, its harness in the heap)"))
     print("\n| scenario | smallest heap | / %d KB budget | margin |" % BUDGET_KB)
     print("|---|---:|---:|---:|")
     for name, kb, _ in rows:

@@ -7,6 +7,10 @@ One seed: progress every 1000 frames (replies by code so far) and the figures at
 replies by code, requests the full heap left unanswered, games recorded and synced after.
 Also behind `pytest -m slow tests/test_protocol.py -k 100k`.
 
+--pico: the same frames against the board on the Pico's own MicroPython (the rp2 image on the
+emulated RP2040, its heap cut to --heap by a ballast taken at boot, the frames sent by pyserial
+on the emulated USB serial: tests/_pico_fuzz.py). About 80 ms of wall clock a frame.
+
 --seeds A-B: one run a seed, a line each, then the totals: where the final sync found every
 game (the running board, or only a restarted one), runs that failed (the assertion: a crash,
 a hang, a game not resumed or not synced) and ERROR 9 replies (no room for the answer). On
@@ -30,13 +34,27 @@ def _seeds(text):
     return range(int(a), int(b or a) + 1)
 
 
+def _run(a, seed, tmp, progress=None):
+    if a.pico:
+        import _pico_fuzz
+        from _pico_helpers import build_bundle
+        kb = int(a.heap.rstrip("kK"))
+        return _pico_fuzz.run(a.frames, seed, str(Path(tmp) / "pico"), build_bundle(Path(tmp) / "bundle"),
+                              heap_kb=kb, progress=progress)
+    return _link_fuzz.run(a.frames, seed, tmp, heap=a.heap, progress=progress)
+
+
+def _recorded(fig):
+    return fig.get("games recorded", fig.get("games on flash, all synced"))
+
+
 def _many(a):
     rows = []
     for seed in a.seeds:
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                fig = _link_fuzz.run(a.frames, seed, tmp, heap=a.heap)
-                row = (seed, fig["synced from"], fig["games recorded"],
+                fig = _run(a, seed, tmp)
+                row = (seed, fig["synced from"], _recorded(fig),
                        sum(fig["ERROR 9 for want of memory"].values()), "")
             except AssertionError as e:
                 row = (seed, "failed", 0, 0, str(e)[:120])
@@ -58,6 +76,8 @@ def main():
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--seeds", type=_seeds, metavar="A-B", help="one run a seed, and the totals")
     ap.add_argument("--heap", default="160k")
+    ap.add_argument("--pico", action="store_true",
+                    help="the emulated Pico (rp2 MicroPython) instead of the simulator")
     ap.add_argument("--keep", metavar="DIR",
                     help="run in DIR (new or empty) and leave the board's data there, to look at")
     a = ap.parse_args()
@@ -70,8 +90,7 @@ def main():
         if any(Path(a.keep).iterdir()):
             ap.error("--keep %s: not empty" % a.keep)
     with tempfile.TemporaryDirectory() as tmp:
-        fig = _link_fuzz.run(a.frames, a.seed, a.keep or tmp, heap=a.heap,
-                             progress=lambda i, c: print(i, json.dumps(c), flush=True))
+        fig = _run(a, a.seed, a.keep or tmp, progress=lambda i, c: print(i, json.dumps(c), flush=True))
     print(json.dumps(fig, indent=1))
 
 

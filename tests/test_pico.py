@@ -377,6 +377,18 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     assert (decisions, positions, longest) == (1375, 2752, 57)
 
 
+def test_well_formed_frames_against_the_pico_with_a_160_kb_heap(bundle_4x8, tmp_path):
+    # Issue 9's fuzz on the Pico's own MicroPython, its heap cut to 160 KB (tests/_pico_fuzz.py):
+    # a seeded slice of 300 frames. Its promises are asserted inside: every request answered,
+    # no crash or reboot, a refused NEW keeps the game, the bundle unchanged, every game on
+    # flash synced by a host's sync afterwards. The long runs: bench/link_fuzz.py --pico.
+    import _pico_fuzz
+    fig = _pico_fuzz.run(300, 5, str(tmp_path / "w"), bundle_4x8)
+    print("pico fuzz:", fig)
+    assert fig["heap_free at HELLO"] < 160 * 1024
+    assert sum(fig["replies"].values()) >= 250 and fig["replies"].get(0, 0) > 50, fig["replies"]
+
+
 def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
     import os
     plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))

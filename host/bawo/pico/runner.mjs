@@ -16,7 +16,8 @@
 // Usage: node runner.mjs CONFIG_JSON
 //   {"bootrom": path, "flash": path (2 MiB file), "usb_fd": 3, "rows": [...], "cols": [...],
 //    "buttons": [...], "data_pin": 16, "realtime": false,
-//    "usb_path": a unix socket to connect the USB to at each `power_on` (absent: a cut exits)}
+//    "usb_path": a unix socket to connect the USB to at each `power_on` (absent: a cut exits),
+//    "frame_bytes": false to report each LED frame's times without its bytes}
 // Control: JSON lines on stdin, JSON lines on stdout (see host/bawo/pico/emulator.py).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -863,7 +864,10 @@ function ledFlush(now) {
   if (led.start < 0 || led.rise >= 0 || now - led.lastFall < 50000) return;
   led.frames++;
   led.lastEnd = led.lastFall;
-  out({ ev: 'frame', t: led.start, end: led.lastFall, bits: led.nbits, hex: Buffer.from(led.bytes).toString('hex') });
+  // frame_bytes false: the frame's times only (a long fuzz needs no pictures, and its pipe
+  // would carry 1 KB of hex for each of them).
+  out({ ev: 'frame', t: led.start, end: led.lastFall, bits: led.nbits,
+        hex: cfg.frame_bytes === false ? '' : Buffer.from(led.bytes).toString('hex') });
   led.bytes = [];
   led.cur = 0;
   led.nbits = 0;
