@@ -43,6 +43,8 @@ BUDGET_KB = 160
 
 
 class _Run:
+    """A scenario's requests on the simulator: each must be answered OK."""
+
     def __init__(self, s):
         self.s = s
         self.seq = 0
@@ -54,74 +56,73 @@ class _Run:
             raise AssertionError("%s: %r" % (typ, r))
         return r.payload
 
-
-def sync_new(root, heap, mpy):
-    data = os.path.join(root, "data")
-    old_board(Path(data))
-    s = F.SimLink(root, heap, 1, mpy=mpy, ai=False, board_id="testboard")
-    try:
-        r = _Run(s)
-        r.ok(P.HELLO)
-        for _ in range(3):
-            games = r.ok(P.LIST, {"start": 0})["games"]
-        for g in games:
-            r.ok(P.GET, {"id": g["id"]})
-            r.ok(P.ACK_GAME, {"id": g["id"]})
-        r.ok(P.LIST, {"start": 0})
-        r.ok(P.NEW, {"kind": "bawo"})
-    finally:
-        s.b.kill()
+    def board_moves(self):
+        self.s.run(3000)
 
 
-def play_sync(root, heap, mpy):
-    seed_journal(os.path.join(root, "data"), 3, board=F.BOARD_ID)
-    s = F.SimLink(root, heap, 1, mpy=mpy, ai=True)
-    try:
-        r = _Run(s)
-        r.ok(P.NEW, {"kind": "oware"})
-        for ply in range(30):
-            if ply == 20:
-                gid = r.ok(P.LIST, {"start": 0})["games"][0]["id"]
-                r.ok(P.GET, {"id": gid})
-            p = r.ok(P.POSITION)
-            if p.get("result"):
-                break
-            if p["turn"] == "S":
-                r.ok(P.MOVE, {"move": p["legal"][0]})
-            else:
-                s.run(3000)   # the board's move
-    finally:
-        s.b.kill()
-
-
-SCENARIOS = {"sync-new": sync_new, "play-sync": play_sync}
-
-
-class _PicoRun:
-    """The scenarios' requests on the emulated Pico: ok() as _Run's, run(ms) waits."""
-
-    def __init__(self, link):
-        self.link = link
-        self.seq = 0
+class _PicoRun(_Run):
+    """The same on the emulated Pico (a tests/_pico_fuzz.PicoLink), on the wall clock."""
 
     def ok(self, typ, payload=None):
-        self.seq += 1
-        r = self.link.request(self.seq, typ, payload)
-        if r is None or r.type != P.OK:
-            raise AssertionError("%s: %r" % (typ, r))
-        if self.link.crash:
-            raise AssertionError("the board crashed: %r" % self.link.crash)
-        return r.payload
+        r = super().ok(typ, payload)
+        if self.s.crash:
+            raise AssertionError("the board crashed: %r" % self.s.crash)
+        return r
 
     def board_moves(self, limit_s=10.0):
-        """Wait (wall clock) until the board has moved: South to move or the game over."""
+        """Wait until the board has moved: South to move or the game over."""
         end = time.monotonic() + limit_s
         while time.monotonic() < end:
-            self.link.read(0.2)
+            self.s.read(0.2)
             p = self.ok(P.POSITION)
             if p.get("result") or p["turn"] == "S":
                 return
         raise AssertionError("the board did not move within %.0f s" % limit_s)
+
+
+def sync_new_steps(r):
+    r.ok(P.HELLO)
+    for _ in range(3):
+        games = r.ok(P.LIST, {"start": 0})["games"]
+    for g in games:
+        r.ok(P.GET, {"id": g["id"]})
+        r.ok(P.ACK_GAME, {"id": g["id"]})
+    r.ok(P.LIST, {"start": 0})
+    r.ok(P.NEW, {"kind": "bawo"})
+
+
+def play_sync_steps(r):
+    r.ok(P.NEW, {"kind": "oware"})
+    for ply in range(30):
+        if ply == 20:
+            gid = r.ok(P.LIST, {"start": 0})["games"][0]["id"]
+            r.ok(P.GET, {"id": gid})
+        p = r.ok(P.POSITION)
+        if p.get("result"):
+            break
+        if p["turn"] == "S":
+            r.ok(P.MOVE, {"move": p["legal"][0]})
+        else:
+            r.board_moves()
+
+
+STEPS = {"sync-new": sync_new_steps, "play-sync": play_sync_steps}
+
+
+def sim_scenario(name):
+    def fn(root, heap, mpy):
+        data = os.path.join(root, "data")
+        if name == "sync-new":
+            old_board(Path(data))
+            s = F.SimLink(root, heap, 1, mpy=mpy, ai=False, board_id="testboard")
+        else:
+            seed_journal(data, 3, board=F.BOARD_ID)
+            s = F.SimLink(root, heap, 1, mpy=mpy, ai=True)
+        try:
+            STEPS[name](_Run(s))
+        finally:
+            s.b.kill()
+    return fn
 
 
 def _pico_data(name, data):
@@ -152,29 +153,7 @@ def pico_scenario(name, bundle):
         except Exception as e:   # noqa: BLE001 - a board that does not boot fails the size
             raise AssertionError("did not boot: %s" % e)
         try:
-            r = _PicoRun(link)
-            if name == "sync-new":
-                r.ok(P.HELLO)
-                for _ in range(3):
-                    games = r.ok(P.LIST, {"start": 0})["games"]
-                for g in games:
-                    r.ok(P.GET, {"id": g["id"]})
-                    r.ok(P.ACK_GAME, {"id": g["id"]})
-                r.ok(P.LIST, {"start": 0})
-                r.ok(P.NEW, {"kind": "bawo"})
-            else:
-                r.ok(P.NEW, {"kind": "oware"})
-                for ply in range(30):
-                    if ply == 20:
-                        gid = r.ok(P.LIST, {"start": 0})["games"][0]["id"]
-                        r.ok(P.GET, {"id": gid})
-                    p = r.ok(P.POSITION)
-                    if p.get("result"):
-                        break
-                    if p["turn"] == "S":
-                        r.ok(P.MOVE, {"move": p["legal"][0]})
-                    else:
-                        r.board_moves()
+            STEPS[name](_PicoRun(link))
         finally:
             link.close()
     return fn
@@ -204,7 +183,7 @@ def smallest(fn, lo, hi, mpy, say):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=sorted(SCENARIOS))
+    ap.add_argument("--only", choices=sorted(STEPS))
     ap.add_argument("--lo", type=int, default=100, help="KB known to fail (default 100)")
     ap.add_argument("--hi", type=int, default=256, help="KB known to pass (default 256)")
     ap.add_argument("--pico", action="store_true",
@@ -218,10 +197,10 @@ def main():
     else:
         mpy = F.build_mpy(os.path.join(tempfile.mkdtemp(), "mpy"))
     rows = []
-    for name in ([a.only] if a.only else SCENARIOS):
+    for name in ([a.only] if a.only else STEPS):
         t = time.monotonic()
         print("%s:" % name, flush=True)
-        fn = pico_scenario(name, bundle) if a.pico else SCENARIOS[name]
+        fn = pico_scenario(name, bundle) if a.pico else sim_scenario(name)
         kb = smallest(fn, a.lo, a.hi, mpy, lambda m: print(m, flush=True))
         rows.append((name, kb, time.monotonic() - t))
     print("\n%s" % ("The emulated Pico (rp2 MicroPython, 32-bit objects)" if a.pico

@@ -119,6 +119,88 @@ def sync_walk():
         start = r.payload["next"]
 
 
+class Frames:
+    """The fuzz's next frame, for both fuzzers (the simulator's and the Pico's): the last one
+    again (1 in 10: a host's resend, answered from the cache), the next step of a host's sync
+    walk (one is started 1 in 300 frames), or a random well-formed request."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.walk = None
+        self.walk_reply = None   # the reply to the walk's last step, sent to it next
+        self.last = None
+        self.seq = rng.randrange(1, P.SEQ_MAX)
+
+    def next(self, ctx):
+        """(frame, type, version, seq, from_walk, again), or None for a frame too long to send."""
+        rng = self.rng
+        from_walk = False
+        again = self.last is not None and rng.randrange(10) == 0
+        if again:
+            frame, typ, ver, fseq = self.last
+        else:
+            if self.walk is not None and rng.randrange(10) < 4:
+                try:
+                    typ, pl = self.walk.send(self.walk_reply)
+                    ver, from_walk = 1, True
+                except StopIteration:
+                    self.walk = None
+            if not from_walk:
+                if self.walk is None and rng.randrange(300) == 0:
+                    self.walk = sync_walk()
+                    typ, pl = self.walk.send(None)
+                    ver, from_walk = 1, True
+                else:
+                    typ, pl, ver = random_request(rng, ctx)
+            self.seq = P.next_seq(self.seq)
+            fseq = self.seq if from_walk or rng.randrange(100) else rng.choice((0, 1, 65535))
+            frame = encode(ver, fseq, typ, pl)
+            if len(frame) > P.MAX_LINE:
+                return None
+        self.last = (frame, typ, ver, fseq)
+        return frame, typ, ver, fseq, from_walk, again
+
+
+class Tally:
+    """Replies by code and by request type, and those for want of memory; a reply that says
+    the board failed (a bad frame, an internal error that is not memory, too large) fails."""
+
+    def __init__(self):
+        self.codes = {}
+        self.by_type = {}
+        self.low_memory = {}
+
+    def add(self, typ, f, frame):
+        c = 0 if f.type == P.OK else f.payload["code"]
+        self.codes[c] = self.codes.get(c, 0) + 1
+        by = self.by_type.setdefault(typ if typ in P.REQUESTS else "other", {})
+        by[c] = by.get(c, 0) + 1
+        if memory_error(f):
+            self.low_memory[typ] = self.low_memory.get(typ, 0) + 1
+        else:
+            assert c not in (P.E_BAD_FRAME, P.E_INTERNAL, P.E_TOO_LARGE), (frame, f.payload)
+
+    def figures(self):
+        return {"replies": dict(sorted(self.codes.items())),
+                "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(self.by_type.items())},
+                "ERROR 9 for want of memory": self.low_memory}
+
+
+def learn(ctx, typ, reply, cur_id):
+    """What a reply tells the fuzz about the game (legal moves, position, id) and the records
+    (ids, count) for the frames to come; returns the game's id."""
+    if reply.type == P.OK and typ in (P.NEW, P.MOVE, P.POSITION):
+        ctx["legal"] = reply.payload.get("legal") or ()
+        ctx["position"] = reply.payload.get("position")
+        cur_id = reply.payload.get("id", cur_id)
+    if reply.type == P.OK and typ == P.LIST:
+        ctx["games"] = max(ctx["games"], reply.payload["total"])
+        for g in reply.payload["games"]:
+            if g["id"] not in ctx["ids"]:
+                ctx["ids"].append(g["id"])
+    return cur_id
+
+
 def memory_error(f):
     """An ERROR 9 because the board's heap had no room for the reply: reported, not a crash."""
     return (f.type == P.ERROR and f.payload.get("code") == P.E_INTERNAL
@@ -296,9 +378,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
             f.write(b'[Game "bawo"]\n#crc 00000000\n')
     outside = None
     sim = SimLink(root, heap, seed, ai=ai)
-    codes = {}
-    by_type = {}   # request type -> {reply code: n}
-    low_memory = {}
+    tally = Tally()
     nomem_naks = 0
     resends = 0
     unanswered = 0
@@ -309,34 +389,13 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         outside = snapshot(root, sim.data)
         ctx = {"legal": (), "position": None, "ids": [], "games": 0}
         cur_id = None
-        walk = None
-        walk_reply = None
-        last = None
-        seq = rng.randrange(1, P.SEQ_MAX)
+        frames = Frames(rng)
         for i in range(n):
-            from_walk = False
-            if last is not None and rng.randrange(10) == 0:
-                frame, typ, ver, fseq = last   # a resend: answered from the cache, not run again
-            else:
-                if walk is not None and rng.randrange(10) < 4:
-                    try:
-                        typ, pl = walk.send(walk_reply)
-                        ver, from_walk = 1, True
-                    except StopIteration:
-                        walk = None
-                if not from_walk:
-                    if walk is None and rng.randrange(300) == 0:
-                        walk = sync_walk()
-                        typ, pl = walk.send(None)
-                        ver, from_walk = 1, True
-                    else:
-                        typ, pl, ver = random_request(rng, ctx)
-                seq = P.next_seq(seq)
-                fseq = seq if from_walk or rng.randrange(100) else rng.choice((0, 1, 65535))
-                frame = encode(ver, fseq, typ, pl)
-                if len(frame) > P.MAX_LINE:
-                    continue
-            last = (frame, typ, ver, fseq)
+            nxt = frames.next(ctx)
+            if nxt is None:
+                continue
+            frame, typ, ver, fseq, from_walk, _ = nxt
+            seq = frames.seq
             before = None
             if typ == P.NEW and cur_id is not None:
                 p = sim.position(seq ^ 0x2000 or 1)
@@ -388,16 +447,9 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                         cur_id = f.payload["id"]
                     continue
                 if f.type in (P.OK, P.ERROR):
-                    c = 0 if f.type == P.OK else f.payload["code"]
-                    codes[c] = codes.get(c, 0) + 1
-                    by = by_type.setdefault(typ if typ in P.REQUESTS else "other", {})
-                    by[c] = by.get(c, 0) + 1
-                    if memory_error(f):
-                        low_memory[typ] = low_memory.get(typ, 0) + 1
-                    else:
-                        assert c not in (P.E_BAD_FRAME, P.E_INTERNAL, P.E_TOO_LARGE), (frame, f.payload)
+                    tally.add(typ, f, frame)
             if wants and not mine and from_walk:
-                walk = None
+                frames.walk = None
             if wants and mine:
                 # One reply; a resend may bring the same reply again (answered from the cache):
                 # after a timeout, or after a NAK 0 that was not this frame's. A reply to seq 0
@@ -409,27 +461,19 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                 if typ not in P.REQUESTS:
                     assert reply.payload["code"] in (P.E_UNKNOWN_TYPE, P.E_VERSION), reply
                 if from_walk:
-                    walk_reply = reply
-                if reply.type == P.OK and typ in (P.NEW, P.MOVE, P.POSITION):
-                    ctx["legal"] = reply.payload.get("legal") or ()
-                    ctx["position"] = reply.payload.get("position")
-                    cur_id = reply.payload.get("id", cur_id)
-                elif reply.type == P.ERROR and typ == P.NEW and before is not None \
+                    frames.walk_reply = reply
+                cur_id = learn(ctx, typ, reply, cur_id)
+                if reply.type == P.ERROR and typ == P.NEW and before is not None \
                         and reply.payload["code"] != P.E_BUSY and not memory_error(reply):
                     # A refused NEW leaves the game in progress as it was.
                     after = sim.position(seq ^ 0x4000 or 1)
                     if after is not None:
                         assert after.get("id") == before, (frame, reply, before, after)
-                if reply.type == P.OK and typ == P.LIST:
-                    ctx["games"] = max(ctx["games"], reply.payload["total"])
-                    for g in reply.payload["games"]:
-                        if g["id"] not in ctx["ids"]:
-                            ctx["ids"].append(g["id"])
             if rng.randrange(10) == 0:
                 sim.run(rng.choice((20, 100, 400)))   # animations, the board's moves
             assert sim.alive(), "the board died: %s" % sim.b.stderr_text()
             if progress and i % 1000 == 0:
-                progress(i, codes)
+                progress(i, tally.codes)
         # Afterwards: the board runs, nothing outside its data changed, and every game it
         # recorded is there: a host's sync fetches each (CRC checked) and it replays.
         sim.run(5000)
@@ -461,14 +505,13 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         assert set(recorded) <= set(ids), (recorded, ids)
         bad = [x for x in os.listdir(sim.data) if x.endswith(".bad")]
         assert not bad, "set aside, though nothing damaged them: %s" % bad
-        return {"frames": n, "seed": seed, "replies": dict(sorted(codes.items())),
-                "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},
+        return dict({"frames": n, "seed": seed}, **tally.figures(), **{
                 "games recorded": len(recorded), "games synced at the end": len(ids),
                 "synced from": where, "running board's sync": why or "done",
-                "slowest reply (simulated ms)": slowest, "ERROR 9 for want of memory": low_memory,
+                "slowest reply (simulated ms)": slowest,
                 "NAK 0 for want of memory": nomem_naks, "resends after 1 s without reply": resends,
                 "requests unanswered after 3 resends": unanswered + sim.mute_probes,
-                "seconds": round(time.monotonic() - t0, 1)}
+                "seconds": round(time.monotonic() - t0, 1)})
     finally:
         sim.close()
 

@@ -18,7 +18,7 @@ import time
 
 import serial
 
-from _link_fuzz import random_request, encode, sync_walk, memory_error, _same_answer
+from _link_fuzz import Frames, Tally, learn, memory_error, _same_answer
 from _link_helpers import P, host_link
 from bawo.pico import Pico, load_profile, make_flash, read_files
 from shared_rules.record import Record
@@ -126,7 +126,7 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
     files["boot.py"] = BOOT_PY % heap_kb
     files["ballast.py"] = b"keep = None\n"
     link = PicoLink(flash, files)
-    codes, by_type, low_memory = {}, {}, {}
+    tally = Tally()
     nomem_naks = resends = unanswered = mute = 0
     slowest = 0.0
     t0 = time.monotonic()
@@ -137,33 +137,13 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
         assert heap_free_at_hello < heap_kb * 1024, "the ballast did not cut the heap: %r" % hello.payload
         ctx = {"legal": (), "position": None, "ids": [], "games": 0}
         cur_id = None
-        walk = walk_reply = last = None
-        seq = rng.randrange(1, P.SEQ_MAX)
+        frames = Frames(rng)
         for i in range(n):
-            from_walk = False
-            again = last is not None and rng.randrange(10) == 0
-            if again:   # a resend: answered from the cache, not run again
-                frame, typ, ver, fseq = last
-            else:
-                if walk is not None and rng.randrange(10) < 4:
-                    try:
-                        typ, pl = walk.send(walk_reply)
-                        ver, from_walk = 1, True
-                    except StopIteration:
-                        walk = None
-                if not from_walk:
-                    if walk is None and rng.randrange(300) == 0:
-                        walk = sync_walk()
-                        typ, pl = walk.send(None)
-                        ver, from_walk = 1, True
-                    else:
-                        typ, pl, ver = random_request(rng, ctx)
-                seq = P.next_seq(seq)
-                fseq = seq if from_walk or rng.randrange(100) else rng.choice((0, 1, 65535))
-                frame = encode(ver, fseq, typ, pl)
-                if len(frame) > P.MAX_LINE:
-                    continue
-            last = (frame, typ, ver, fseq)
+            nxt = frames.next(ctx)
+            if nxt is None:
+                continue
+            frame, typ, ver, fseq, from_walk, again = nxt
+            seq = frames.seq
             before = None
             if typ == P.NEW and cur_id is not None:
                 p = link.position(seq ^ 0x2000 or 1)
@@ -214,16 +194,9 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                         cur_id = f.payload["id"]
                     continue
                 if f.type in (P.OK, P.ERROR) and f.seq == fseq:
-                    c = 0 if f.type == P.OK else f.payload["code"]
-                    codes[c] = codes.get(c, 0) + 1
-                    by = by_type.setdefault(typ if typ in P.REQUESTS else "other", {})
-                    by[c] = by.get(c, 0) + 1
-                    if memory_error(f):
-                        low_memory[typ] = low_memory.get(typ, 0) + 1
-                    else:
-                        assert c not in (P.E_BAD_FRAME, P.E_INTERNAL, P.E_TOO_LARGE), (frame, f.payload)
+                    tally.add(typ, f, frame)
             if wants and not mine and from_walk:
-                walk = None
+                frames.walk = None
             if wants and mine:
                 # One reply; a frame sent more than once (a resend after a timeout, after a
                 # NAK, or the same frame again) may bring the same answer again, late: the
@@ -234,27 +207,19 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                 if typ not in P.REQUESTS:
                     assert reply.payload["code"] in (P.E_UNKNOWN_TYPE, P.E_VERSION), reply
                 if from_walk:
-                    walk_reply = reply
-                if reply.type == P.OK and typ in (P.NEW, P.MOVE, P.POSITION):
-                    ctx["legal"] = reply.payload.get("legal") or ()
-                    ctx["position"] = reply.payload.get("position")
-                    cur_id = reply.payload.get("id", cur_id)
-                elif reply.type == P.ERROR and typ == P.NEW and before is not None \
+                    frames.walk_reply = reply
+                cur_id = learn(ctx, typ, reply, cur_id)
+                if reply.type == P.ERROR and typ == P.NEW and before is not None \
                         and reply.payload["code"] != P.E_BUSY and not memory_error(reply):
                     after = link.position(seq ^ 0x4000 or 1)
                     if after is not None:
                         assert after.get("id") == before, (frame, reply, before, after)
-                if reply.type == P.OK and typ == P.LIST:
-                    ctx["games"] = max(ctx["games"], reply.payload["total"])
-                    for g in reply.payload["games"]:
-                        if g["id"] not in ctx["ids"]:
-                            ctx["ids"].append(g["id"])
             if rng.randrange(10) == 0:
                 link.read(rng.choice((0.02, 0.1, 0.4)))   # animations, the board's moves
             assert link.alive(), "the emulated Pico stopped: %s" % link.pico.why()
             assert link.crash is None, "the board crashed: %r" % link.crash
             if progress and i % 1000 == 0:
-                progress(i, codes)
+                progress(i, tally.codes)
         link.read(2.0)
         assert link.crash is None, "the board crashed: %r" % link.crash
         # Afterwards a host's sync on the running board (the code `bawo sync` runs); if the
@@ -275,17 +240,14 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
         changed = sorted(k for k in bundle if on_flash.get(k) != bundle[k])
         assert not changed, "the bundle's files changed: %s" % changed
         synced = sorted(k for k in on_flash if k.startswith("games/") and k.endswith(".syn"))
-        return {"frames": n, "seed": seed, "heap": "%d KB" % heap_kb,
-                "heap_free at HELLO": heap_free_at_hello,
-                "replies": dict(sorted(codes.items())),
-                "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},
+        return dict({"frames": n, "seed": seed, "heap": "%d KB" % heap_kb,
+                     "heap_free at HELLO": heap_free_at_hello}, **tally.figures(), **{
                 "games on flash, all synced": len(synced), "games in the final sync": len(ids),
                 "synced from": where, "running board's sync": why or "done",
-                "slowest reply (s, wall)": round(slowest, 2),
-                "ERROR 9 for want of memory": low_memory, "NAK 0 for want of memory": nomem_naks,
+                "slowest reply (s, wall)": round(slowest, 2), "NAK 0 for want of memory": nomem_naks,
                 "resends after 2 s without reply": resends,
                 "requests unanswered after 3 resends": unanswered,
-                "seconds": round(time.monotonic() - t0, 1)}
+                "seconds": round(time.monotonic() - t0, 1)})
     finally:
         link.close()
 
