@@ -186,6 +186,12 @@ class Tally:
                 "ERROR 9 for want of memory": self.low_memory}
 
 
+def wants_reply(typ):
+    """A request, or a type the board does not know (it answers ERROR 2); not ACK, NAK or a
+    reply's type."""
+    return typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
+
+
 def learn(ctx, typ, reply, cur_id):
     """What a reply tells the fuzz about the game (legal moves, position, id) and the records
     (ids, count) for the frames to come; returns the game's id."""
@@ -402,7 +408,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
                 before = None if p is None else p.get("id")
             sim.frames.clear()
             sim.write(frame)
-            wants = typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
+            wants = wants_reply(typ)
             waited = 0
             reply = None
             mine = None   # a frame that wants no reply (ACK, NAK, a reply's type) gets none

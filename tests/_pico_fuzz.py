@@ -18,7 +18,7 @@ import time
 
 import serial
 
-from _link_fuzz import Frames, Tally, learn, memory_error, _same_answer
+from _link_fuzz import Frames, Tally, learn, memory_error, wants_reply, _same_answer
 from _link_helpers import P, host_link
 from bawo.pico import Pico, load_profile, make_flash, read_files
 from shared_rules.record import Record
@@ -150,7 +150,7 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                 before = None if p is None else p.get("id")
             link.frames.clear()
             link.write(frame)
-            wants = typ in P.REQUESTS or typ not in (P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT)
+            wants = wants_reply(typ)
             t_sent = time.monotonic()
             sent_at = t_sent
             sends = 1
