@@ -43,7 +43,7 @@ full_us = time.ticks_diff(time.ticks_us(), t0) / N
 # One animation step: one block changes.
 t0 = time.ticks_us()
 for i in range(N):
-    a.shown[0] = (a.shown[0] + 1) & 15
+    a.scene.shown[0] = (a.scene.shown[0] + 1) & 15
     a.changed()
     a.draw()
     a.view.show()

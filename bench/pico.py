@@ -100,13 +100,13 @@ def full():
     a.draw()
 print('PART draw_board', t(full))
 print('PART draw_unchanged', t(a.draw))
-start = sorted(a.starts)[0]
+start = sorted(a.scene.starts)[0]
 
 
 def select():
-    a.sel = -1
+    a.scene.sel = -1
     a.draw()
-    a.sel = start
+    a.scene.sel = start
     t0 = time.ticks_us()
     a.draw()
     return time.ticks_diff(time.ticks_us(), t0)
@@ -116,7 +116,7 @@ s = a.s
 m = sorted(s.legal_moves)[0]
 gc.collect()
 t0 = time.ticks_us()
-s.push(m, a.evbuf)
+s.push(m, a.anim)
 t1 = time.ticks_us()
 s.outcome()
 t2 = time.ticks_us()

@@ -99,7 +99,7 @@ def run_scene(prof_name, game, position, presses):
             settle(5)
         # Let animations end; then stop where blinking cells are lit.
         settle(2000)
-        while not a.blink:
+        while not a.scene.blink:
             settle(1)
         a.redraw = True
         a.step(now)

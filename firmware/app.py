@@ -1,70 +1,25 @@
 # The board's application: menu, play, animation, journal and the host link, in one
 # cooperative loop (no threads): scan keys, advance the animation by ticks, poll the link.
 # Every move goes through play(): the engine computes it in RAM, the journal makes it
-# durable, and only then does the animation start (docs/visual-language.md).
+# durable, and only then does the animation start (docs/visual-language.md). What the LEDs
+# show is render.py's, from the App's Scene; the showing of a move is animator.py's.
 import gc
 import sys
-from compat import const, ticks_diff, ticks_add, ticks_ms, forget
+from compat import const, ticks_diff, ticks_add, ticks_ms, forget, run_part
 from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records
 from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
-from opponent import make_opponent, with_book
 import shared_rules
-from shared_rules import GAMES, winner_name, fits
+from shared_rules import GAMES, fits
 from shared_rules.errors import RulesError
-from shared_rules import events as E
+from animator import Animator, SPEED_MS
+import render
+from render import Scene, set_position, show_position
 
-# Milliseconds per seed for speed levels 1..8 (index 0 unused); level 8 is instant.
-SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 FLASH_MS = const(350)
 BLINK_MS = const(450)
-BOARD_SHOW_MS = const(1200)  # the start pocket of a move the board plays blinks this long,
-BOARD_BLINK_MS = const(200)  # on and off at this pace, before its sowing is animated
 EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
-
-
-def _run(part, fn, *args):
-    # A part of the app used for a moment (a game's start or end, the settings file, a
-    # hint): imported for the call and forgotten after it, so that between those moments its
-    # bytecode is heap the game and a sync can use. A part that calls back into the App while
-    # it runs (start.new_game -> App._setup) finds itself still imported: one load a call.
-    outer = part not in sys.modules
-    m = __import__(part)
-    try:
-        return getattr(m, fn)(*args)
-    finally:
-        if outer:
-            forget(part)
-
-
-class EventBuf:
-    """The engine's events for one move, 3 bytes each instead of a tuple each.
-    Past its capacity the rest is dropped: the animation then jumps to the end."""
-
-    def __init__(self, n=1500):
-        self.b = bytearray(3 * n)
-        self.n = 0
-        self.cap = n
-        self.full = False
-
-    def clear(self):
-        self.n = 0
-        self.full = False
-
-    def append(self, ev):
-        if self.n >= self.cap:
-            self.full = True
-            return
-        at = self.n * 3
-        b = self.b
-        b[at] = ev[0]
-        b[at + 1] = ev[1] & 0xFF   # DIRECTION's -1 comes back as 255; it is not drawn
-        b[at + 2] = ev[2] & 0xFF
-        self.n += 1
-
-    def __len__(self):
-        return self.n
 
 
 class App:
@@ -82,10 +37,9 @@ class App:
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
                              % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
-        self.evbuf = EventBuf(EVENTS)   # the long-lived buffers before the passing parts
-        self._turn = 0              # draw()'s and the animation's, set here: an attribute
-        self.anim_mover = 0         # added later grows this object's table (1 KB at once)
-        self.settings = _run('settings', 'load', journal, settings)
+        self.anim = Animator(EVENTS)   # the long-lived buffers before the passing parts
+        self.scene = Scene(profile.n_keys, self.anim)   # what the LEDs show (render.py)
+        self.settings = run_part('settings', 'load', journal, settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
         gc.collect()   # the settings' code gone before the rest settles
@@ -103,33 +57,16 @@ class App:
         self.thinking = False
         self.abort_key = -1         # MENU or BACK pressed while the board thought
         self.abort_think = False    # a link request wants the board to stop thinking
-        self.intro = -1             # the start cell blinking before the board's move
-        self.intro_until = 0
-        self.intro_on = 0
         self.thinks = 0             # searches finished, their total and longest real time
         self.think_ms = 0
         self.think_max = 0
-        self.cell_of_key = bytearray(profile.n_keys)
         self.key_of_cell = bytearray(32)
-        self.shown = bytearray(32)
-        self.starts = {}
-        self.direct = {}
-        self.sel = -1
-        self.hint_move = -1         # the move a hint lights (its start is self.sel), else -1
+        self.direct = {}            # cell -> the move one press there plays
         self.hints = 0              # hints asked for in this game (the record says so)
-        self.takata = False
-        self.flash_key = -1
         self.flash_until = 0
         self.flashes = 0
-        self.blink = 0
         self.now = board.ticks_ms()
         self.blink_at = self.now
-        self.anim = None
-        self.anim_i = 0
-        self.anim_at = 0
-        self.hand = -1
-        self.mark = -1
-        self.capt = -1
         self.board_at = 0
         self.redraw = True
         self.settings_due = False   # a menu press changed them: written after its frame
@@ -144,7 +81,7 @@ class App:
 
     # -- settings ---------------------------------------------------------------------
     def save_settings(self):
-        _run('settings', 'save', self.journal, self.settings)
+        run_part('settings', 'save', self.journal, self.settings)
 
     def apply_brightness(self):
         px = self.board.pixels
@@ -166,23 +103,22 @@ class App:
         self.journal.make_room()
         unload_records(self.journal)   # the journal's check of the records is done: resume needs the room
         gc.collect()
-        if _run('start', 'boot', self):
+        if run_part('start', 'boot', self):
             gc.collect()   # the start's code gone before the menu's comes
             self.open_menu()
 
     def resume_kept(self):
         """BACK in the menu while the journaled game power-on had no room for is only on
         flash: its replay tried again."""
-        return _run('start', 'retry', self)
+        return run_part('start', 'retry', self)
 
     def _setup(self, header):
-        _run('start', 'setup', self, header)
+        run_part('start', 'setup', self, header)
 
     def _new_opponent(self):
-        # The board's side of this game: its AI at the header's level, the book where it plays.
-        h = self.header
-        ai = make_opponent(self.g, h.get('level', 3), h.get('seed', 1), self._think_poll, self.say)
-        return with_book(ai, self.g.name, h, self.board_side)
+        # The board's side of this game (opponent.py, loaded for the moment).
+        return run_part('opponent', 'new', self.g, self.header, self.board_side,
+                        self._think_poll, self.say)
 
     def new_game(self, name, position=None, opponent=None):
         """Start a game (archiving an unfinished one). A bad game or position raises
@@ -192,13 +128,13 @@ class App:
         gc.collect()
         if self.link is not None:
             self.link.rest()   # no host talking (a game from MENU): the game has its room
-        return _run('start', 'new_game', self, name, position, opponent)
+        return run_part('start', 'new_game', self, name, position, opponent)
 
     def _record_text(self):
-        return _run('finish', 'record_text', self)
+        return run_part('finish', 'record_text', self)
 
     def _finish(self):
-        _run('finish', 'finish', self)
+        run_part('finish', 'finish', self)
 
     # -- a full flash -------------------------------------------------------------------
     # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
@@ -225,7 +161,7 @@ class App:
 
     def save(self):
         """Write what RAM holds and the flash lacks. True when the flash is up to date."""
-        return not self.full() or _run('finish', 'save', self)
+        return not self.full() or run_part('finish', 'save', self)
 
     def set_time(self, t):
         """A host's clock (TIME, epoch seconds). Kept as the seconds at a tick and moved on
@@ -251,34 +187,11 @@ class App:
         return '%04d-%02d-%02d %02d:%02d:%02d' % t[:6]
 
     def _position_changed(self):
-        s = self.s
-        g = self.g
-        pos = s.position
-        self.sel = -1
-        self.takata = g.name == 'bawo' and not g.capturing(pos)
-        starts = {}
-        direct = {}
-        t = pos.turn
-        for m in s.legal_moves:
-            target = g.move_cell(m, t, True)
-            if target < 0:
-                direct[g.move_cell(m, t)] = m
-            else:
-                starts.setdefault(g.move_cell(m, t), []).append((target, m))
-        self.starts = starts
-        self.direct = direct
-        self._sync_shown()
+        self.direct = set_position(self.scene, self.g, self.s)
+        self.changed()
 
     def _sync_shown(self):
-        pos = self.s.position
-        shown = self.shown
-        b = pos.board
-        for i in range(len(b)):
-            shown[i] = b[i]
-        g = self.g
-        for i in range(g.stores):   # Oware's, after its pits
-            shown[g.cells + i] = pos.stores[i]
-        self.hand = self.mark = self.capt = -1
+        show_position(self.scene, self.g, self.s.position)
         self.changed()
 
     def room_for_records(self):
@@ -297,7 +210,7 @@ class App:
 
     def _think(self):
         """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
-        _run('think', 'think', self)
+        run_part('think', 'think', self)
 
     def _think_poll(self):
         # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
@@ -315,17 +228,7 @@ class App:
                     self.abort_key = key
                 elif key < self.profile.n_keys:
                     self.flash(key)
-        if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
-            self.flash_key = -1
-            self.redraw = True
-        if self.redraw:
-            try:
-                self.draw()
-            except MemoryError:
-                # A full heap costs this frame, never the board: drawn again next loop.
-                self.redraw = True
-                gc.collect()
-        self.view.show()
+        self._frame(now)
         if self.link is not None:
             self.link.poll()
         return self.abort_key >= 0 or self.abort_think
@@ -340,7 +243,7 @@ class App:
         start = self.g.move_cell(move, mover) if intro else -1
         text = s.move_str(move)
         animate = SPEED_MS[self.settings['speed']] > 0
-        events = self.evbuf
+        events = self.anim
         events.clear()
         s.push(move, events if animate else False)
         if not self.behind:
@@ -383,19 +286,13 @@ class App:
             self.hook('journal', (ply, text))
 
     def _after_move(self, start, mover, animated):
-        self.sel = -1
-        self.hint_move = -1
-        self.starts.clear()
+        sc = self.scene
+        sc.sel = -1
+        sc.hint_move = -1
+        sc.starts.clear()
         self.direct.clear()
-        if start >= 0:
-            self.intro = start
-            self.intro_on = 1
-            self.intro_until = ticks_add(self.now, BOARD_SHOW_MS)
         if animated or start >= 0:
-            self.anim = self.evbuf
-            self.anim_i = 0
-            self.anim_at = self.intro_until if start >= 0 else self.now
-            self.anim_mover = mover
+            self.anim.begin(self.now, mover, start)
             self.changed()
         else:
             self._anim_done()
@@ -416,66 +313,14 @@ class App:
             except Exception as e:  # the game must go on without a host
                 print('bawo: link event failed:', e)
 
-    # -- animation ----------------------------------------------------------------------
-    def _anim_step(self):
-        at = self.anim_i * 3
-        eb = self.anim.b
-        code, a, b = eb[at], eb[at + 1], eb[at + 2]
-        self.anim_i += 1
-        shown = self.shown
-        ms = SPEED_MS[self.settings['speed']]
-        wait = ms
-        if code == E.PICKUP:
-            shown[a] = 0
-            self.hand = a
-            self.mark = -1
-            self.capt = -1
-            wait = ms * 2
-        elif code == E.DROP:
-            shown[a] = b
-            self.mark = a
-        elif code == E.CAPTURE:
-            shown[a] = 0
-            self.capt = a
-            self.mark = -1
-            wait = ms * 3
-        elif code == E.RELAY:
-            shown[a] = 0
-            self.hand = a
-            self.mark = -1
-            wait = ms * 2
-        elif code == E.STORE:
-            shown[self.g.cells + a] += b
-            wait = ms * 2
-        elif code == E.SWEEP:   # a row emptied at the end: its STORE follows in this frame
-            for i in range(a * 6, a * 6 + 6):
-                shown[i] = 0
-            wait = 0
-        elif code == E.PLACE:
-            shown[a] = V.GOAT
-            self.mark = a
-        elif code == E.STEP or code == E.JUMP:
-            shown[b] = shown[a]
-            shown[a] = 0
-            self.hand = a
-            self.mark = b
-        elif code == E.TAKE:
-            shown[a] = 0
-            self.capt = a
-            wait = ms * 2
-        else:
-            wait = 0
-        self.anim_at = ticks_add(self.now, wait)
-        self.redraw = True
-
+    # -- animation (animator.py) ------------------------------------------------------
     def skip(self):
         """A press (or a link request) during an animation: jump to the end of the move."""
-        if self.anim is not None:
+        if self.anim.on:
             self._anim_done()
 
     def _anim_done(self):
-        self.anim = None
-        self.intro = -1
+        self.anim.end()
         if self.mode == PLAY:
             self._position_changed()
             self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
@@ -485,33 +330,32 @@ class App:
 
     def busy(self):
         """True while something will happen without a press (simulator: not idle)."""
-        return (self.anim is not None or self.flash_key >= 0 or self._board_to_move()
+        return (self.anim.on or self.scene.flash_key >= 0 or self._board_to_move()
                 or self.keys.pending() > 0)
 
     def next_due(self):
         """Milliseconds until the next timed step, or None when only presses matter."""
         best = None
-        if self.anim is not None:
-            best = ticks_diff(self.anim_at, self.now)
-            if self.intro >= 0 and best > 0:
-                best = (best - 1) % BOARD_BLINK_MS + 1   # the next blink
+        if self.anim.on:
+            best = self.anim.due_in(self.now)
         elif self._board_to_move():
             best = ticks_diff(self.board_at, self.now)
-        if self.flash_key >= 0:
+        if self.scene.flash_key >= 0:
             d = ticks_diff(self.flash_until, self.now)
             best = d if best is None or d < best else best
         return None if best is None else max(0, best)
 
     # -- presses ------------------------------------------------------------------------
     def flash(self, key):
-        self.flash_key = key
+        self.scene.flash_key = key
         self.flash_until = ticks_add(self.now, FLASH_MS)
         self.flashes += 1
         self.changed()
 
     def on_press(self, key):
         k = self.keys
-        if self.anim is not None:
+        sc = self.scene
+        if self.anim.on:
             self.skip()   # and the press counts: the person already saw whose turn it is
         if self.mode == MENU:
             # The open menu takes its presses (menu.py): its code is on the heap only then.
@@ -532,31 +376,31 @@ class App:
                 self.open_menu()
             return
         if key == k.back:
-            if self.sel >= 0:
-                self.sel = -1
+            if sc.sel >= 0:
+                sc.sel = -1
                 self.changed()
             return
         if key >= self.profile.n_keys:
             return
-        hint = self.hint_move
-        self.hint_move = -1   # a pocket press: the hint has been seen
+        hint = sc.hint_move
+        sc.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode != PLAY or self._board_to_move() or self._host_to_move():
             self.flash(key)
             return
-        cell = self.cell_of_key[key]
+        cell = sc.cell_of_key[key]
         if cell == NONE:
             self.flash(key)
             return
-        if self.sel >= 0:
-            if cell == self.sel:
+        if sc.sel >= 0:
+            if cell == sc.sel:
                 if hint >= 0 and self.direct.get(cell) == hint:
                     self._answer(key, cell)
                     self.play(hint)   # a hinted one-press move: pressing it plays it
                     return
-                self.sel = -1
+                sc.sel = -1
                 self.changed()
                 return
-            for tgt, m in self.starts[self.sel]:
+            for tgt, m in sc.starts[sc.sel]:
                 if tgt == cell:
                     self._answer(key, cell)
                     self.play(m)
@@ -564,8 +408,8 @@ class App:
         if cell in self.direct:
             self._answer(key, cell)
             self.play(self.direct[cell])
-        elif cell in self.starts:
-            self.sel = cell
+        elif cell in sc.starts:
+            sc.sel = cell
             self.changed()
         else:
             self.flash(key)
@@ -575,11 +419,11 @@ class App:
         # first, then the move is played and journaled (on a Pico that is the rules engine,
         # the journal's flash write - 45 ms when it erases a sector - and the game-over
         # check) and only then animated, so a move is still journaled before its animation.
-        self.view.cell(key, self.shown[cell], V.BG_SELECT)
+        self.view.cell(key, self.scene.shown[cell], V.BG_SELECT)
         self.view.show()
 
     def show_hint(self):
-        _run('hint', 'show', self)
+        run_part('hint', 'show', self)
 
     def playing(self):
         """True while a game is on the board and its moves can be played (not in the menu)."""
@@ -604,43 +448,11 @@ class App:
         game its name, id, position text ('pos'), side to move, ply, opponent, set-up
         position ('root', only for one), result and reason once over; `moves` the moves
         played, `legal` the legal moves' texts."""
-        d = {'mode': ('menu', 'play', 'over')[self.mode], 'low': self.journal.low,
-             'full': self.full(), 'sel': self.sel, 'flashes': self.flashes,
-             'anim': self.anim is not None, 'msg': self.message, 'settings': self.settings,
-             'games': self.games}
-        s = self.s
-        if s is None:
-            return d
-        g = self.g
-        h = self.header
-        d['game'] = g.name
-        d['id'] = h['id']
-        d['pos'] = g.format(s.position)
-        d['ply'] = s.ply
-        if moves:
-            d['moves'] = s.moves
-        if legal:
-            d['legal'] = s.legal_move_strs()
-        d['turn'] = g.sides[s.turn]
-        d['takata'] = self.takata
-        d['opponent'] = h.get('opponent', 'people')
-        if h.get('position'):
-            d['root'] = h['position']
-        info = getattr(self.opponent, 'last_info', None)
-        if info:
-            d['ai'] = info
-        if self.thinks:
-            d['thinks'] = [self.thinks, self.think_ms, self.think_max]
-        out = s.outcome()
-        if out is not None:
-            w = winner_name(g, out)
-            d['result'] = 'draw' if w is None else w
-            d['reason'] = out.reason
-        return d
+        return run_part('snapshot', 'take', self, moves, legal)
 
     def open_menu(self):
         self.mode = MENU
-        self.sel = -1
+        self.scene.sel = -1
         self.view.reset()
         self.changed()
         try:
@@ -659,93 +471,21 @@ class App:
         self.menu = None
         forget('menu')
 
-    # -- drawing ------------------------------------------------------------------------
+    # -- drawing (render.py) ------------------------------------------------------------
     def draw(self):
-        v = self.view
+        # The scene is lent the game and the open menu for this frame only: kept between
+        # frames they would hold a game's engine that a NEW has let go of on the heap.
         self.redraw = False
-        if self.mode == MENU:
-            self._load_menu().draw(v)
-            if self.flash_key >= 0:
-                v.cell(self.flash_key, 0, V.BG_BAD)
-            self._low_warning()
-            return
-        profile = self.profile
-        cell_of_key = self.cell_of_key
-        shown = self.shown
-        oware = self.g.name == 'oware'
-        # Locals and once-a-draw values: this loop runs 32 times a frame, and on a Pico
-        # each attribute or property lookup in it costs microseconds.
-        self._turn = self.s.turn
-        cell_at = v.cell
-        bg_of = self._bg
-        fk = self.flash_key
-        mark = self.mark
-        bad = V.BG_BAD
-        off = V.BG_OFF
-        drop = V.MARK_DROP
-        for key in range(profile.n_keys):
-            cell = cell_of_key[key]
-            if key == fk:
-                bg = bad
-            elif cell == NONE:
-                cell_at(key, 0, off)
-                continue
-            else:
-                bg = bg_of(cell, oware)
-            if cell == NONE:
-                cell_at(key, 0, bg)
-            else:
-                cell_at(key, shown[cell], bg, drop if cell == mark else 0)
-        if self.g.name == 'bagh-chal':
-            pos = self.s.position
-            v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
-            v.spare_bar(False, pos.captured, 0xFF2020)
-            turn = self.anim_mover if self.anim is not None else pos.turn
-            v.px.set_pixel(v.spare_col, v.spare_row, V.C_GOAT if turn == 0 else V.C_TIGER)
-        self._low_warning()
-
-    def _bg(self, cell, oware):
-        if self.anim is not None:
-            if cell == self.intro:
-                return V.BG_BOARD if self.intro_on else 0
-            if cell == self.capt:
-                return V.BG_CAPTURE
-            if cell == self.hand:
-                return V.BG_HAND
-            if not oware and self.g.owner(cell, self.shown[cell]) == self.anim_mover:
-                return V.BG_TURN
-            return V.BG_STORE if cell >= self.g.cells else 0
-        if cell >= self.g.cells:
-            return V.BG_STORE
-        if self.mode == OVER:
-            out = self.s.outcome()
-            if not self.blink:
-                return 0
-            side = self.g.owner(cell, self.shown[cell])
-            if out.winner is None:
-                return V.BG_DRAW if side >= 0 else 0
-            if side < 0:
-                return 0
-            return V.BG_WIN if side == out.winner else V.BG_LOSE
-        if cell == self.sel:
-            return V.BG_SELECT
-        if self.sel >= 0:
-            for tgt, m in self.starts.get(self.sel, ()):
-                if tgt == cell and (self.hint_move < 0 or m == self.hint_move):
-                    return V.BG_TARGET if self.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-        if self.g.owner(cell, self.shown[cell]) == self._turn and self.g.name != 'bagh-chal':
-            return V.BG_TAKATA if self.takata else V.BG_TURN
-        if self.g.name == 'bagh-chal' and cell in self.starts and self.sel < 0:
-            return V.BG_TURN
-        return 0
-
-    def _low_warning(self):
-        full = self.full()
-        if (full or self.journal.low) and self.blink:
-            cols = self.profile.grid_cols
-            n = self.profile.n_keys
-            for k in (0, cols - 1, n - cols, n - 1):
-                self.view.corner_dot(k, V.BG_FULL if full else V.BG_LOW)
+        sc = self.scene
+        sc.mode = self.mode
+        sc.menu = self._load_menu() if self.mode == MENU else None
+        sc.g = self.g
+        sc.s = self.s
+        sc.warn = 2 if self.full() else 1 if self.journal.low else 0
+        try:
+            render.draw(self.view, sc)
+        finally:
+            sc.menu = sc.g = sc.s = None
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
@@ -782,38 +522,37 @@ class App:
                     self._shed()
                     if key < self.profile.n_keys:
                         self.flash(key)
-        if self.anim is not None:
-            if self.intro >= 0:
-                on = 1 - ticks_diff(now, self.intro_until) // BOARD_BLINK_MS % 2
-                if on != self.intro_on:
-                    self.intro_on = on
+        sc = self.scene
+        an = self.anim
+        if an.on:
+            if an.advance(now, sc.shown, self.g.cells, SPEED_MS[self.settings['speed']]):
+                if an.on:
                     self.redraw = True
-            while self.anim is not None and ticks_diff(now, self.anim_at) >= 0:
-                if self.intro >= 0:
-                    self.intro = -1
-                    self.redraw = True
-                    continue
-                if self.anim_i >= len(self.anim):
-                    self._anim_done()
                 else:
-                    self._anim_step()
-                    if self.anim_at != now:
-                        break
+                    self._anim_done()
         elif self._board_to_move() and ticks_diff(now, self.board_at) >= 0:
             self._think()
-        if self.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
-            self.flash_key = -1
-            self.redraw = True
         if self.full() and self.journal.freed != self.freed:
             self.freed = self.journal.freed   # a file went (a sync): room may be back
             self.save()
         if ticks_diff(now, self.blink_at) >= 0:
             if self.epoch_s >= 0:
                 self._epoch()
-            self.blink ^= 1
+            sc.blink ^= 1
             self.blink_at = ticks_add(now, BLINK_MS)
-            if self.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
+            if sc.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
                 self.redraw = True
+        self._frame(now)
+        if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
+            self.settings_due = False
+            self.save_settings()
+
+    def _frame(self, now):
+        # A flash that is over goes out, and a changed scene is drawn and sent.
+        sc = self.scene
+        if sc.flash_key >= 0 and ticks_diff(now, self.flash_until) >= 0:
+            sc.flash_key = -1
+            self.redraw = True
         if self.redraw:
             try:
                 self.draw()
@@ -822,9 +561,6 @@ class App:
                 self.redraw = True
                 gc.collect()
         self.view.show()
-        if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed
-            self.settings_due = False
-            self.save_settings()
 
     def attach_link(self, read, write):
         try:

@@ -1,6 +1,6 @@
 # How a game leaves the board: its record, written to flash (or kept in RAM while the flash
 # is full, and written by save() once a sync made room). Loaded for that moment only
-# (app._run): during a game its bytecode is heap the game and a sync can use.
+# (compat.run_part): during a game its bytecode is heap the game and a sync can use.
 import gc
 import shared_rules
 from shared_rules import winner_name

@@ -1,6 +1,6 @@
 # A hint (BACK held, MENU pressed): the move the board would play for the person, lit as a
-# selection. Loaded for that moment only (app._run).
-from opponent import make_opponent
+# selection. Loaded for that moment only (compat.run_part).
+from compat import run_part
 
 
 def best_move(a):
@@ -19,7 +19,7 @@ def best_move(a):
     ai = a.opponent
     ai = getattr(ai, 'ai', ai)
     if ai is None or not hasattr(ai, 'last_info'):
-        ai = make_opponent(g, 5, a.header.get('seed', 1), a._think_poll)
+        ai = run_part('opponent', 'make_opponent', g, 5, a.header.get('seed', 1), a._think_poll)
     return ai.choose(s)
 
 
@@ -44,6 +44,6 @@ def show(a):
         except OSError as e:
             a._unsaved(e)
     a.say('hint %d: %s' % (a.hints, a.g.move_str(m)))
-    a.sel = a.g.move_cell(m, a.s.turn)
-    a.hint_move = m
+    a.scene.sel = a.g.move_cell(m, a.s.turn)
+    a.scene.hint_move = m
     a.changed()

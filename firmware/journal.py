@@ -20,8 +20,9 @@
 import os
 import json
 from array import array
+from compat import forget
 from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
-                       unseal, move_of, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
+                       unseal, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
                        _replace, _counter_of)
 
 _ILIST = hasattr(os, 'ilistdir')   # MicroPython: names one at a time
@@ -100,72 +101,12 @@ class Journal:
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
         sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
         memory it takes is the game's, never the file's (a damaged file may be any size)."""
-        self.plies = -1
+        # Only a power-on reads the journal back: its code is on the heap for that moment.
+        import journal_read
         try:
-            f = open(self.path(CUR), 'rb')
-        except OSError:
-            return None
-        header = None
-        from shared_rules.movetexts import MoveTexts
-        moves = MoveTexts()   # a few bytes a move, in one buffer: a replay's room
-        good = 0     # bytes of valid lines so far
-        why = None   # set: the journal is set aside for this reason
-        torn = False
-        with f:
-            while True:
-                line = read_line(f)
-                if not line:
-                    break
-                last = not f.read(1)
-                if not last:
-                    f.seek(good + len(line))
-                if line[-1] != 10 or len(line) < 2:
-                    if last:
-                        torn = True  # the line was being written when the power went
-                    else:
-                        why = 'line too long at byte %d' % good
-                    break
-                text = unseal(line[:-1])
-                if text is None:
-                    if last:
-                        torn = True  # damaged last line: same as torn (a cut mid-sector)
-                    else:
-                        why = 'damaged line at byte %d' % good
-                    break
-                if header is None:
-                    header = _header_of(text)
-                    if header is None:
-                        why = 'bad header'
-                        break
-                else:
-                    m = move_of(text, len(moves) + 1)
-                    if m is None:
-                        why = 'unexpected line %r' % text[:40]
-                        break
-                    moves.append(m)
-                good += len(line)
-        if why is not None:
-            self.set_aside(CUR, why)
-            return None
-        if header is None:
-            # Cut while the header was being written: the game had no move yet.
-            self._remove(CUR)
-            return None
-        if torn:
-            self.log('dropped a torn last line')
-            try:
-                self._write_cur(header, moves)
-            except OSError as e:
-                # Flash full: the torn tail stays, so the next move must not be appended
-                # after it; the app rewrites the whole journal once there is room.
-                self.torn = True
-                self.log('torn line not cut (%s)' % e)
-        if self.find_record(header['id']) is not None:
-            # Cut between writing the record and removing the journal: already finished.
-            self._remove(CUR)
-            return None
-        self.plies = len(moves)
-        return header, moves
+            return journal_read.read_current(self)
+        finally:
+            forget('journal_read')
 
     def start(self, header):
         """Begin a new game journal; fills header['id'] first, so the game has its id even

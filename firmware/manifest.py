@@ -6,7 +6,8 @@
 metadata(version="0.1.0", description="Bawo Board firmware")
 include("$(PORT_DIR)/boards/manifest.py")
 include("../shared_rules/manifest.py")
-for name in ("app", "appconst", "archive", "book", "compat", "datafiles", "finish", "handler", "hint", "hw",
-             "hw_rp2", "journal", "keys", "link", "menu", "opponent", "pixels", "pixels_viper",
-             "pinmap", "power_on", "protocol", "settings", "start", "think", "view"):
+for name in ("animator", "app", "appconst", "archive", "book", "compat", "datafiles", "finish",
+             "handler", "hint", "hw", "hw_rp2", "journal", "journal_read", "keys", "link", "menu",
+             "opponent", "pixels", "pixels_viper", "pinmap", "power_on", "protocol", "render",
+             "settings", "snapshot", "start", "think", "view"):
     module(name + ".py")

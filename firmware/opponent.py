@@ -1,10 +1,9 @@
-# The board's side of a game (its AI, the book, or random moves) and which engines are in
-# RAM meanwhile: a module's bytecode lives on the heap, and a 160 KB board has little spare.
+# The board's side of a game (its AI, the book, or random moves), made when the board is
+# to move or a hint is asked for: loaded for that moment (compat.run_part), since a module's
+# bytecode lives on the heap and a 160 KB board has little spare.
 import gc
 import shared_rules
 from shared_rules.rng import Rng
-from journal import unload_records
-from appconst import AI_MODULES
 
 
 class RandomOpponent:
@@ -33,6 +32,12 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
         return r
 
 
+def new(g, header, board_side, poll, say):
+    """The board's side of a game: its AI at the header's level, the book where it plays."""
+    ai = make_opponent(g, header.get('level', 3), header.get('seed', 1), poll, say)
+    return with_book(ai, g.name, header, board_side)
+
+
 def with_book(opponent, name, header, board_side):
     """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
     strategy, which never loses; as North the hardest reply while South stays on the book's
@@ -52,14 +57,4 @@ def load_ai(name):
     holes they leave are filled by the game, not split by the AI's long-lived code."""
     import shared_rules.ai
     shared_rules.unload(keep=name)
-    gc.collect()
-
-
-def use_engine(name, ai=False):
-    """Keep only the engine of the game being played in RAM: the other two engines are a
-    third of the free heap of a 160 KB build. The AI's modules stay only while the board
-    plays a side (ai); the archive's code (journal.unload_records) comes back when a host
-    syncs."""
-    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
-    unload_records()
     gc.collect()

@@ -1,6 +1,6 @@
 # The menu's choices (game, opponent, brightness, speed, level), kept in the journal's
 # settings file: read at power-on, written after a menu press changed them. Loaded for those
-# moments only (app._run).
+# moments only (compat.run_part).
 import json
 from datafiles import unseal, SETTINGS
 from shared_rules import GAMES

@@ -1,11 +1,10 @@
 # How a game comes onto the board: a new one (MENU, or a host's NEW) or the journaled one
-# at power-on. Loaded for that moment only (app._run): between starts its bytecode is heap
+# at power-on. Loaded for that moment only (compat.run_part): between starts its bytecode is heap
 # the game and a sync can use.
 import gc
 from compat import ticks_add
 from datafiles import CUR
 from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, HOST_SIDES, AI_MODULES
-from opponent import use_engine
 from journal import unload_records
 import shared_rules
 from shared_rules import game as make_game
@@ -121,6 +120,30 @@ def resume(a):
     return True
 
 
+def use_engine(name, ai=False):
+    """Keep only the engine of the game being played in RAM: the other two engines are a
+    third of the free heap of a 160 KB build. The AI's modules stay only while the board
+    plays a side (ai); the archive's code (journal.unload_records) comes back when a host
+    syncs."""
+    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
+    unload_records()
+    gc.collect()
+
+
+def place(sc, g, profile, key_of_cell):
+    """The game's cells on the profile's keys, as the engine lays them out (g.cell_at):
+    scene `sc`'s cell under each key, and each cell's key in `key_of_cell`."""
+    cell_of_key = sc.cell_of_key
+    for k in range(profile.n_keys):
+        r, c = profile.positions[k]
+        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
+        if cell < 0:
+            cell_of_key[k] = NONE
+        else:
+            cell_of_key[k] = cell
+            key_of_cell[cell] = k
+
+
 def setup(a, header):
     """The game `header` names, at its start, on this profile's keys: its engine and state.
     The board's opponent (its AI) comes at the board's first move (App._think), when this
@@ -138,18 +161,8 @@ def setup(a, header):
     g = a.g = make_game(name)
     a.s = State(g, header.get('position'), history=1)
     a.hints = header.get('hints', 0)   # journaled ones: a resumed game keeps them
-    a.hint_move = -1
-    # The game's cells on this profile's keys, as the engine lays them out (g.cell_at).
-    profile = a.profile
-    cell_of_key = a.cell_of_key
-    for k in range(profile.n_keys):
-        r, c = profile.positions[k]
-        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
-        if cell < 0:
-            cell_of_key[k] = NONE
-        else:
-            cell_of_key[k] = cell
-            a.key_of_cell[cell] = k
+    a.scene.hint_move = -1
+    place(a.scene, g, a.profile, a.key_of_cell)
     a.view.reset(pieces=(name == 'bagh-chal'))
 
 
@@ -181,8 +194,7 @@ def _new_game(a, name, position=None, opponent=None):
     if a.unresumed and not retry(a):
         return False   # the kept game first: a new game would write over its journal
     a.close_menu()   # its room is the new game's (open_menu makes it again if need be)
-    if a.anim is not None:
-        a.skip()
+    a.skip()
     if a.s is not None and a.header is not None and not a.recorded:
         # Unfinished, or over but its record found no room (App.play raised): recorded
         # now, before journal.start writes the new game over its journal.

@@ -1,11 +1,11 @@
 # The board's own move (App._think): a search, then the move played, unless MENU, BACK or a
-# host's request stopped the search. Loaded for the move only (app._run): a board that never
+# host's request stopped the search. Loaded for the move only (compat.run_part): a board that never
 # plays a side, or a board being synced, has this heap for other things.
 import gc
 from compat import ticks_ms, ticks_diff, ticks_add
 from appconst import BOARD_MOVE_MS
 from journal import unload_records
-from opponent import RandomOpponent
+from shared_rules.rng import Rng
 
 
 def think(a):
@@ -29,7 +29,8 @@ def think(a):
         # random legal move rather than a dead board.
         gc.collect()
         a.say('no memory to think: a random move')
-        move = RandomOpponent(s.ply + 1).choose(s)
+        moves = s.legal_moves
+        move = moves[Rng(s.ply + 1).below(len(moves))]
     finally:
         a.thinking = False
     if getattr(a.opponent, 'retry', False):

@@ -1,52 +1,79 @@
 # The board's look without a game being played: a position, or a move's sowing, drawn by the
-# firmware's own App on a simulated board, for the PC's pictures (`bawo show --leds`, the
-# web page). The simulator's file, not the device's: none of it goes to a board.
+# firmware's own renderer and animator on a simulated board, for the PC's pictures (`bawo show
+# --leds`, the web page). No App: a frame is a pure function of its scene (render.py). The
+# simulator's file, not the device's: none of it goes to a board.
 import hw_sim
 import pinmap
-import app as A
+import view as V
+from animator import Animator, SPEED_MS
+from render import Scene, draw, set_position, show_position
+from start import place
+from appconst import PLAY, OVER
+from settings import DEFAULTS
+from shared_rules import game as make_game
+from shared_rules.state import State
 
 
-class NoFlash:
-    """The journal the App asks for while drawing: no settings file, flash not low."""
-    low = False
+class Picture:
+    """A simulated board of a profile showing one game: `s` its state, `scene` what is
+    shown, `board.pixels` the LEDs once draw() has run."""
 
-    def path(self, name):
-        return '/dev/null/' + name   # never opens: default settings
+    def __init__(self, profile_file, game):
+        self.profile = profile = pinmap.load(profile_file)
+        self.board = hw_sim.Board(profile)
+        px = self.board.pixels
+        px.set_brightness(px.cap * DEFAULTS['brightness'] // 8)   # as a new board's
+        self.view = V.View(px, profile)
+        self.anim = Animator(1000)
+        self.scene = Scene(profile.n_keys, self.anim)
+        self.key_of_cell = bytearray(32)
+        self.game = game
+        self.g = make_game(game)
+        self.s = None
 
-
-def open_app(profile_file, game):
-    """An App on a simulated board of the profile, with nothing on flash."""
-    board = hw_sim.Board(pinmap.load(profile_file))
-    return A.App(board, NoFlash(), 'host', settings={'game': game})
+    def draw(self):
+        sc = self.scene
+        sc.g, sc.s = self.g, self.s
+        draw(self.view, sc)
 
 
 def show(a, game, position):
     """Draw `position` (text) of `game` as the board shows it: whose turn, or once the game
-    is over the winner's tint. The App then holds that position (a.s)."""
-    a.anim = None
-    a.flash_key = -1
-    a._setup({'game': game, 'position': position, 'opponent': 'people'})
-    a._position_changed()
+    is over the winner's tint. The picture then holds that position (a.s)."""
+    if game != a.game:
+        a.game, a.g = game, make_game(game)
+    g = a.g
+    sc = a.scene
+    a.s = State(g, position)
+    a.anim.end()
+    sc.flash_key = sc.hint_move = -1
+    place(sc, g, a.profile, a.key_of_cell)
+    a.view.reset(pieces=(game == 'bagh-chal'))
+    set_position(sc, g, a.s)
     over = a.s.outcome() is not None
-    a.mode = A.OVER if over else A.PLAY
-    a.blink = 1 if over else 0
+    sc.mode = OVER if over else PLAY
+    sc.blink = 1 if over else 0
     a.draw()
 
 
 def sowing(a, move):
     """Play `move` (a move of a.s, or its text) from the position shown, as the board
     animates it: yields (step, steps, wait) for each step applied (numbered from 1; wait in
-    ms at the board's speed; a.draw() draws it). The position is the move's result at the end."""
-    a._sync_shown()
+    ms at a new board's speed; a.draw() draws it). The position is the move's result at the
+    end."""
+    sc = a.scene
+    show_position(sc, a.g, a.s.position)
+    an = a.anim
     mover = a.s.turn
-    ev = a.evbuf
-    ev.clear()
-    a.s.push(move, ev)
-    a.anim, a.anim_i, a.mode, a.blink, a.anim_mover = ev, 0, A.PLAY, 0, mover
-    n = len(ev)
+    an.clear()
+    a.s.push(move, an)
+    sc.mode, sc.blink = PLAY, 0
+    an.begin(0, mover)
+    n = len(an)
+    ms = SPEED_MS[DEFAULTS['speed']]
     try:
-        while a.anim_i < n:
-            a._anim_step()
-            yield a.anim_i, n, A.ticks_diff(a.anim_at, a.now)
+        while an.i < n:
+            an.step(0, sc.shown, a.g.cells, ms)
+            yield an.i, n, an.at
     finally:
-        a.anim = None
+        an.end()

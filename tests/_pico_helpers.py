@@ -89,7 +89,7 @@ class Twins:
         self.tap(self.pico.menu_key)
         # Settled: no frame for longer than the longest animation step (a narrow grid's menu has
         # fewer speed levels, so its fastest may not be instant).
-        from app import SPEED_MS
+        from animator import SPEED_MS
         self.quiet_ms = 80 + 3 * SPEED_MS[self.board.status["settings"]["speed"]]  # a capture: 3 steps
 
     def play(self, game, moves):

@@ -51,7 +51,7 @@ def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
 def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     from bawo import firmware
     monkeypatch.setattr(firmware, "_loaded", {})
-    monkeypatch.setattr(D, "_apps", {})
+    monkeypatch.setattr(D, "_pictures", {})
     # Another program's module called `keys` stays where it is and the firmware gets its own.
     monkeypatch.setitem(sys.modules, "keys", types.ModuleType("keys"))
     names = tuple(firmware._names()) + ("profile", "shared_rules.oware", "shared_rules.bawo",
@@ -66,7 +66,7 @@ def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     D.leds("oware", start["oware"])
     assert {n: sys.modules.get(n) for n in names} == before and sys.path == path
     assert firmware.module("keys").__file__.startswith(firmware.firmware_dir())
-    assert firmware.module("app").V is firmware.module("view")   # one copy of each module
+    assert firmware.module("render").V is firmware.module("view")   # one copy of each module
 
 
 def test_draw_styles():

@@ -17,7 +17,7 @@ POS_AF = "1,2,3,4,5,6/2,0,0,0,0,7 S:9 N:9 N"    # the same with South's A and F 
 
 def _fresh(monkeypatch):
     # The caches of what was laid out before.
-    monkeypatch.setattr(draw, "_apps", {})
+    monkeypatch.setattr(draw, "_pictures", {})
     monkeypatch.setattr(layout, "_rows", {})
     monkeypatch.setattr(serve_board, "_layouts", {})
 
@@ -42,10 +42,10 @@ def test_every_view_takes_the_layout_from_the_engine(monkeypatch):
     moved = sim.key_of_cell(prof, "oware")
     assert (moved[0], moved[5]) == (f_at, a_at)
     assert sim.presses_for("oware", "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S", "A", moved) == [f_at]
-    # the firmware (its App on CPython, as `bawo show --leds` runs it): its keys and its LEDs
+    # the firmware (its renderer on CPython, as `bawo show --leds` runs it): its keys and LEDs
     frame = draw.frame("oware", POS)[0]
-    app = draw._app_for("oware")
-    assert (app.cell_of_key[a_at], app.cell_of_key[f_at]) == (5, 0)
+    app = draw._picture_for("oware")
+    assert (app.scene.cell_of_key[a_at], app.scene.cell_of_key[f_at]) == (5, 0)
     assert frame == frame_af
     # the terminal: the grid of numbers and the LED drawing's labels
     assert draw.numbers("oware", POS) == numbers_af.replace("A  B  C  D  E  F", "F  B  C  D  E  X")
@@ -63,10 +63,10 @@ def test_the_board_empties_only_the_pits_the_engine_sweeps():
     # (The board used to infer the sweep from a seed total over 48 and emptied both rows
     # at South's store.)
     draw.frame("oware", "0,0,0,0,0,1/1,0,0,0,0,0 S:24 N:22 S")
-    a = draw._app_for("oware")
+    a = draw._picture_for("oware")
     for _ in range(23):
         a.s.push(a.s.legal_moves[0])
-    seen = [bytes(a.shown[:14]) for _ in firmware.module("pictures").sowing(a, a.s.legal_moves[0])]
+    seen = [bytes(a.scene.shown[:14]) for _ in firmware.module("pictures").sowing(a, a.s.legal_moves[0])]
     assert a.s.outcome().reason == "threefold repetition"
     assert any(s[12] == 25 and sum(s[:6]) == 0 and sum(s[6:12]) == 1 for s in seen), seen
     assert seen[-1] == bytes(12) + bytes((25, 23))

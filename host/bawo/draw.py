@@ -90,28 +90,29 @@ def numbers(game_name, position, caption=None):
 
 
 # -- the board's LEDs, drawn by the firmware's own code ------------------------------------
-# The firmware (firmware/app.py App.draw, firmware/view.py View) runs here on CPython with
-# hw_sim's fake board, KMK style: its frame goes through bawo.sim.render, as in `bawo sim`.
-# There is no second implementation of the LED look on the host.
-_apps = {}
+# The firmware's renderer (firmware/render.py draw, firmware/view.py View) runs here on
+# CPython with hw_sim's fake board, KMK style (firmware_sim/pictures.py): its frame goes
+# through bawo.sim.render, as in `bawo sim`. There is no second implementation of the LED
+# look on the host.
+_pictures = {}
 
 
-def _app_for(game_name):
+def _picture_for(game_name):
     from .sim import PROFILES
     from .firmware import profile_path
-    a = _apps.get(game_name)
+    a = _pictures.get(game_name)
     if a is None:
         prof_file = profile_path(PROFILES[game_name])
-        a = firmware.module("pictures").open_app(prof_file, game_name)
+        a = firmware.module("pictures").Picture(prof_file, game_name)
         a.profile_file = prof_file
-        _apps[game_name] = a
+        _pictures[game_name] = a
     return a
 
 
 def frame(game_name, position_text):
     """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
-    position, drawn by the firmware's App.draw (game over: the winner's tint shown)."""
-    a = _app_for(game_name)
+    position, drawn by the firmware's renderer (game over: the winner's tint shown)."""
+    a = _picture_for(game_name)
     firmware.module("pictures").show(a, game_name, position_text)
     return _frame_line(a), a.profile_file
 

@@ -114,7 +114,7 @@ def _oware_pit():
     _steps(a, board, 5)
     del log[:]
     key = 0
-    while a.cell_of_key[key] not in a.direct:
+    while a.scene.cell_of_key[key] not in a.direct:
         key += 1
     return a, board, log, key
 

@@ -143,13 +143,15 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     b = book.Book(BOOK)
     want = b.lookup(g.start().key())
     b.close()
-    assert a.mode == app.PLAY and a.hints == 1 and a.hint_move == want
-    assert a.sel == a.g.move_cell(want, 0)
-    # Of the start's targets only the hinted move's is lit (blinking: look while it is on).
-    a.blink = 1
-    a.draw()   # the frame the person sees (draw caches what its cells read)
-    lit = [t for t, m in a.starts[a.sel] if a._bg(t, False) == app.V.BG_TARGET]
-    assert lit == [t for t, m in a.starts[a.sel] if m == want] and len(lit) == 1, lit
+    sc = a.scene
+    assert a.mode == app.PLAY and a.hints == 1 and sc.hint_move == want
+    assert sc.sel == a.g.move_cell(want, 0)
+    # Of the start's targets only the hinted move's is lit (blinking: look while it is on),
+    # as the frame the person sees has it (the view keeps each key's tint).
+    sc.blink = 1
+    a.draw()
+    lit = [t for t, m in sc.starts[sc.sel] if a.view._bg[a.key_of_cell[t]] == app.V.BG_TARGET]
+    assert lit == [t for t, m in sc.starts[sc.sel] if m == want] and len(lit) == 1, lit
     a.on_press(a.key_of_cell[lit[0]])          # the person plays it
     a.skip()
     assert a.s.ply == 1 and a.s.position == g.play(g.start(), want)
@@ -196,10 +198,10 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     k = a.keys
     k.is_pressed = lambda key: key == k.back
     a.on_press(k.menu)
-    m = a.hint_move
-    assert a.hints == 1 and m >= 0 and a.sel == a.g.move_cell(m, 0)
+    m = a.scene.hint_move
+    assert a.hints == 1 and m >= 0 and a.scene.sel == a.g.move_cell(m, 0)
     before = a.s.position
-    a.on_press(a.key_of_cell[a.sel])   # the hinted pit: one press plays it
+    a.on_press(a.key_of_cell[a.scene.sel])   # the hinted pit: one press plays it
     a.skip()
     assert a.s.ply == 1 and a.s.position == a.g.play(before, m)
     for n in os.listdir(tmp):

@@ -39,7 +39,7 @@ def _person_then_board(b):
 
 def _power_on_with(root, resume):
     """A power-on of the board in root with start.resume replaced (kept imported meanwhile, as
-    app._run leaves a part it finds imported)."""
+    compat.run_part leaves a part it finds imported)."""
     import start
     real = start.resume
     start.resume = resume
@@ -849,10 +849,10 @@ def test_a_press_that_finds_no_room_flashes_red_and_the_next_one_plays():
             b.step(5)
     press()
     assert left[0] == 0, 'the press never reached the move'
-    assert a.s.ply == 0 and a.flash_key == key, (a.s.ply, a.flash_key)
+    assert a.s.ply == 0 and a.scene.flash_key == key, (a.s.ply, a.scene.flash_key)
     assert a.flashes == 1
     b.step(1000)                    # the red goes
-    assert a.flash_key == -1
+    assert a.scene.flash_key == -1
     press()
     assert a.s.ply == 1 and a.s.moves[0] == 'A', a.s.moves
     del a.s.push

@@ -1,6 +1,6 @@
 """The board as the page draws it: the LED frame the firmware would send (bawo.draw.frame, the
-firmware's App.draw run on CPython), the sowing animation stepped by the firmware's own
-animation (its simulator's pictures.sowing), and the pocket hit-areas and labels from the hardware profile and the game's
+firmware's renderer run on CPython), the sowing animation stepped by the firmware's own
+animator (its simulator's pictures.sowing), and the pocket hit-areas and labels from the hardware profile and the game's
 own layout (shared_rules: cell_at, label; through bawo.sim.layout). No layout or colour is
 defined here."""
 import json
@@ -98,8 +98,8 @@ def sowing(game_name, position_text, move_text):
     out = []
     with _lock:
         _quiet_gc()
-        draw.frame(game_name, position_text)     # the App set up on the position, drawn
-        a = draw._app_for(game_name)
+        draw.frame(game_name, position_text)     # the picture set up on the position, drawn
+        a = draw._picture_for(game_name)
         for i, n, wait in pictures.sowing(a, move_text):
             step = max(1, (n + MAX_ANIM_FRAMES - 1) // MAX_ANIM_FRAMES)
             if wait > 0 and (i % step == 0 or i == n):
