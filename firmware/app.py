@@ -215,19 +215,7 @@ class App:
     def _think_poll(self):
         # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
         now = self.board.ticks_ms()
-        self.now = now
-        k = self.keys
-        k.scan(now)
-        while True:
-            ev = k.get()
-            if ev is None:
-                break
-            if ev & PRESSED:
-                key = ev & KEY_MASK
-                if key == k.menu or key == k.back:
-                    self.abort_key = key
-                elif key < self.profile.n_keys:
-                    self.flash(key)
+        self._keys(now, True)
         self._frame(now)
         if self.link is not None:
             self.link.poll()
@@ -503,7 +491,9 @@ class App:
         if self.link is not None:
             self.link.poll()
 
-    def _pass(self, now):
+    def _keys(self, now, thinking=False):
+        # The presses the debounced scan has seen since the last look. While the board
+        # thinks, MENU and BACK stop its search (abort_key) and a pocket flashes red.
         self.now = now
         k = self.keys
         k.scan(now)
@@ -511,17 +501,27 @@ class App:
             ev = k.get()
             if ev is None:
                 break
-            if ev & PRESSED:
-                key = ev & KEY_MASK
-                try:
-                    self.on_press(key)
-                except MemoryError:
-                    # No room to take the press (a move is played before anything that may
-                    # fail for room after it): room is made, and a pocket flashes red as for
-                    # any press the board does not take, so the person presses it again.
-                    self._shed()
-                    if key < self.profile.n_keys:
-                        self.flash(key)
+            if not ev & PRESSED:
+                continue
+            key = ev & KEY_MASK
+            if thinking:
+                if key == k.menu or key == k.back:
+                    self.abort_key = key
+                elif key < self.profile.n_keys:
+                    self.flash(key)
+                continue
+            try:
+                self.on_press(key)
+            except MemoryError:
+                # No room to take the press (a move is played before anything that may
+                # fail for room after it): room is made, and a pocket flashes red as for
+                # any press the board does not take, so the person presses it again.
+                self._shed()
+                if key < self.profile.n_keys:
+                    self.flash(key)
+
+    def _pass(self, now):
+        self._keys(now)
         sc = self.scene
         an = self.anim
         if an.on:

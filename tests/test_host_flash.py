@@ -267,6 +267,54 @@ def test_bundle_holds_only_the_engines_the_profile_plays(profile, kept, left):
     assert "__main__.py" not in names and {"__init__.py", "state.py", "ai.py"} <= names
 
 
+def _modules_named(path):
+    # Every module a source names: its imports (absolute, relative within shared_rules, and
+    # `from package import module`), and strings that name one (compat.run_part, unload).
+    import ast
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    pkg = "shared_rules" if os.path.basename(os.path.dirname(path)) == "shared_rules" else ""
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            named.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = (pkg if node.level else "") + ("." + node.module if node.level and node.module
+                                                 else node.module or "")
+            base = base.strip(".")
+            named.add(base)
+            named.update(base + "." + a.name for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named.add(node.value)
+    return named
+
+
+@pytest.mark.parametrize("profile", ["bawo-4x8", "grid-5x5"])
+def test_what_the_bundle_leaves_out_of_shared_rules_no_file_in_it_imports(profile):
+    # The records' reader and replay (record.py) is the host's sync: the board writes its
+    # records with record_text.py and never reads one. Shipped, it was 2.7 KB of flash no
+    # board reads. The engines of games the profile does not offer are named in GAMES and
+    # loaded only for their game, which the menu never offers (the test above).
+    bundle = flash.sources(profile)
+    names = {os.path.basename(b) for b, _ in bundle if b.startswith("shared_rules/")}
+    assert "record.py" not in names and "record_text.py" in names
+    engines = {m.rsplit(".", 1)[1] + ".py" for m, _ in shared_rules_games().values()}
+    engines |= {e[:-3] + "_viper.py" for e in engines}
+    rules = flash.rules_dir()
+    left = {f[:-3] for f in os.listdir(rules) if f.endswith(".py")} - {n[:-3] for n in names}
+    left -= {e[:-3] for e in engines}
+    assert left == {"__main__", "manifest", "record"}, left   # manifest.py: the freeze build's
+    for board_path, src in bundle:
+        if src.endswith(".py"):
+            named = _modules_named(src)
+            for m in left:
+                assert "shared_rules." + m not in named, (board_path, m)
+
+
+def shared_rules_games():
+    import shared_rules
+    return shared_rules.GAMES
+
+
 def test_a_profile_the_firmware_refuses_leaves_no_engine_out(tmp_path):
     bad = tmp_path / "mine.json"
     bad.write_text('{"schema": 1, "games": "bawo"}')

@@ -66,11 +66,13 @@ def sources(profile):
 def _rules_not_run(profile_file):
     """shared_rules' files this board never imports: the engines of the games its profile
     cannot play (not in its list, or not fitting its grid: the firmware offers only games that
-    do), and __main__.py, the referee's command line on a PC. A profile the firmware would
-    refuse leaves nothing out: the board then says what is wrong with it."""
+    do), __main__.py, the referee's command line on a PC, and record.py, the records' reader
+    and replay that a host's sync runs (the board writes its records with record_text.py). A
+    profile the firmware would refuse leaves only the engines in: the board then says what is
+    wrong with it."""
     import json
     import shared_rules
-    skip = {"__main__.py"}
+    skip = {"__main__.py", "record.py"}
     try:
         with open(profile_file, encoding="utf-8") as f:
             p = json.load(f)

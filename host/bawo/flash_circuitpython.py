@@ -25,8 +25,9 @@ NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 # Files of the device folder only MicroPython runs (main.py is copied below, as a module).
 SKIP = ("manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
 # Files of shared_rules it leaves out: the viper kernels (CircuitPython has no native emitter;
-# the engines fall back to their bytecode).
-RULES_SKIP = ("manifest.py", "__main__.py", "bawo_viper.py", "oware_viper.py", "baghchal_viper.py")
+# the engines fall back to their bytecode), and what no board imports (flash._rules_not_run).
+RULES_SKIP = ("manifest.py", "__main__.py", "record.py", "bawo_viper.py", "oware_viper.py",
+              "baghchal_viper.py")
 KEEP_ON_DRIVE = ("games", "boot_out.txt", "settings.toml", ".fseventsd", ".metadata_never_index",
                  ".Trashes", "System Volume Information", "sd")
 
