@@ -116,9 +116,10 @@ class App:
         run_part('start', 'setup', self, header)
 
     def _new_opponent(self):
-        # The board's side of this game (opponent.py, loaded for the moment).
-        return run_part('opponent', 'new', self.g, self.header, self.board_side,
-                        self._think_poll, self.say)
+        # The board's side of this game (opponent.py): on the heap with the AI it makes, and
+        # dropped with it (AI_MODULES).
+        import opponent
+        return opponent.new(self.g, self.header, self.board_side, self._think_poll, self.say)
 
     def new_game(self, name, position=None, opponent=None):
         """Start a game (archiving an unfinished one). A bad game or position raises

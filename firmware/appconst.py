@@ -13,4 +13,5 @@ BOARD_SIDES = {'board-first': 0, 'board-second': 1, 'board-both': 2}
 # second side; the first.
 OPPONENTS = ('people', 'board-second', 'board-first')
 HOST_SIDES = {'host-first': 0, 'host-second': 1}
-AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate')   # loaded while the board plays a side
+# Loaded while the board plays a side: its search, and the board's side that holds it.
+AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate', 'opponent')

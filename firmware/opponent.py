@@ -1,5 +1,5 @@
-# The board's side of a game (its AI, the book, or random moves), made when the board is
-# to move or a hint is asked for: loaded for that moment (compat.run_part), since a module's
+# The board's side of a game (its AI, the book, or random moves): on the heap while the
+# board plays a side, and dropped with its AI (appconst.AI_MODULES), since a module's
 # bytecode lives on the heap and a 160 KB board has little spare.
 import gc
 import shared_rules

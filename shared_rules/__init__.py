@@ -74,7 +74,7 @@ def unload(keep=None, also=()):
     here = globals()
     for module in drop:
         sys.modules.pop(module, None)
-        short = module.rsplit(".", 1)[1]
+        short = module.rsplit(".", 1)[-1]
         if short in here:
             del here[short]
 
