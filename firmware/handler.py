@@ -3,7 +3,6 @@ from shared_rules import RULES_VERSION
 from shared_rules.errors import RulesError
 from link import LinkError
 import protocol as P
-import snapshot   # App.snapshot's code, held while a host talks: a POSITION needs no room to load it
 import gc
 
 VERSION = '0.1.0'   # the firmware's, as HELLO reports it

@@ -256,7 +256,6 @@ class Link:
         self._last_key = self._last_reply = self._last_sent = None
         from compat import forget
         forget('handler')
-        forget('snapshot')   # the handler's
         forget('protocol')
         P = None
         import gc

@@ -1,6 +1,5 @@
 # The board as the link handler, the simulator and the host read it (App.snapshot): one
-# public picture of the App, made on demand. Its code is on the heap while a host talks (the
-# handler holds it) or while one is made.
+# public picture of the App, made on demand, its code on the heap only while it is made.
 from shared_rules import winner_name
 
 
