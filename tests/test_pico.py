@@ -377,11 +377,7 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     assert (decisions, positions, longest) == (1375, 2752, 57)
 
 
-@pytest.mark.slow
-def test_well_formed_frames_against_the_pico_with_a_160_kb_heap(bundle_4x8, tmp_path, request):
-    # A long run for now: its read of the flash after the emulator's power-off met a page
-    # half-programmed by the cut once in about ten runs (tests/_pico_fuzz.py says where).
-    _slow_only(request)
+def test_well_formed_frames_against_the_pico_with_a_160_kb_heap(bundle_4x8, tmp_path):
     # Issue 9's fuzz on the Pico's own MicroPython, its heap cut to 160 KB (tests/_pico_fuzz.py):
     # a seeded slice of 300 frames. Its promises are asserted inside: every request answered,
     # no crash or reboot, a refused NEW keeps the game, the bundle unchanged, every game on

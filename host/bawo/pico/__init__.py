@@ -432,11 +432,14 @@ class Pico:
             kw["op"] = int(op)
         self.command("cut", inside_op=True, frac=float(frac), **kw)
 
-    def close(self):
+    def close(self, finish_flash=False):
+        """Power off and stop the emulator. finish_flash: the flash chip ends the page program
+        or erase under way first (else the power-off cuts it where it got)."""
         self._stop = True
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.write(b'{"cmd": "quit", "id": 0}\n')
+                quit_ = {"cmd": "quit", "id": 0, "finish": bool(finish_flash)}
+                self.proc.stdin.write((json.dumps(quit_) + "\n").encode())
                 self.proc.stdin.flush()
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):

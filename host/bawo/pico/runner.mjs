@@ -1189,7 +1189,10 @@ function command(msg) {
       out({ ev: 'error', id: msg.id, text: 'the power is already on' });
       break;
     case 'quit':
-      if (mcu) nor.cut(mcu.clock.nanos);     // stopping the emulator is a power-off too
+      // Stopping the emulator is a power-off too; `finish`: one the flash chip outlives (it
+      // ends the page program or erase under way, as a chip whose supply holds that long).
+      if (mcu && msg.finish) nor.progress(mcu.clock.nanos, true);
+      else if (mcu) nor.cut(mcu.clock.nanos);
       fs.fsyncSync(flashFd);
       process.exit(0);
       break;
