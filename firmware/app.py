@@ -4,8 +4,7 @@
 # durable, and only then does the animation start (docs/visual-language.md). What the LEDs
 # show is render.py's, from the App's Scene; the showing of a move is animator.py's.
 import gc
-import sys
-from compat import const, ticks_diff, ticks_add, ticks_ms, forget, run_part
+from compat import const, ticks_diff, ticks_add, forget, run_part
 from keys import PRESSED, KEY_MASK
 import view as V
 from journal import unload_records

@@ -2,7 +2,6 @@
 # board plays a side, and dropped with its AI (appconst.AI_MODULES), since a module's
 # bytecode lives on the heap and a 160 KB board has little spare.
 import gc
-import shared_rules
 from shared_rules.rng import Rng
 
 
