@@ -439,9 +439,8 @@ class App:
         try:
             return run_part('snapshot', 'take', self, moves, legal)
         except MemoryError:
-            # No room for its code: a sync's records code goes first (it comes back at the
-            # next LIST or GET). The fuzz found a board, restarted and synced, that could
-            # not say which game it was playing five times over.
+            # No room to load its code: a sync's records code goes first (it comes back at
+            # the next LIST or GET), as the AI goes for a sync (room_for_records).
             unload_records(self.journal)
             gc.collect()
             return run_part('snapshot', 'take', self, moves, legal)
