@@ -17,13 +17,7 @@ TMP = '/tmp/bawo-answer-first-%d' % (time.time_ns() % 1000000007)
 
 
 def _app(settings):
-    for d in ('/tmp', TMP):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
-    for n in os.listdir(TMP):
-        os.remove(TMP + '/' + n)
+    mpcheck.empty_dir(TMP)
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=0)
     a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
                 settings=settings)

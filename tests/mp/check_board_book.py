@@ -77,12 +77,7 @@ def test_a_damaged_book_is_refused_not_read():
 def test_the_running_app_plays_the_books_first_move():
     import hw_sim
     from journal import Journal
-    tmp = '/tmp/bawo-book-app-%d' % (time.time_ns() % 1000000007)
-    for d in ('/tmp', tmp):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
+    tmp = mpcheck.tmpdir('book-app')
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
     a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': 'board-first', 'level': 5})
@@ -102,12 +97,7 @@ def test_the_running_app_plays_the_books_first_move():
 def _app(opponent, level):
     import hw_sim
     from journal import Journal
-    tmp = '/tmp/bawo-book-app-%d' % (time.time_ns() % 1000000007)
-    for d in ('/tmp', tmp):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
+    tmp = mpcheck.tmpdir('book-app')
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
     a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': opponent, 'level': level})

@@ -7,7 +7,6 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
-import os
 import time
 import hw_sim
 import app
@@ -20,13 +19,7 @@ TMP = '/tmp/bawo-position-moves-%d' % (time.time_ns() % 1000000007)
 
 
 def _app(game, plies, seed=1):
-    for d in ('/tmp', TMP):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
-    for n in os.listdir(TMP):
-        os.remove(TMP + '/' + n)
+    mpcheck.empty_dir(TMP)
     board = hw_sim.Board(mpcheck.prof() if game != 'bagh-chal' else mpcheck.prof('grid-5x5'),
                          clock=hw_sim.SimClock())
     a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',

@@ -88,15 +88,9 @@ def test_the_game_over_tint_blinks_with_the_scene():
 def test_the_app_lends_its_game_to_the_scene_for_a_frame_only():
     # Kept between frames, the scene held a game's engine that a NEW had let go of.
     import app
-    from journal import Journal
     import os
-    import time
-    tmp = '/tmp/bawo-render-%d' % (time.time_ns() % 1000000007)
-    for d in ('/tmp', tmp):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
+    from journal import Journal
+    tmp = mpcheck.tmpdir('render')
     board = hw_sim.Board(PROF, clock=hw_sim.SimClock(), bounce_ms=0)
     a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': 'people', 'speed': 8})

@@ -6,7 +6,6 @@ try:
 except ImportError:
     sys.path.insert(0, __file__.rsplit('/', 1)[0])
     import mpcheck
-import os
 import time
 import hw_sim
 import app
@@ -17,13 +16,7 @@ TMP = '/tmp/bawo-think-abort-%d' % (time.time_ns() % 1000000007)
 
 
 def _app(level=5):
-    for d in ('/tmp', TMP):
-        try:
-            os.mkdir(d)
-        except OSError:
-            pass
-    for n in os.listdir(TMP):
-        os.remove(TMP + '/' + n)
+    mpcheck.empty_dir(TMP)
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
     # A Pico's clock runs while it searches: each look at it here costs 1 ms.
     clock = board.clock

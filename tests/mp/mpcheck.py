@@ -42,6 +42,25 @@ def no_alloc(fn):
     return ok
 
 
+def empty_dir(path):
+    """`path` (a directory in /tmp) made if need be, and emptied: a check's board's flash."""
+    import os
+    for d in ('/tmp', path):
+        try:
+            os.mkdir(d)
+        except OSError:
+            pass
+    for n in os.listdir(path):
+        os.remove(path + '/' + n)
+    return path
+
+
+def tmpdir(tag):
+    """A new empty directory /tmp/bawo-<tag>-<n>."""
+    import time
+    return empty_dir('/tmp/bawo-%s-%d' % (tag, time.time_ns() % 1000000007))
+
+
 def run(namespace):
     names = sorted(n for n in namespace if n.startswith('test_'))
     failed = 0

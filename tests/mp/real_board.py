@@ -3,7 +3,6 @@
 # drive it request by request, under python3 and the MicroPython unix port.
 # Import mpcheck first (firmware/ on sys.path).
 import os
-import time
 
 import gc
 import hw_sim
@@ -28,14 +27,7 @@ def rmtree(d):
     os.rmdir(d)
 
 
-def tmpdir(tag):
-    d = '/tmp/bawo-%s-%d' % (tag, time.time_ns() % 1000000007)
-    for p in ('/tmp', d):
-        try:
-            os.mkdir(p)
-        except OSError:
-            pass
-    return d
+tmpdir = mpcheck.tmpdir
 
 
 class RealBoard:
