@@ -5,7 +5,6 @@ import gc
 from compat import ticks_ms, ticks_diff, ticks_add
 from appconst import BOARD_MOVE_MS
 from journal import unload_records
-from shared_rules.rng import Rng
 
 
 def think(a):
@@ -29,8 +28,8 @@ def think(a):
         # random legal move rather than a dead board.
         gc.collect()
         a.say('no memory to think: a random move')
-        moves = s.legal_moves
-        move = moves[Rng(s.ply + 1).below(len(moves))]
+        from opponent import RandomOpponent   # loaded already, with the board's side
+        move = RandomOpponent(s.ply + 1).choose(s)
     finally:
         a.thinking = False
     if getattr(a.opponent, 'retry', False):

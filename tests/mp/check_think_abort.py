@@ -60,5 +60,22 @@ def test_without_a_press_the_board_moves():
     assert not a.opponent.last_info.get('aborted')
 
 
+
+def test_no_room_to_search_plays_a_random_legal_move():
+    # A sync's request can leave the search no room: the game goes on with a random legal
+    # move (opponent.RandomOpponent), and the board never dies.
+    a, board = _app(level=1)
+    a._think()                      # the board's side made, and its move as South
+    a.play(a.s.legal_moves[0])      # North's
+    legal = [a.s.move_str(m) for m in a.s.legal_moves]
+
+    def no_room(state):
+        raise MemoryError('memory allocation failed')
+    a.opponent.choose = no_room
+    a._think()
+    assert a.s.ply == 3 and a.s.moves[-1] in legal, (a.s.moves, legal)
+    assert a.message == 'no memory to think: a random move', a.message
+
+
 if __name__ == '__main__':
     mpcheck.run(globals())
