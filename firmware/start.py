@@ -120,12 +120,11 @@ def resume(a):
     return True
 
 
-def use_engine(name, ai=False):
+def use_engine(name):
     """Keep only the engine of the game being played in RAM: the other two engines are a
-    third of the free heap of a 160 KB build. The AI's modules stay only while the board
-    plays a side (ai); the archive's code (journal.unload_records) comes back when a host
-    syncs."""
-    shared_rules.unload(keep=name, also=() if ai else AI_MODULES)
+    third of the free heap of a 160 KB build. The AI's modules come back at the board's
+    first move (think.py); the archive's code (journal.unload_records) when a host syncs."""
+    shared_rules.unload(keep=name, also=AI_MODULES)
     unload_records()
     gc.collect()
 
