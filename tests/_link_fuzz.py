@@ -549,10 +549,7 @@ def _sync_all(link):
             link.ack_game(gid)
         return ids
     finally:
-        # The fuzz's own requests read the board's frames again: left in the port's raw
-        # bytes, the POSITION after a restart's sync went unseen, and a game the board had
-        # resumed looked lost.
-        link.port.sim.raw = None
+        link.port.close()
 
 
 class _PatientLink(host_link.BoardLink):
@@ -582,6 +579,12 @@ class _PipePort:
         self.sim = sim
         self.timeout = 0.05
         self.buf = sim.raw = bytearray()   # SimLink.run reads the link into it
+
+    def close(self):
+        # The board's frames go to the fuzz's own reads again: left in this port's bytes,
+        # the POSITION after a restart's sync went unseen, and a game the board had resumed
+        # looked lost.
+        self.sim.raw = None
 
     def write(self, b):
         self.sim.write(b)
