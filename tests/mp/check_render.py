@@ -110,10 +110,10 @@ def test_the_animator_shows_a_sowing_a_step_at_a_time():
     g = make_game('oware')
     s = State(g)
     an = Animator(1000)
-    shown = bytearray(32)
-    b = list(s.position.board)   # the State's board changes in place as it plays
-    for i in range(len(b)):
-        shown[i] = b[i]
+    sc = render.Scene(PROF.n_keys, an)
+    render.show_position(sc, g, s.position)
+    shown = sc.shown
+    b = list(shown[:12])   # the position before the move (the State's board changes in place)
     mover = s.turn
     an.clear()
     s.push(s.legal_moves[0], an)
