@@ -10,6 +10,8 @@ _INTRO_MS = const(1200)        # the start of a move the board (or a host) plays
 _INTRO_BLINK_MS = const(200)   # long, on and off at this pace, before its sowing is shown
 _GOAT = const(1)               # view.GOAT: a placed goat's cell value
 
+_EVENTS = const(1000)          # a move's events held, 3 bytes each (past them: see Animator)
+
 # Milliseconds per seed for speed levels 1..8 (index 0 unused); level 8 is instant.
 SPEED_MS = (0, 700, 450, 300, 200, 120, 70, 35, 0)
 
@@ -19,7 +21,7 @@ class Animator:
     where their showing is. Past its capacity the rest is dropped: the move then jumps to
     its end."""
 
-    def __init__(self, n):
+    def __init__(self, n=_EVENTS):
         self.b = bytearray(3 * n)
         self.n = 0
         self.cap = n

@@ -18,7 +18,6 @@ from render import Scene, set_position, show_position
 
 FLASH_MS = const(350)
 BLINK_MS = const(450)
-EVENTS = const(1000)         # the event buffer's capacity (3 bytes each)
 
 
 class App:
@@ -36,7 +35,7 @@ class App:
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
                              % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
-        self.anim = Animator(EVENTS)   # the long-lived buffers before the passing parts
+        self.anim = Animator()   # the long-lived buffers before the passing parts
         self.scene = Scene(profile.n_keys, self.anim)   # what the LEDs show (render.py)
         self.settings = run_part('settings', 'load', journal, settings)
         if self.settings.get('game') not in self.games:

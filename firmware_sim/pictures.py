@@ -24,7 +24,7 @@ class Picture:
         px = self.board.pixels
         px.set_brightness(px.cap * DEFAULTS['brightness'] // 8)   # as a new board's
         self.view = V.View(px, profile)
-        self.anim = Animator(1000)
+        self.anim = Animator()
         self.scene = Scene(profile.n_keys, self.anim)
         self.key_of_cell = bytearray(32)
         self.game = game

@@ -22,7 +22,7 @@ PROF = mpcheck.prof()
 def _picture(name, position=None):
     board = hw_sim.Board(PROF, clock=hw_sim.SimClock(), bounce_ms=0)
     v = V.View(board.pixels, PROF)
-    an = Animator(1000)
+    an = Animator()
     sc = render.Scene(PROF.n_keys, an)
     g = make_game(name)
     s = State(g, position)
@@ -109,7 +109,7 @@ def test_the_app_lends_its_game_to_the_scene_for_a_frame_only():
 def test_the_animator_shows_a_sowing_a_step_at_a_time():
     g = make_game('oware')
     s = State(g)
-    an = Animator(1000)
+    an = Animator()
     sc = render.Scene(PROF.n_keys, an)
     render.show_position(sc, g, s.position)
     shown = sc.shown
