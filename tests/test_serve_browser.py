@@ -21,6 +21,11 @@ from bawo import sim
 
 N_GAMES = 10000
 
+# The tests are one story on one board (the board page syncs the game the live page
+# followed): under pytest -n they run on one worker (pyproject's --dist loadgroup). Split
+# across two, the board page's test found no finished game and timed out.
+pytestmark = pytest.mark.xdist_group("serve_browser")
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
