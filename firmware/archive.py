@@ -186,12 +186,23 @@ def record_bytes(j, gid, off, n):
     p = j.path(name)
     total = os.stat(p)[6] - CRC_TAIL
     with open(p, 'rb') as f:
-        f.seek(total + 5)
-        crc = int(f.read(8), 16)
+        crc = _crc_at(f, total)
         off = max(0, min(off, total))
         f.seek(off)
         data = f.read(max(0, min(n, total - off)))
     return data, total, crc
+
+
+def _crc_at(f, total):
+    # The CRC-32 of the record's `total` bytes, from its '#crc xxxxxxxx' tail.
+    f.seek(total + 5)
+    return int(f.read(8), 16)
+
+
+def _crc_of(j, name):
+    p = j.path(name)
+    with open(p, 'rb') as f:
+        return _crc_at(f, os.stat(p)[6] - CRC_TAIL)
 
 
 def mark_synced(j, gid):
@@ -215,7 +226,7 @@ def mark_synced(j, gid):
 
 
 def list_games(j):
-    """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first.
+    """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc'}, oldest first.
     A view: each item is read (or taken from the cache) when indexed, so one LIST page
     does not hold a dict per record on the board (they would fragment the heap)."""
     rl = records(j)
@@ -224,7 +235,7 @@ def list_games(j):
 
 
 def _summary(j, name):
-    """{'id', 'game', 'plies', 'result', 'reason', 'synced'} of a record file name.
+    """{'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc'} of a record file name.
 
     The cache must not fragment the heap: one object per record, made at odd times
     between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
@@ -253,8 +264,10 @@ def _summary(j, name):
                 tag[i] = c + 1
                 ply[i] = plies
                 codes[i] = code + 1
+    # crc: what GET's crc will be, so a host acks only a record it holds (docs/protocol.md).
+    # Read from the file's tail at each LIST, not cached: no heap kept for it.
     return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
-            'synced': name.endswith(SYN)}
+            'synced': name.endswith(SYN), 'crc': _crc_of(j, name)}
 
 
 def _size_cache(j, n):

@@ -12,6 +12,7 @@
 #   <id>.syn         the same once a host acknowledged it (the rename is the synced flag)
 #   <name>.bad       anything that failed its checksum, set aside for a human to look at
 #   counter          last game counter used, so ids stay unique after records are deleted
+#   counter.2        the same, a second copy: the larger valid one counts
 #   settings         the menu's choices (firmware/app.py)
 #   board_id         the simulator's board id (firmware_sim/board_sim.py)
 # A directory where one of these files belongs, or a file where `root` should be, is set
@@ -21,7 +22,7 @@ import os
 import json
 from array import array
 from compat import forget
-from datafiles import (CUR, REC, SYN, BAD, COUNTER, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
+from datafiles import (CUR, REC, SYN, BAD, COUNTER, COUNTER2, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
                        unseal, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
                        _replace, _counter_of)
 
@@ -205,7 +206,7 @@ class Journal:
         archive.check(self)
 
     def list_games(self):
-        """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced'}, oldest first
+        """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc'}, oldest first
         (see archive.list_games)."""
         import archive
         return archive.list_games(self)
@@ -287,15 +288,18 @@ class Journal:
         _sync()
 
     def _next_counter(self):
+        # Never back: the larger of the counter's two copies, the names on flash (records,
+        # synced or set aside) and the game in progress. One copy alone was lost to a bad
+        # page once its synced records had been deleted, and ids came again (issue 27).
         n = 0
-        try:
-            with open(self.path(COUNTER), 'rb') as f:
-                t = unseal(f.read(32).rstrip(b'\n'))
-            if t is not None and t.isdigit():
-                n = int(t)
-        except OSError:
-            pass
-        # The file is a hint; names on flash are the truth (e.g. after a damaged counter).
+        for name in (COUNTER, COUNTER2):
+            try:
+                with open(self.path(name), 'rb') as f:
+                    t = unseal(f.read(32).rstrip(b'\n'))
+                if t is not None and t.isdigit() and int(t) > n:
+                    n = int(t)
+            except OSError:
+                pass
         for name in self.names():
             c = _counter_of(name)
             if c > n:
@@ -317,6 +321,7 @@ class Journal:
 
     def _write_counter(self, n):
         self._rewrite(COUNTER, seal(str(n)))
+        self._rewrite(COUNTER2, seal(str(n)))
 
 
 def unload_records(j=None):

@@ -71,9 +71,15 @@ def test_log_is_idempotent_and_detects_conflicts(tmp_path):
         assert log.add(r, "sync")[0] == ADDED
     for r in recs:
         assert log.add(r, "sync")[0] == SAME
+    # Another game with a taken id: both kept, the new one beside it as a conflict, and
+    # seeing it again is a duplicate of that copy, not a new conflict.
     other = random_record(99, "pico-0001")
-    assert log.add(other, "sync")[0] == CONFLICT
-    assert log.count() == 5 and len(log.quarantined()) == 1
+    outcome, cid = log.add(other, "sync")
+    assert outcome == CONFLICT and cid.startswith("pico-0001~")
+    assert log.add(other, "sync") == (SAME, cid)
+    assert log.count() == 6 and not log.quarantined()
+    assert log.get(cid)["status"] == "conflict" and log.get(cid)["record"] == other.to_text()
+    assert log.get("pico-0001")["record"] == recs[0].to_text()
     # A watched (live) row is completed by the synced record.
     live = Record(dict(recs[0].header), recs[0].moves[:3])
     live.header["Id"] = "pico-0100"

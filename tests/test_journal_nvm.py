@@ -105,7 +105,7 @@ def test_a_game_lives_in_nvm_and_only_its_record_on_fat(tmp_path):
     for i, m in enumerate(moves):
         j.append(i + 1, m)
     assert nvm.erases == 0                     # appends never erase
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["counter"]
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["counter", "counter.2"]
     h, got = journal(tmp_path, nvm).read_current()
     assert h["id"] == gid and got == moves
     j.finish(gid, "rec\n")

@@ -111,13 +111,15 @@ def build_parser():
              it with the rules, store it in the game log, and only then tell the board it may
              forget it. Safe to interrupt at any point: run it again and nothing is lost or doubled.
              A record that does not replay is kept in quarantine (see `bawo games --quarantine`) and
-             left on the board.""",
+             left on the board. Another game under an id the log has (two boards with one id) is
+             kept beside it as a conflict, `<id>~<hash>` in `bawo games`.""",
              """examples:
                bawo sync
                bawo sync --port /dev/ttyACM0 --db ~/bawo.sqlite
                bawo sync --sim /tmp/bawo-sim      (a running `bawo sim --data /tmp/bawo-sim`)
 
-             exit status: 0 all games synced, 1 some record was quarantined or an error occurred""")
+             exit status: 0 all games synced, 1 some record was quarantined, a conflict, not fetched,
+             or an error occurred""")
     _add_port(s)
     _add_db(s)
     s.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -175,14 +177,15 @@ def build_parser():
 
     s = _sub(subs, "import", "add records from a file to the log",
              """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
-             the good ones to the log; a game already there is skipped, a record that does not
-             replay is quarantined and reported. The file is read as a stream (any size), the
+             the good ones to the log; a game already there is skipped, another game under a taken
+             id is kept beside it as a conflict, a record that does not replay is quarantined and
+             reported. The file is read as a stream (any size), the
              replays run in one process per CPU, and progress goes to stderr.""",
              """examples:
                bawo import games.jsonl
                bawo import friend.txt --db club.sqlite
 
-             exit status: 0 every record was good, 1 some record failed""")
+             exit status: 0 every record was good, 1 some record failed or was a conflict""")
     s.add_argument("file", help="record file (- for stdin)")
     s.add_argument("--jobs", type=_positive, metavar="N",
                    help="replay records in N processes (default: one per CPU; 1: in this one)")
@@ -555,13 +558,17 @@ def cmd_sync(args):
         _out_json(report.to_dict())
     else:
         name = info.get("board") or info.get("id") or info.get("device") or "board"
-        print(safe("%s: %d new game(s) stored, %d already in the log, %d quarantined (%.1f kB in %.1f s) -> %s"
+        print(safe("%s: %d new game(s) stored, %d already in the log, %d quarantined%s%s (%.1f kB in %.1f s) -> %s"
                    % (name, len(report.added), len(report.reacked), len(report.quarantined),
+                      ", %d conflict(s) kept" % len(report.conflicts) if report.conflicts else "",
+                      ", %d not fetched" % len(report.failed) if report.failed else "",
                       report.bytes / 1000, report.seconds, log.path)))
         for gid, err, ply in report.quarantined:
             print(safe("quarantined %s: %s (left on the board; see `bawo games --quarantine`)" % (gid, err)))
         for gid, err in report.conflicts:
             print(safe("conflict %s: %s" % (gid, err)))
+        for gid, err in report.failed:
+            print(safe("not fetched %s: %s (left on the board)" % (gid, err)))
     return 0 if report.ok() else 1
 
 
@@ -589,6 +596,14 @@ def cmd_games(args):
     return 0
 
 
+def _status_note(row):
+    if row["status"] == "live":
+        return "  (live)"
+    if row["status"] == "conflict":   # db.conflict_id: "<id>~<hash>"
+        return "  (conflict: another game has id %s)" % row["id"].rsplit("~", 1)[0]
+    return ""
+
+
 def list_games(db, game=None, since=None, until=None, result=None, as_json=False):
     """`bawo games`: the games of the log at db, oldest first, filtered as asked."""
     from .db import Log, row_dict, played_text
@@ -603,7 +618,7 @@ def list_games(db, game=None, since=None, until=None, result=None, as_json=False
                 print("%-24s %-9s %-16s %-6s %5s  %s" % ("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"))
             print(safe("%-24s %-9s %-16s %-6s %5s  %s%s" % (
                 r["id"], r["game"], played_text(r["start"]), r["result"], r["plies"],
-                r["reason"] or "", "  (live)" if r["status"] == "live" else "")))
+                r["reason"] or "", _status_note(r))))
     finally:
         log.close()
     if not rows.n:
@@ -753,7 +768,7 @@ def cmd_import(args):
     from .db import ADDED, SAME, REPLACED, CONFLICT
     from .export import read, replayed
     from shared_rules.errors import RecordError
-    counts = {"added": 0, "duplicate": 0, "failed": 0}
+    counts = {"added": 0, "duplicate": 0, "conflict": 0, "failed": 0}
     name = safe(args.file)
     with _open_input(args.file) as src:
         log = _open_log(args)
@@ -779,9 +794,9 @@ def cmd_import(args):
                 elif outcome == SAME:
                     counts["duplicate"] += 1
                 elif outcome == CONFLICT:
-                    print(safe("%s %s: id %s is already in the log with different moves (quarantined)"
-                               % (args.file, where, rid)))
-                    counts["failed"] += 1
+                    print(safe("%s %s: another game with id %s is in the log: kept beside it as %s"
+                               % (args.file, where, rid.rsplit("~", 1)[0], rid)))
+                    counts["conflict"] += 1
                 if n % 256 == 0:
                     now = time.monotonic()
                     if now - committed > 0.5:  # other writers (sync, watch) wait at most this
@@ -795,9 +810,11 @@ def cmd_import(args):
             except sqlite3.Error:
                 pass
             log.close()
-    print("%s: %d added, %d already in the log, %d failed -> %s"
-          % (name, counts["added"], counts["duplicate"], counts["failed"], safe(log.path)))
-    return 1 if counts["failed"] else 0
+    print("%s: %d added, %d already in the log, %s%d failed -> %s"
+          % (name, counts["added"], counts["duplicate"],
+             "%d conflict(s) kept, " % counts["conflict"] if counts["conflict"] else "",
+             counts["failed"], safe(log.path)))
+    return 1 if counts["failed"] or counts["conflict"] else 0
 
 
 def _tell(src):

@@ -32,10 +32,18 @@ CREATE TABLE IF NOT EXISTS games (
     result  TEXT,
     reason  TEXT,
     plies   INTEGER NOT NULL,
-    status  TEXT NOT NULL DEFAULT 'done',   -- 'done'; 'live'/'watched': built by watch
+    status  TEXT NOT NULL DEFAULT 'done',   -- 'done'; 'live'/'watched': built by watch;
+                                            -- 'conflict': another game with a taken Id
     source  TEXT NOT NULL,                  -- 'sync', 'import', 'watch'
     added   TEXT NOT NULL,
     record  TEXT NOT NULL
+);
+-- The records a board listed (its id, the CRC-32 of its bytes) whose content this log holds
+-- (as the game, or as a conflict): sync acks only these, never an id alone.
+CREATE TABLE IF NOT EXISTS board_records (
+    id      TEXT NOT NULL,
+    crc     INTEGER NOT NULL,
+    PRIMARY KEY (id, crc)
 );
 CREATE TABLE IF NOT EXISTS quarantine (
     id      TEXT NOT NULL,
@@ -53,7 +61,7 @@ CREATE TABLE IF NOT EXISTS quarantine (
 ADDED = "added"
 SAME = "duplicate"      # already there, identical
 REPLACED = "replaced"   # a live (watched) row completed by the final record
-CONFLICT = "conflict"   # the Id is taken by a different game: quarantined, not overwritten
+CONFLICT = "conflict"   # the Id is taken by a different game: kept beside it (conflict_id)
 
 
 def now_iso():
@@ -63,6 +71,12 @@ def now_iso():
 def default_path():
     from platformdirs import user_data_dir
     return os.path.join(user_data_dir("bawo", appauthor=False), "games.sqlite")
+
+
+def conflict_id(rid, text):
+    """Where a game whose Id rid is taken by another game is kept: a row of its own, named by
+    its content, so seeing it again is a duplicate of that row, never a new conflict."""
+    return "%s~%s" % (rid, hashlib.sha256(text.encode()).hexdigest()[:10])
 
 
 def record_id(rec, text=None):
@@ -116,25 +130,30 @@ class Log:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, rec, source, status="done", check=None, text=None):
-        """Store a record that replayed. Returns (outcome, id). check: called (rec.replay, say)
-        only when the record is not already stored as it is; a RecordError from it stores
-        nothing: a re-import of a big file replays only what is new. text: rec.to_text(), when
-        the caller has it already."""
+    def add(self, rec, source, status="done", check=None, text=None, crc=None):
+        """Store a record that replayed. Returns (outcome, id): the id it is stored under,
+        conflict_id() for a CONFLICT (another game has its Id: both are kept, the new one
+        with status 'conflict'). check: called (rec.replay, say) only when the record is not
+        already stored as it is; a RecordError from it stores nothing: a re-import of a big
+        file replays only what is new. text: rec.to_text(), when the caller has it already.
+        crc: the CRC-32 of the board's bytes of it (sync): noted with the game, in the same
+        transaction, as a record this log holds (holds())."""
         text = rec.to_text() if text is None else text
         rid = record_id(rec, text)
         h = rec.header
+        outcome = None
         row = self.db.execute("SELECT record, status FROM games WHERE id=?", (rid,)).fetchone()
         if row is not None:
             same = row["record"] == text
-            if row["status"] == "done":
+            if row["status"] in ("done", "conflict"):   # a kept game is never overwritten
                 if same or status != "done":  # watch never touches a synced game
-                    return SAME, rid
-                self.quarantine(rec, "game id %s is already in the log with different moves" % rid,
-                                None, source, text=text)
-                return CONFLICT, rid
-            if same and row["status"] == status:
-                return SAME, rid
+                    return self._held(SAME, rid, rid, crc)
+                cid = conflict_id(rid, text)
+                if self.db.execute("SELECT 1 FROM games WHERE id=?", (cid,)).fetchone():
+                    return self._held(SAME, cid, rid, crc)
+                outcome, rid, status, row = CONFLICT, cid, "conflict", None
+            elif same and row["status"] == status:
+                return self._held(SAME, rid, rid, crc)
         if check is not None:
             check()
         self.db.execute(
@@ -142,9 +161,23 @@ class Log:
             " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (rid, h.get("Game"), h.get("Device"), h.get("Start"), h.get("Result", "*"),
              h.get("Reason"), len(rec.moves), status, source, now_iso(), text))
+        if outcome is None:
+            outcome = REPLACED if row is not None else ADDED
+        return self._held(outcome, rid, record_id(rec, text), crc)
+
+    def _held(self, outcome, rid, board_id, crc):
+        # Notes (board id, crc) as held, then commits what add() wrote (unless in a batch).
+        if crc is not None:
+            self.db.execute("INSERT OR IGNORE INTO board_records (id, crc) VALUES (?,?)",
+                            (board_id, int(crc)))
         if not self._batch:
             self.db.commit()
-        return (REPLACED if row is not None else ADDED), rid
+        return outcome, rid
+
+    def holds(self, board_id, crc):
+        """True if this log holds the record a board lists as board_id with this CRC-32."""
+        return self.db.execute("SELECT 1 FROM board_records WHERE id=? AND crc=?",
+                               (board_id, int(crc))).fetchone() is not None
 
     def batch(self, on=True):
         """batch(True): add() leaves its games in one open transaction; batch(False) commits

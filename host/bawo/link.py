@@ -22,6 +22,52 @@ class LinkError(BawoError):
         self.code = code
 
 
+class ReplyError(LinkError):
+    """A reply that arrived whole (its CRC right) but is not what the protocol says: a broken
+    or hostile board. Nothing of it has been used."""
+
+
+# Bounds on what a board may make a host do (docs/protocol.md, "Field ranges"): LIST's start
+# is 0..65535, GET's off below P.OFF_MAX; a record on a Pico is a few kB, 12 kB for a long game.
+MAX_GAMES = 65536
+MAX_RECORD = 256 * 1024
+CRC_MAX = 0xFFFFFFFF
+
+
+def _int(r, name, lo, hi, what):
+    v = r.get(name) if isinstance(r, dict) else None
+    if type(v) is not int or not lo <= v <= hi:   # bool is not int here
+        raise ReplyError("the board sent a malformed %s reply: %s is %s, not an integer in %d..%d"
+                         % (what, name, _show(v), lo, hi))
+    return v
+
+
+def _show(v):
+    t = repr(v)
+    return t if len(t) <= 24 else t[:21] + "..."
+
+
+def game_id_ok(gid):
+    """A game id as the protocol allows one (never a path): '<board>-<n>', 6..40 characters."""
+    if type(gid) is not str or not 6 <= len(gid) <= 40 or not gid.isascii():
+        return False
+    return P._id_ok(gid.encode())
+
+
+def _listed(g):
+    """One LIST entry, checked: a dict with a game id, 'synced' a bool if there, 'crc' an
+    unsigned 32-bit int or absent (an older board: its records are fetched, never just acked)."""
+    if not isinstance(g, dict) or not game_id_ok(g.get("id")):
+        raise ReplyError("the board sent a malformed LIST reply: entry %s has no valid game id" % _show(g))
+    for k in ("synced", "acked", "done", "finished"):
+        if g.get(k) is not None and type(g[k]) is not bool:
+            raise ReplyError("the board sent a malformed LIST reply: %s of %s is %s, not true/false"
+                             % (k, g["id"], _show(g[k])))
+    if g.get("crc") is not None:
+        _int(g, "crc", 0, CRC_MAX, "LIST")
+    return g
+
+
 NOMEM_TRIES = 5       # a request the board had no room for, asked again (BoardLink.request)
 NOMEM_PAUSE_S = 0.2
 
@@ -141,38 +187,75 @@ class BoardLink:
     # --- typed helpers ---------------------------------------------------------------------
 
     def hello(self):
-        self.info = self.request(P.HELLO, {"proto": P.VERSION, "host": "bawo-host"})
-        return self.info
+        info = self.request(P.HELLO, {"proto": P.VERSION, "host": "bawo-host"})
+        _int(info, "proto", 0, 65535, "HELLO")
+        for k in ("board", "fw", "profile"):
+            if info.get(k) is not None and (type(info[k]) is not str or len(info[k]) > 64):
+                raise ReplyError("the board sent a malformed HELLO reply: %s is %s" % (k, _show(info[k])))
+        self.info = info
+        return info
 
     def set_time(self, t=None):
         self.request(P.TIME, {"t": int(time.time() if t is None else t)})
 
     def list_games(self):
+        """Every LIST page, each checked whole: next is where the page ends (start + its
+        games) and never past total, total at most MAX_GAMES, so the pages end."""
         games, start = [], 0
+        total = None
         while start is not None:
             page = self.request(P.LIST, {"start": start})
-            games.extend(page["games"])
+            got = page.get("games")
+            if not isinstance(got, list):
+                raise ReplyError("the board sent a malformed LIST reply: no list of games")
+            n = _int(page, "total", 0, MAX_GAMES, "LIST")
+            if total is not None and n != total:
+                raise ReplyError("the board's list of games changed while it was read: sync again")
+            total = n
+            if _int(page, "start", start, start, "LIST") + len(got) > total:
+                raise ReplyError("the board sent a malformed LIST reply: more games than its total")
             nxt = page.get("next")
-            start = nxt if nxt is not None and nxt > start else None
+            if nxt is not None:
+                _int(page, "next", start + 1, total - 1, "LIST")
+                if nxt != start + len(got):
+                    raise ReplyError("the board sent a malformed LIST reply: next is %s after %d "
+                                     "games from %d" % (_show(nxt), len(got), start))
+            games.extend(_listed(g) for g in got)
+            start = nxt
         return games
 
     def fetch_record(self, game_id, progress=None, chunk=P.MAX_CHUNK):
-        """Fetch a whole game record (bytes) in chunks; verifies the record's CRC32."""
+        """Fetch a whole game record (bytes) in chunks; verifies the record's CRC32. Every
+        reply is checked whole (ReplyError), the record is at most MAX_RECORD bytes and each
+        chunk brings some: a fetch ends."""
         out = bytearray()
         total, crc = None, None
         while total is None or len(out) < total:
             r = self.request(P.GET, {"id": game_id, "off": len(out), "n": chunk})
-            data = P.unb64(r["data"])
-            if r.get("off") != len(out) or (total is not None and r["total"] != total):
-                raise LinkError("record %s changed while being fetched: fetch it again" % game_id)
-            total, crc = r["total"], r["crc"]
+            if r.get("id") != game_id:
+                raise ReplyError("the board answered GET %s with record %s" % (game_id, _show(r.get("id"))))
+            t = _int(r, "total", 0, MAX_RECORD, "GET")
+            c = _int(r, "crc", 0, CRC_MAX, "GET")
+            if _int(r, "off", 0, P.OFF_MAX, "GET") != len(out) or (total is not None and (t, c) != (total, crc)):
+                raise ReplyError("record %s changed while being fetched: fetch it again" % game_id)
+            total, crc = t, c
+            data = r.get("data")
+            try:
+                if type(data) is not str or len(data) > 4 * ((chunk + 2) // 3):
+                    raise ValueError
+                data = P.unb64(data)
+            except ValueError:   # binascii.Error too
+                raise ReplyError("the board sent a malformed GET reply: data of record %s is not "
+                                 "base64 of at most %d bytes" % (game_id, chunk))
+            if len(data) > min(chunk, total - len(out)):
+                raise ReplyError("the board sent more of record %s than asked for" % game_id)
             if not data and len(out) < total:
-                raise LinkError("board sent an empty chunk of record %s at %d/%d" % (game_id, len(out), total))
+                raise ReplyError("board sent an empty chunk of record %s at %d/%d" % (game_id, len(out), total))
             out += data
             if progress:
                 progress(len(out), total)
         if len(out) != total or P.crc32(out) != crc:
-            raise LinkError("record %s arrived damaged (CRC mismatch): fetch it again" % game_id)
+            raise ReplyError("record %s arrived damaged (CRC mismatch): fetch it again" % game_id)
         return bytes(out)
 
     def ack_game(self, game_id):

@@ -3,11 +3,19 @@
 The order per game is what makes sync safe to interrupt anywhere: fetch (CRC-checked), verify by
 replaying, store and COMMIT, and only then ACK_GAME. A cut before the commit leaves the game
 unacked on the board, so the next sync fetches it again; a cut between the commit and the ack
-leaves it in the log and unacked, so the next sync finds the id in the log and only acks it.
-The log's primary key is the game id, so nothing is ever stored twice.
+leaves it in the log and unacked, so the next sync finds it held and only acks it.
 
-A record that does not replay is put in quarantine (text, error, ply) and NOT acked: the board
-keeps its copy, every sync reports it again, and nothing is lost while someone looks at it.
+The board acks only what the log holds: LIST gives each record's CRC-32, and a record is acked
+without fetching it only when the log has noted that (id, crc) as stored (db.Log.holds). An id
+alone proves nothing: two boards with one id, or a board whose counter went back, list another
+game under an id the log has. Such a record is fetched and kept beside the other as a conflict
+(db.Log.add), reported, and then acked: both games are in the log.
+
+A record that does not replay (or cannot be read at all) is put in quarantine (text, error, ply)
+and NOT acked: the board keeps its copy, every sync reports it again, and nothing is lost while
+someone looks at it. A reply the protocol does not allow for one record (link.ReplyError, an
+ERROR from the board) is reported and the sync goes on with the next; a sync fetches at most
+MAX_SYNC_BYTES.
 """
 import json
 import time
@@ -16,6 +24,12 @@ from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
 from . import db as dbmod
+from .link import LinkError, ReplyError, P
+
+MAX_SYNC_BYTES = 64 * 1024 * 1024   # a Pico's flash holds 1.4 MB of records
+# What a hostile record may raise while it is read, besides RecordError: a JSON nested too
+# deep, values of the wrong types.
+_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
 
 
 class Report:
@@ -24,7 +38,8 @@ class Report:
         self.added = []        # ids stored this run
         self.reacked = []      # already in the log, acked again
         self.quarantined = []  # (id, error, ply)
-        self.conflicts = []    # (id, error)
+        self.conflicts = []    # (id, error): kept beside the game that has its id
+        self.failed = []       # (id, error): not fetched (a bad reply); left on the board
         self.bytes = 0
         self.seconds = 0.0
 
@@ -32,10 +47,11 @@ class Report:
         return {"listed": self.listed, "added": self.added, "reacked": self.reacked,
                 "quarantined": [{"id": i, "error": e, "ply": p} for i, e, p in self.quarantined],
                 "conflicts": [{"id": i, "error": e} for i, e in self.conflicts],
+                "failed": [{"id": i, "error": e} for i, e in self.failed],
                 "bytes": self.bytes, "seconds": round(self.seconds, 3)}
 
     def ok(self):
-        return not self.quarantined and not self.conflicts
+        return not self.quarantined and not self.conflicts and not self.failed
 
 
 def parse_record(data):
@@ -44,12 +60,18 @@ def parse_record(data):
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
     except UnicodeError:
         raise RecordError("record is not UTF-8 text")
-    if text.lstrip().startswith("{"):
-        try:
-            return Record.from_dict(json.loads(text)), text
-        except ValueError as e:
-            raise RecordError("record is not valid JSON: %s" % e)
-    return Record.from_text(text), text
+    try:
+        if text.lstrip().startswith("{"):
+            try:
+                return Record.from_dict(json.loads(text)), text
+            except ValueError as e:
+                raise RecordError("record is not valid JSON: %s" % e)
+        return Record.from_text(text), text
+    except RecordError:
+        raise
+    except _UNREADABLE as e:
+        raise RecordError("record cannot be read: %s" % (type(e).__name__ if isinstance(e, RecursionError)
+                                                          else str(e)[:100] or type(e).__name__))
 
 
 def pending(games):
@@ -67,31 +89,50 @@ def pending(games):
     return out
 
 
-def store_one(log, gid, data, report, source="sync"):
-    """Verify and store one fetched record; True if the board may forget it (ack)."""
+def store_one(log, gid, data, report, source="sync", crc=None):
+    """Verify and store one fetched record; True if the board may forget it (ack): the log
+    holds it, as the game or as a conflict beside the game that has its id. crc: the board's
+    CRC-32 of data, noted with it (Log.holds)."""
     try:
         rec, text = parse_record(data)
         if not rec.header.get("Id"):
             rec.header["Id"] = str(gid)
+        if str(rec.header["Id"]) != str(gid):
+            # The board's list and the record disagree: keep it, under the id the board knows.
+            rec.header["Id"] = str(gid)
         rec.replay()
-    except RecordError as e:
+    except (RecordError,) + _UNREADABLE as e:
+        err = str(e) if isinstance(e, RecordError) else "record cannot be read: %s" % type(e).__name__
         raw = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
-        log.quarantine(raw, str(e), getattr(e, "ply", None), source, rid=str(gid))
-        report.quarantined.append((str(gid), str(e), getattr(e, "ply", None)))
+        log.quarantine(raw, err, getattr(e, "ply", None), source, rid=str(gid))
+        report.quarantined.append((str(gid), err, getattr(e, "ply", None)))
         return False
-    if str(rec.header["Id"]) != str(gid):
-        # The board's list and the record disagree: keep it, under the id the board knows.
-        rec.header["Id"] = str(gid)
-    outcome, rid = log.add(rec, source)
+    outcome, rid = log.add(rec, source, crc=crc)
     if outcome == dbmod.CONFLICT:
-        report.conflicts.append((rid, "id %s is already in the log with different moves "
-                                      "(kept in quarantine, not acked)" % rid))
-        return False
-    if outcome == dbmod.SAME:
-        report.reacked.append(rid)
+        report.conflicts.append((str(gid), "another game with id %s is in the log: this one is kept "
+                                           "beside it as %s" % (gid, rid)))
+    elif outcome == dbmod.SAME:
+        report.reacked.append(str(gid))
     else:
         report.added.append(rid)
     return True
+
+
+def _one_failed(e, gid, report):
+    # A bad reply or a refusal concerns this record: noted, the sync goes on. No reply at
+    # all means the link is gone: that ends the sync.
+    if not isinstance(e, ReplyError) and e.code is None:
+        raise e
+    report.failed.append((gid, str(e)))
+
+
+def _ack(link, gid, report):
+    try:
+        link.ack_game(gid)
+        return True
+    except LinkError as e:
+        _one_failed(e, gid, report)
+        return False
 
 
 def sync(link, log, bar=None, fetch_chunk=None):
@@ -102,20 +143,31 @@ def sync(link, log, bar=None, fetch_chunk=None):
     report.listed = len(games)
     if bar:
         bar.start(len(games), "games")
+    seen = set()
     for n, g in enumerate(games):
-        gid = g["id"]
-        if log.has(str(gid)):
-            link.ack_game(gid)
-            report.reacked.append(str(gid))
+        gid, crc = g["id"], g.get("crc")
+        if gid in seen:
+            continue    # listed twice: once is enough
+        seen.add(gid)
+        if crc is not None and log.holds(gid, crc):
+            if _ack(link, gid, report):
+                report.reacked.append(gid)
+        elif report.bytes >= MAX_SYNC_BYTES:
+            report.failed.append((gid, "not fetched: this sync fetched %d MB already (sync again)"
+                                  % (MAX_SYNC_BYTES >> 20)))
         else:
             def progress(got, total, n=n):
                 if bar:
                     bar.update(n + (got / total if total else 1), extra="%s %d/%d B" % (gid, got, total))
             kw = {"chunk": fetch_chunk} if fetch_chunk else {}
-            data = link.fetch_record(gid, progress=progress, **kw)
+            try:
+                data = link.fetch_record(gid, progress=progress, **kw)
+            except LinkError as e:
+                _one_failed(e, gid, report)
+                continue
             report.bytes += len(data)
-            if store_one(log, gid, data, report):
-                link.ack_game(gid)
+            if store_one(log, gid, data, report, crc=P.crc32(data)):
+                _ack(link, gid, report)
         if bar:
             bar.update(n + 1)
     if bar:
