@@ -91,3 +91,38 @@ def test_records_sync_damage_and_space(tmp_path):
     assert r["next_id"] == "tb-0006" and r["next_id2"] == "tb-0007"
     assert r["statvfs_free"] and r["torn"]
     assert any("set aside" in m for m in r["logs"]) and any("flash low" in m for m in r["logs"])
+
+
+PRUNED = r"""
+import os, sys, json
+from journal import Journal
+root = sys.argv[1]
+j = Journal(root, 'tb', min_free=0, capacity=100000, log=lambda m: None)
+ids = []
+for _ in range(3):
+    gid = j.start({'game': 'bawo'})
+    j.append(1, 'A1+')
+    j.finish(gid, '[Game "bawo"]\n[Id "%s"]\n[Result "*"]\n\n1. A1+ *\n' % gid)
+    j.mark_synced(gid)
+    ids.append(gid)
+# The flash fills: every synced record is deleted to make room (as make_room does).
+j.capacity = 100000 - j.free_bytes() + 10
+j.min_free = 5000
+j.make_room()
+left = sorted(n for n in os.listdir(root) if n.endswith('.rec') or n.endswith('.syn'))
+# Then a bad flash page: the counter file no longer matches its CRC.
+p = root + '/counter'
+b = bytearray(open(p, 'rb').read()); b[0] ^= 1
+open(p, 'wb').write(b)
+j = Journal(root, 'tb', min_free=0, capacity=0, log=lambda m: None)   # a power-on
+print(json.dumps({'ids': ids, 'left': left, 'next': j.start({'game': 'oware'})}))
+"""
+
+
+def test_ids_never_come_again_after_pruning_and_a_damaged_counter(tmp_path):
+    """Issue 27: synced records pruned, then the counter damaged: the next game took id 1 again
+    and a host that knew that id acked the new game unseen. Its second copy keeps it."""
+    r, root = run_mp(tmp_path, PRUNED)
+    assert r["ids"] == ["tb-0001", "tb-0002", "tb-0003"]
+    assert r["left"] == []                       # nothing left on flash that names an id
+    assert r["next"] == "tb-0004"
