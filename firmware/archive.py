@@ -200,9 +200,10 @@ def _crc_at(f, total):
 
 
 def _crc_of(j, name):
-    p = j.path(name)
-    with open(p, 'rb') as f:
-        return _crc_at(f, os.stat(p)[6] - CRC_TAIL)
+    # From the end: no os.stat (its tuple) at every LIST of every record.
+    with open(j.path(name), 'rb') as f:
+        f.seek(-CRC_TAIL + 5, 2)
+        return int(f.read(8), 16)
 
 
 def mark_synced(j, gid):
@@ -235,7 +236,7 @@ def list_games(j):
 
 
 def _summary(j, name):
-    """{'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc'} of a record file name.
+    """{'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc' (unsynced only)} of a record.
 
     The cache must not fragment the heap: one object per record, made at odd times
     between bursts of garbage, leaves the heap full of holes (with ~500 records LIST
@@ -265,9 +266,13 @@ def _summary(j, name):
                 ply[i] = plies
                 codes[i] = code + 1
     # crc: what GET's crc will be, so a host acks only a record it holds (docs/protocol.md).
-    # Read from the file's tail at each LIST, not cached: no heap kept for it.
-    return {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
-            'synced': name.endswith(SYN), 'crc': _crc_of(j, name)}
+    # Read from the file's tail at each LIST, not cached (no heap kept for it), and only for
+    # a record not synced yet: the only ones a host fetches or acks.
+    d = {'id': gid, 'game': game, 'plies': plies, 'result': result, 'reason': reason,
+         'synced': name.endswith(SYN)}
+    if not d['synced']:
+        d['crc'] = _crc_of(j, name)
+    return d
 
 
 def _size_cache(j, n):
