@@ -282,7 +282,9 @@ def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, 
         j.append(i + 1, mv)
         s.push(mv)
     flash = tmp_path / "flash.bin"
-    make_flash(flash, dict(cp_bundle, **{"games/counter": (tmp_path / "g" / "counter").read_bytes()}))
+    # The journal's board id: a chip whose unique ID is zeros.
+    make_flash(flash, dict(cp_bundle, **{"games/counter": (tmp_path / "g" / "counter").read_bytes()}),
+               uid=bytes(8))
     with open(flash, "r+b") as f:
         f.seek(NVM_OFFSET)
         f.write(nvm)

@@ -117,6 +117,31 @@ def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
         assert on_flash["games/" + n[:-4] + ".syn"] == data
 
 
+def test_each_emulated_pico_has_its_flash_chips_unique_id(bundle_4x8, tmp_path):
+    """Issue 27: every emulated Pico was pico-00000000 (the flash model had no unique ID), so
+    two of them synced into one log lost a game. The chip answers 0x4B (flash_get_unique_id,
+    machine.unique_id()) with its flash file's ID: given, or its own; a copied image (a cloned
+    flash on another chip) is another board."""
+    import shutil
+    from bawo.pico import Pico, load_profile, make_flash, read_uid
+    from bawo.ports import connect
+    prof = load_profile("bawo-4x8")
+    make_flash(tmp_path / "a.bin", bundle_4x8, uid=bytes.fromhex("0123456789abcdef"))
+    shutil.copy(tmp_path / "a.bin", tmp_path / "b.bin")
+    boards = []
+    for name in ("a.bin", "b.bin"):
+        pico = Pico(prof, tmp_path / name)
+        try:
+            pico.wait_boot(timeout=300)
+            ser, _link, info = connect(pico.port, None, timeout=10.0)
+            ser.close()
+            boards.append(info["board"])
+        finally:
+            pico.close()
+    assert boards[0] == "pico-89abcdef"
+    assert boards[1] == "pico-" + read_uid(tmp_path / "b.bin").hex()[-8:] != boards[0]
+
+
 def _flash(pico, profile="bawo-4x8"):
     from _pico_helpers import bawo
     r = bawo("flash", "--port", pico.port, "--profile", profile)
@@ -537,17 +562,18 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(bun
     decoder, the NOR chip's state, the key script) shows up there. Keys are a script at emulated
     instants, so the three runs depend on nothing outside the emulator."""
     import shutil
-    from bawo.pico import Pico, PicoError, load_profile, make_flash
+    from bawo.pico import Pico, PicoError, load_profile, make_flash, read_uid
     prof = load_profile("bawo-4x8")
     script, _end, _presses = scripted_game(prof)
     menu_press = script[2 * 4][0]                 # MENU, after the 4 menu choices: the game starts
     make_flash(tmp_path / "start.bin", bundle_4x8)
+    uid = read_uid(tmp_path / "start.bin")        # one board: its flash chip goes with each copy
     opts = {"script": script}
     cuts, flashes = {}, {}
     for in_process in (False, True):
         flash = tmp_path / ("in.bin" if in_process else "kill.bin")
         shutil.copy(tmp_path / "start.bin", flash)
-        pico = Pico(prof, flash, options=opts, power_cycle=in_process)
+        pico = Pico(prof, flash, options=opts, power_cycle=in_process, uid=uid)
         try:
             pico.cut_inside_flash_op(menu_press, 0.5)
             cuts[in_process] = pico.until_cut(5000)
@@ -567,7 +593,7 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(bun
     assert port                                   # the USB came back on a pty
     # A new process on what the cut left.
     (tmp_path / "new.bin").write_bytes(flashes[False])
-    pico = Pico(prof, tmp_path / "new.bin", options=opts)
+    pico = Pico(prof, tmp_path / "new.bin", options=opts, uid=uid)
     try:
         fresh = pico.command("state", t=1_500_000_000)
         new = (pico.frames, pico.events)

@@ -94,17 +94,48 @@ def uf2_blocks(data, limit=FS_OFFSET):
         yield addr - 0x10000000, b[32:32 + size]
 
 
-def make_flash(path, files=None, image=IMAGE):
+def make_flash(path, files=None, image=IMAGE, uid=None):
     """Write a 2 MiB flash file: the MicroPython image, and (if files is not None) a
     littlefs holding files ({path on the board: bytes}); None leaves the filesystem
-    erased, as on a Pico that only had the UF2 copied (MicroPython formats it at boot)."""
+    erased, as on a Pico that only had the UF2 copied (MicroPython formats it at boot).
+    uid: the chip's unique ID (8 bytes, else a random one), in the file beside it (uid_file)."""
     flash = bytearray(b"\xff" * FLASH_SIZE)
     for off, payload in uf2_blocks(Path(image).read_bytes()):
         flash[off:off + len(payload)] = payload
     if files is not None:
         flash[FS_OFFSET:] = littlefs_image(files)
     Path(path).write_bytes(bytes(flash))
+    write_uid(path, uid)
     return path
+
+
+def uid_file(flash):
+    """Where a flash file's chip keeps its 64-bit unique ID: '<flash>.uid', 16 hex digits.
+    A real chip's ID is not in its array, so a copy of the array (a cloned image) is another
+    board unless the ID file is copied too."""
+    return Path(str(flash) + ".uid")
+
+
+def write_uid(flash, uid=None):
+    """Give a flash file's chip its unique ID: uid (8 bytes) or a random one. Returns it."""
+    uid = os.urandom(8) if uid is None else bytes(uid)
+    if len(uid) != 8:
+        raise PicoError("a flash chip's unique ID is 8 bytes, not %d" % len(uid))
+    uid_file(flash).write_text(uid.hex() + "\n")
+    return uid
+
+
+def read_uid(flash):
+    """The unique ID of a flash file's chip; made (random) the first time it is asked for:
+    every emulated Pico is a board of its own (machine.unique_id(), the board id)."""
+    try:
+        text = uid_file(flash).read_text().strip()
+        uid = bytes.fromhex(text)
+        if len(uid) == 8:
+            return uid
+    except (OSError, ValueError):
+        pass
+    return write_uid(flash)
 
 
 def littlefs_image(files):
@@ -149,9 +180,12 @@ def bundle_files(bundle_dir):
 class Pico:
     """A running emulated Pico. profile: the hardware profile dict (pins); flash: the flash
     file. The USB serial port is self.port (a pty path). power_cycle: a cut leaves the emulator
-    running with the power off, for power_on() (otherwise the cut ends it)."""
+    running with the power off, for power_on() (otherwise the cut ends it). uid: the flash
+    chip's unique ID (8 bytes; default the flash file's own, read_uid), what the board's id
+    is made of."""
 
-    def __init__(self, profile, flash, realtime=False, log=None, options=None, power_cycle=False):
+    def __init__(self, profile, flash, realtime=False, log=None, options=None, power_cycle=False,
+                 uid=None):
         ensure_runtime()
         keys = profile["keys"]
         buttons = profile.get("buttons", {})
@@ -169,7 +203,10 @@ class Pico:
         self._power = 0            # power-ons in the emulator: each command names the one it is for
         self._listen = self._sockdir = None
         ours, theirs = socket.socketpair()
-        cfg = {"bootrom": str(BOOTROM), "flash": self.flash, "usb_fd": theirs.fileno(),
+        # The flash chip's unique ID (uid: 8 bytes, else the flash file's own, read_uid).
+        self.uid = bytes(uid) if uid is not None else read_uid(flash)
+        cfg = {"bootrom": str(BOOTROM), "flash": self.flash, "flash_uid": self.uid.hex(),
+               "usb_fd": theirs.fileno(),
                "rows": keys["rows"], "cols": keys["cols"],
                "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
                "data_pin": profile["leds"]["data_pin"], "realtime": bool(realtime)}

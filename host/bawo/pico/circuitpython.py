@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import FLASH_SIZE, HERE, Pico, PicoError, uf2_blocks
+from . import FLASH_SIZE, HERE, Pico, PicoError, uf2_blocks, write_uid
 
 IMAGE = HERE / "images" / "circuitpython-10.2.1-raspberry_pi_pico.uf2"
 FAT_OFFSET = 0x100000
@@ -51,15 +51,17 @@ def fat_image(files):
         os.unlink(tmp)
 
 
-def make_flash(path, files=None, image=IMAGE):
+def make_flash(path, files=None, image=IMAGE, uid=None):
     """A 2 MiB flash file: the CircuitPython image and (files not None) a CIRCUITPY drive
-    holding files; None leaves it erased (CircuitPython formats it at first boot)."""
+    holding files; None leaves it erased (CircuitPython formats it at first boot). uid: the
+    chip's unique ID (bawo.pico.write_uid)."""
     flash = bytearray(b"\xff" * FLASH_SIZE)
     for off, payload in uf2_blocks(Path(image).read_bytes(), limit=FAT_OFFSET):
         flash[off:off + len(payload)] = payload
     if files is not None:
         flash[FAT_OFFSET:FAT_OFFSET + FAT_SIZE] = fat_image(files)
     Path(path).write_bytes(bytes(flash))
+    write_uid(path, uid)
     return path
 
 
@@ -118,8 +120,8 @@ def boot_options():
 class CircuitPico(Pico):
     """An emulated Pico running CircuitPython; same API as Pico."""
 
-    def __init__(self, profile, flash, realtime=False, log=None):
-        Pico.__init__(self, profile, flash, realtime, log, options=boot_options())
+    def __init__(self, profile, flash, realtime=False, log=None, uid=None):
+        Pico.__init__(self, profile, flash, realtime, log, options=boot_options(), uid=uid)
 
 
 __all__ = ["CircuitPico", "IMAGE", "make_flash", "read_files", "read_nvm", "fat_image", "PicoError"]

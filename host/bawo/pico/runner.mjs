@@ -17,6 +17,7 @@
 //   {"bootrom": path, "flash": path (2 MiB file), "usb_fd": 3, "rows": [...], "cols": [...],
 //    "buttons": [...], "data_pin": 16, "realtime": false,
 //    "usb_path": a unix socket to connect the USB to at each `power_on` (absent: a cut exits),
+//    "flash_uid": the flash chip's 64-bit unique ID, 16 hex digits (absent: zeros),
 //    "frame_bytes": false to report each LED frame's times without its bytes}
 // Control: JSON lines on stdin, JSON lines on stdout (see host/bawo/pico/emulator.py).
 import crypto from 'node:crypto';
@@ -49,6 +50,11 @@ const tnow = () => base + mcu.clock.nanos;
 // 1 -> 0) or a block partly erased (the first part 0xFF, the rest as it was). Until it is
 // done the chip ignores every command but reading the status.
 const T_PAGE_PROGRAM = 400e3;                      // ns, 0.4 ms
+// The chip's unique ID, read by command 0x4B (4 dummy bytes, then 8 bytes): what the
+// pico-sdk's flash_get_unique_id reads at boot for machine.unique_id() (CircuitPython's
+// microcontroller.cpu.uid too), so each flash file can be a board of its own.
+const FLASH_UID = /^[0-9a-fA-F]{16}$/.test(cfg.flash_uid || '') ? Buffer.from(cfg.flash_uid, 'hex')
+  : Buffer.alloc(8);
 const T_ERASE = { 4096: 45e6, 32768: 120e6, 65536: 150e6 };
 
 class NorFlash {
@@ -169,6 +175,8 @@ class NorFlash {
         return (this.busy ? this.poll() : 0) | (this.wel ? 2 : 0);
       case 0x35: // status 2: QE set
         return n > 1 ? 2 : 0;
+      case 0x4b: // read unique ID: the command, 4 dummy bytes, then the 8 ID bytes
+        return n >= 6 && n <= 13 ? FLASH_UID[n - 6] : 0;
       case 0x03: // read
       case 0x0b: { // fast read (one dummy byte)
         const skip = cmd === 0x0b ? 5 : 4;
