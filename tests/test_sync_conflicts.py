@@ -90,3 +90,21 @@ def test_a_reused_id_is_fetched_not_acked_unseen(tmp_path):
     finally:
         log.close()
     assert texts == sorted([old.to_text(), new.to_text()])
+
+
+def test_import_keeps_another_game_with_a_taken_id(tmp_path):
+    from _host_helpers import random_record
+    db = str(tmp_path / "games.sqlite")
+    a, b = random_record(1, "pico-00000000-0001"), random_record(2, "pico-00000000-0001")
+    (tmp_path / "a.txt").write_text(a.to_text())
+    (tmp_path / "b.txt").write_text(b.to_text())
+    assert _bawo("import", str(tmp_path / "a.txt"), "--db", db).returncode == 0
+    r = _bawo("import", str(tmp_path / "b.txt"), "--db", db)
+    assert r.returncode == 1 and "0 added, 0 already in the log, 1 conflict(s) kept" in r.stdout, r.stdout
+    assert "kept beside it as pico-00000000-0001~" in r.stdout, r.stdout
+    # Seen again: a duplicate of the kept copy, not a second conflict.
+    r = _bawo("import", str(tmp_path / "b.txt"), "--db", db)
+    assert r.returncode == 0 and "0 added, 1 already in the log, 0 failed" in r.stdout, r.stdout
+    r = _bawo("games", "--db", db, "--json")
+    rows = json.loads(r.stdout)
+    assert sorted(x["status"] for x in rows) == ["conflict", "done"], rows

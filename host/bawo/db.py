@@ -3,6 +3,9 @@
 A game's key is its record's Id tag (the board writes "<device>-<n>"); a record without an Id
 (hand-written, imported) gets one from the hash of its text, so importing it twice is a no-op.
 Records that do not replay go to `quarantine` with the error and ply, never into `games`.
+Another game under a taken id is kept beside it (conflict_id, status 'conflict'): never dropped
+as a duplicate, never overwriting. `board_records` notes which board records (id, CRC-32) the
+log holds, so sync acks only those.
 A game watched live is a `games` row with status 'live' (then 'watched' once it ended), rewritten
 move by move and replaced by the board's own record when that is synced.
 """

@@ -335,7 +335,8 @@
       setText("syncout", "syncing…");
       const r = await post("/api/sync");
       setText("syncout", r.error ? r.error : "added " + (r.added || []).length + ", already there " +
-              (r.same || r.duplicate || []).length);
+              (r.reacked || []).length + ((r.conflicts || []).length ? ", conflicts kept: " +
+              r.conflicts.map((c) => c.id).join(" ") : ""));
       window.bawo.sync = r;
     };
   }
