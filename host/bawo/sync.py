@@ -77,15 +77,12 @@ def parse_record(data):
 def pending(games):
     """The listed games still to sync: boards that list acked games mark them."""
     out = []
-    for g in games:
-        if isinstance(g, dict):
-            if g.get("acked") or g.get("synced"):
-                continue
-            if g.get("done") is False or g.get("finished") is False:
-                continue  # the game being played: synced once it ends
-            out.append(g)
-        else:
-            out.append({"id": g})
+    for g in games:   # dicts: BoardLink.list_games checked each
+        if g.get("acked") or g.get("synced"):
+            continue
+        if g.get("done") is False or g.get("finished") is False:
+            continue  # the game being played: synced once it ends
+        out.append(g)
     return out
 
 
