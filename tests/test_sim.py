@@ -75,7 +75,8 @@ def test_interactive_menu_opens_on_the_game_opponent_and_level_given(tmp_path):
     # `bawo sim --game oware` opened the board's menu on Bawo: --game, --opponent and --level
     # applied to the scripted modes only. Given, they are the menu's choices at power-on, and
     # MENU starts that game; not given, the menu keeps its own (its settings file).
-    from bawo.sim import BoardProcess, Options
+    from bawo.sim import BoardProcess
+    from bawo.sim.main import Options
     from bawo.sim.terminal import menu_choices
     assert menu_choices(Options()) == {}
     b = BoardProcess("bawo-4x8", str(tmp_path), extra_env=menu_choices(
@@ -390,7 +391,7 @@ def test_negative_counts_are_refused(option, capsys):
 
 
 def test_end_of_game_lines():
-    from bawo.draw import result_line
+    from bawo.sim.layout import result_line
     from bawo.sim.render import _caption
     pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
     assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
@@ -420,7 +421,7 @@ def test_show_and_play_end_with_the_result_line(tmp_path):
     ("bagh-chal", "T...T/...../..G../...../T...T H:19 C:0 T")])
 def test_screen_fits_40_columns_without_colour(game, pos):
     from bawo.draw import frame
-    from bawo.sim import screen
+    from bawo.sim.render import screen
     line, prof = frame(game, pos)
     turn = pos.rsplit(" ", 1)[1]
     st = {"mode": "play", "game": game, "pos": pos, "turn": turn, "ply": 1, "id": "sim-1-0001"}

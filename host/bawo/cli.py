@@ -859,7 +859,7 @@ SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", 
 
 
 def cmd_sim(args):
-    from .sim import run
+    from .sim.main import run
     return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
 
 

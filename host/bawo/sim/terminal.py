@@ -10,11 +10,10 @@ from pathlib import Path
 
 from bawo_firmware_sim import simpipe as P
 
-from .board import BoardProcess, REPL_EXIT, SimError, is_flashed
+from .board import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
 from .layout import GRID_KEYS
-from .relay import PtyRelay, _shut_down, start_repl
-from .render import _click, _fits_leds, _geometry, screen
-from .script import _mpy_for
+from .relay import PtyRelay, shut_down, start_repl
+from .render import clicked_key, fits_leds, geometry as leds_geometry, screen
 
 
 # Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
@@ -24,7 +23,8 @@ QUIT_KEYS = ("Q", "\x03")
 VIEW_KEY = "\t"   # LEDs <-> counts as digits
 
 
-def _interactive(args, data):
+def run_interactive(args, data):
+    """The interactive board: drawn on this terminal, or headless without one."""
     relay = PtyRelay()
     relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
     # Written whole, then renamed: a tool that finds the file reads the whole path.
@@ -35,7 +35,7 @@ def _interactive(args, data):
 
     def boot():
         b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
-                         speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
+                         speed=args.speed, heap=args.heap, mpy_dir=mpy_dir_for(args, data),
                          link=relay.board_ends(), wait_boot=False, extra_env=menu_choices(args))
         try:
             b.wait_boot()
@@ -60,7 +60,7 @@ def _interactive(args, data):
         else:
             _terminal(board, relay, data)
     finally:
-        _shut_down(relay, board, data)
+        shut_down(relay, board, data)
     return 0
 
 
@@ -139,7 +139,7 @@ def _terminal(board, relay, data):
     raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
     termios.tcsetattr(fd, termios.TCSANOW, raw)
     sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
-    geometry = _geometry(board.profile_file)
+    geometry = leds_geometry(board.profile_file)
     last = None
     asking = False
     try:
@@ -175,7 +175,7 @@ def _terminal(board, relay, data):
                 elif ch == VIEW_KEY:
                     view = "digits" if view == "leds" else "leds"
                 elif ch.startswith("\x1b[<"):
-                    k = _click(ch, geometry) if _fits_leds(geometry, width) and view == "leds" else None
+                    k = clicked_key(ch, geometry) if fits_leds(geometry, width) and view == "leds" else None
                     if k is not None:
                         board.tap(k)
                 else:
