@@ -522,3 +522,23 @@ def test_simpipe_runs_on_micropython():
                                "assert P.parse_reply(P.reply(P.MESSAGE, 'hi')) == (P.MESSAGE, 'hi')\n"
                                "print('ok')"])
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_random_plies_are_seeded_from_the_clock_and_the_seed_is_printed(tmp_path):
+    """`bawo sim --random 40` played the same game on every run (seed 1): the seed comes
+    from the clock now, printed, and --seed plays that game again."""
+    def plies(out):
+        return [line.split()[1:3] for line in out.splitlines() if line.startswith("  ply ")]
+
+    runs = []
+    for k in range(2):
+        r = sim("--random", "40", "--speed", "8", "--data", str(tmp_path / str(k)))
+        assert r.returncode == 0, r.stderr
+        m = re.search(r"seed (\d+) \(--seed \1 plays this game again\)", r.stdout)
+        assert m, r.stdout[:300]
+        runs.append((int(m.group(1)), plies(r.stdout)))
+    (s1, moves1), (s2, moves2) = runs
+    assert s1 != s2 and moves1 != moves2 and len(moves1) > 5
+    again = sim("--random", "40", "--speed", "8", "--seed", str(s1), "--data", str(tmp_path / "2"))
+    assert again.returncode == 0 and "seed" not in again.stdout.split("\n")[0], again.stdout[:200]
+    assert plies(again.stdout) == moves1

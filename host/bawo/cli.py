@@ -439,7 +439,9 @@ def _add_sim_parser(subparsers):
                         "one the board's menu opens on (default: its last choice)")
     p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
     p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the random plies and of the board's AI (default: from the "
+                        "clock, printed; give it again to play the same game)")
     p.add_argument("--speed", type=int, choices=range(1, 9), metavar="1-8",
                    help="animation speed, 8 = instant")
     p.add_argument("--headless", action="store_true", help="no drawing")
