@@ -139,7 +139,8 @@ def build_parser():
     s.set_defaults(func=cmd_games)
 
     s = _sub(subs, "show", "replay a logged game in the terminal",
-             """Replay a game from the log: Enter shows the next move, b steps back, q quits.
+             """Replay a game from the log: Enter (or n, space) shows the next move, b steps
+             back, q quits; in a terminal each key acts at once.
              ID may be a unique prefix of the game id. Each position is drawn as the board's
              LEDs show it (the firmware's own drawing, as in `bawo sim`), then the position
              string and whose turn it is; when the output is not a terminal or NO_COLOR is set,
@@ -651,7 +652,11 @@ def cmd_show(args):
     if getattr(args, "analyse", False):
         from .analyse import analyse, mark_text
         marks = [mark_text(x) for x in analyse(rec)]
-    return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args), marks=marks)
+    if not interactive:
+        return show_record(rec, ply=args.ply, style=_style(args), marks=marks)
+    from .termkeys import single_keys
+    with single_keys(sys.stdin) as ask:   # b, q and Enter act at once, no Enter after them
+        return show_record(rec, interactive=True, ask=ask, style=_style(args), marks=marks)
 
 
 class _Stdin:

@@ -162,7 +162,9 @@ def _interactive(pico, prof, profile_file):
             wire = pico.last_frame()
             if wire is None:
                 continue
-            screen = render(frame_line(pico, profile_file, wire), profile_file, {})
+            # The LEDs only: this terminal has no status of the board's to caption them with.
+            screen = render(frame_line(pico, profile_file, wire), profile_file, {},
+                            color=not os.environ.get("NO_COLOR")).rsplit("\n", 1)[0]
             if screen != last:
                 last = screen
                 sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n")
