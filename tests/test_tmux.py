@@ -156,3 +156,62 @@ def test_bawo_show_leaves_the_terminal_as_it_found_it_after_ctrl_c(tmux, tmp_pat
     s = t.wait_for("rc=130")
     tail = s[s.index("rc=130"):].split()
     assert "icanon" in tail and "echo" in tail and "-icanon" not in tail, s
+
+
+def _hello(data):
+    from bawo.ports import connect
+    ser, link, info = connect(None, str(data), timeout=2.0)
+    try:
+        return info, link.position()
+    finally:
+        ser.close()
+
+
+def _flash(*args):
+    return subprocess.run(bawo("flash", *args), capture_output=True, text=True, timeout=600,
+                          env=env_with_path())
+
+
+def test_flash_dry_run_leaves_an_interactive_sim_running(tmux, tmp_path):
+    """`bawo flash --dry-run --sim D` stopped an interactive `bawo sim`: its REPL's soft reboot
+    (the dry run's Ctrl-D) ended the simulator, and flash waited 47 s for it. The simulator
+    reboots into its firmware now, the game in progress goes on, and flash says so."""
+    data = tmp_path / "d"
+    t = tmux(bawo("sim", "--data", str(data), "--game", "bawo"), env={"NO_COLOR": "1"})
+    t.wait_for("menu:")
+    t.keys("m")
+    t.wait_for("South to move, ply 0")
+    t.keys("a")
+    t.keys("s")
+    t.wait_for("North to move, ply 1")
+    info, before = _hello(data)
+    r = _flash("--sim", str(data), "--dry-run")
+    assert r.returncode == 0 and "would be copied" in r.stdout, r.stderr
+    assert "board answers" in r.stderr, r.stderr
+    t.wait_for("North to move, ply 1")   # drawn again after the reboot
+    again, after = _hello(data)
+    assert again["board"] == info["board"]
+    assert (after["id"], after["ply"], after["position"]) == (before["id"], 1, before["position"])
+    assert "rc=" not in t.screen()
+    t.keys("Q")
+    t.wait_for("quit?")
+    t.keys("y")
+    t.wait_for("rc=0")
+
+
+def test_flash_into_an_interactive_sim_runs_the_new_firmware(tmux, tmp_path):
+    """The board page's "Update the firmware" left the simulator at its REPL ("busy", then
+    "no board connected"): after an install the simulated board runs again."""
+    data = tmp_path / "d"
+    t = tmux(bawo("sim", "--data", str(data), "--game", "bawo"), env={"NO_COLOR": "1"})
+    t.wait_for("menu:")
+    info, _ = _hello(data)
+    r = _flash("--sim", str(data))
+    assert r.returncode == 0 and "verified on the board" in r.stderr, r.stderr
+    assert (data / "app.mpy").exists()
+    t.wait_for("menu:")
+    again, pos = _hello(data)
+    assert again["board"] == info["board"] and pos["mode"] == "menu"
+    assert "rc=" not in t.screen()
+    t.keys("Q")
+    t.wait_for("rc=0")
