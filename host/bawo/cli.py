@@ -294,11 +294,14 @@ def build_parser():
 
     s = _sub(subs, "demo", "try it without a board: simulated board, sync, list",
              """Start the simulated board (the real firmware under the MicroPython unix port),
-             let it play a scripted game to the end, sync it into a game log and list the log.""",
+             let it play a scripted game to the end, sync it into your game log (the one
+             `bawo games` lists) and list the log.""",
              """examples:
                bawo demo
                bawo demo --games 3 --db /tmp/demo.sqlite --data /tmp/bawo-sim""")
-    s.add_argument("--db", metavar="FILE", help="game log (default: a demo log in the sim data dir)")
+    s.add_argument("--db", metavar="FILE",
+                   help="game log the demo's games go into (default: your game log, as `bawo "
+                        "games` reads it; env BAWO_DB)")
     s.add_argument("--data", metavar="DIR", help="simulator data dir (default: a new temporary dir)")
     s.add_argument("--games", type=_positive, default=1, help="scripted games to play (default 1)")
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
@@ -907,22 +910,25 @@ def cmd_play(args):
 
 
 def cmd_demo(args):
-    """Simulated board -> scripted games -> sync -> list: the README's first command."""
+    """Simulated board -> scripted games -> sync -> list: the README's first command. The
+    games go into the user's own game log (--db, $BAWO_DB, else the default one), so the
+    `bawo games`, `bawo show` and `bawo serve` that follow find them; the board's flash is a
+    throw-away dir unless --data."""
     import tempfile
     import threading
     from . import sim
     from .draw import Bar
+    from .sim.main import run as run_sim
     from .sync import sync
     from .ports import connect
     data = args.data or tempfile.mkdtemp(prefix="bawo-demo-")
-    db = args.db or os.path.join(data, "demo-games.sqlite")
+    db = _db_path(args)
     print("1. simulated board: the firmware under the MicroPython unix port, flash in %s" % data)
     for k in range(args.games):
         print("2. the board plays scripted game %d/%d of %s (pockets pressed by a script):"
               % (k + 1, args.games, args.game))
         try:
-            sim.run(game=args.game, data=data, seed=k + 1, speed=8, headless=True, quiet=True,
-                    demo=True)
+            run_sim(game=args.game, data=data, speed=8, headless=True, quiet=True, demo=True)
         except sim.SimError as e:
             raise BawoError("the simulated board failed: %s" % e)
     relay = sim.PtyRelay()
@@ -937,7 +943,8 @@ def cmd_demo(args):
             pass
     threading.Thread(target=drain, daemon=True).start()
     try:
-        print("3. board restarted with its USB serial port on %s; syncing into %s" % (relay.path, db))
+        print(safe("3. board restarted with its USB serial port on %s; syncing into your game log %s"
+                   % (relay.path, db)))
         ser, link, info = connect(relay.path, None, timeout=3.0)
         log = None
         try:
@@ -953,10 +960,13 @@ def cmd_demo(args):
     finally:
         relay.stop = True
         board.kill()
-    print("4. bawo games --db %s" % db)
+    own = db == _db_path(argparse.Namespace())   # the log `bawo games` reads with no --db
+    where = "" if own else " --db %s" % db
+    print(safe("4. bawo games%s" % where))
     rc = list_games(db)
     if report.added:
-        print("\nnext: bawo show %s --db %s --all" % (report.added[-1], db))
+        print(safe("\nthe demo's game%s in your game log with the others: bawo show %s%s --all"
+                   % ("s are" if len(report.added) > 1 else " is", report.added[-1], where)))
     return rc
 
 

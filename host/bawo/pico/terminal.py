@@ -64,7 +64,9 @@ def run(args, data):
     path = flash_file(data, profile_file)
     pico = Pico(prof, path, realtime=not scripted)
     try:
-        (Path(data) / "port").write_text(pico.port + "\n")
+        # Written whole, then renamed: a tool that finds the file reads the whole path.
+        (Path(data) / "port.tmp").write_text(pico.port + "\n")
+        os.replace(Path(data) / "port.tmp", Path(data) / "port")
         print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js), flash %s, "
               "serial port %s" % (path, pico.port), flush=True)
         pico.wait_boot(timeout=600)
@@ -83,6 +85,17 @@ def run(args, data):
         raise SimError(str(e))
     finally:
         pico.close()
+        _withdraw_port(data, pico.port)
+
+
+def _withdraw_port(data, port):
+    """Remove DATA/port if it still names this Pico's pty (never another simulator's)."""
+    f = Path(data) / "port"
+    try:
+        if f.read_text().strip() == port:
+            f.unlink()
+    except OSError:
+        pass
 
 
 def _scripted(args, pico, prof, profile_file):
