@@ -428,16 +428,21 @@ def _heap_size(text):
 
 def _add_sim_parser(subparsers):
     from .sim import default_data_dir
-    p = subparsers.add_parser(
-        "sim", help="the board's firmware simulated in this terminal (no board needed)",
-        description="Run the board's firmware under the MicroPython unix port. Interactive by "
-                    "default (keys or mouse clicks press pockets, its serial port is a pty); "
-                    "with --moves/--script/--random/--demo it presses the pockets itself. "
-                    "The unix port is fast and deterministic: the everyday mode for playing, "
-                    "scripts and host tools. --pico runs the real Pico MicroPython image on an "
-                    "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
-                    "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
-                    "than a Pico on a busy PC.")
+    p = _sub(subparsers, "sim", "the board's firmware simulated in this terminal (no board needed)",
+             """Run the board's firmware under the MicroPython unix port. Interactive by default
+             (keys or mouse clicks press pockets, its serial port is a pty); with
+             --moves/--script/--random/--demo it presses the pockets itself. The unix port is
+             fast and deterministic: the everyday mode for playing, scripts and host tools.
+             --pico runs the real Pico MicroPython image on an emulated RP2040 instead: the most
+             faithful rehearsal of a board (its timing, its 32-bit heap, its littlefs flash, its
+             USB serial), but several times slower than a Pico on a busy PC.""",
+             """examples:
+               bawo sim                            the board in this terminal (Q quits)
+               bawo sim --data /tmp/bawo-sim       its flash in /tmp/bawo-sim (bawo sync --sim /tmp/bawo-sim)
+               bawo sim --moves "A1+ B7-"          press these moves, print the result
+               bawo sim --random 40 --seed 7       40 random plies, the same ones each time
+               bawo sim --ai-vs-ai --level 5       the board's AI against itself, a whole game
+               bawo sim --pico                     the Pico's own MicroPython on an emulated RP2040""")
     p.add_argument("--game", choices=("bawo", "oware", "bagh-chal"),
                    help="the game: scripted, the one played (default bawo); interactive, the "
                         "one the board's menu opens on (default: its last choice)")
