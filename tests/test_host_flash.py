@@ -350,3 +350,28 @@ def test_flash_fails_when_another_board_answers_after_the_restart(sim_board, tmp
     finally:
         os.killpg(p.pid, signal.SIGTERM)
         p.wait(10)
+
+
+def test_the_board_pages_update_leaves_the_simulated_board_running(sim_board, tmp_path):
+    """The board page's "Update the firmware" against the simulator left it at its REPL: the
+    page said "busy", then "no board connected". After the update the board runs again and
+    the page's bridge talks to it (a sync goes through)."""
+    import httpx
+    from _serve_helpers import Server, wait_for
+    data, start, stop = sim_board
+    p, _ = start()
+    srv = Server(str(tmp_path / "g.sqlite"), sim=str(data))
+    h = {"Host": "127.0.0.1:%d" % srv.cfg.port, "X-Bawo-Token": srv.cfg.token,
+         "Content-Type": "application/json"}
+
+    def post(path, timeout=30):
+        return httpx.post(srv.url.rstrip("/") + path, headers=h, json={}, timeout=timeout)
+    try:
+        wait_for(lambda: post("/api/sync").status_code == 200, 60, "the page's link to the board")
+        r = post("/api/flash", timeout=900)
+        assert r.status_code == 200 and r.json().get("ok"), r.text
+        assert any("board answers" in line for line in r.json()["lines"]), r.json()
+        wait_for(lambda: post("/api/sync").status_code == 200, 60, "the board after the update")
+        assert p.poll() is None and (data / "app.mpy").exists()
+    finally:
+        srv.stop()

@@ -418,12 +418,13 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
             print("%s  %s" % (hashes[p], p))
         say("bundle of %d file(s) in %s" % (len(hashes), bundle_only))
         return 0
-    from .ports import default_sim_port, resolve
-    found = port is None and sim is None
+    from .ports import default_sim_port, resolve, sim_dir
+    named = port is not None or sim_dir(sim) is not None or os.environ.get("BAWO_PORT")
+    is_sim = port is None and sim_dir(sim) is not None   # --sim DIR or $BAWO_SIM
     port = resolve(port, sim)[0]
     # A simulator found by itself (no --sim) is a simulator all the same: mpremote must not
     # soft-reset it, and a reboot at its REPL runs what was installed.
-    is_sim = sim is not None or (found and port == default_sim_port())
+    is_sim = is_sim or (not named and port == default_sim_port())
     remote = Remote(port, resume=no_reset or is_sim)
     march = "armv6m"
     emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
