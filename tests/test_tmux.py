@@ -1,7 +1,6 @@
 """The terminal commands in a real terminal (tmux): `bawo sim`, `bawo sim --pico`, `bawo show`.
 Each test starts the command in its own tmux server (its own socket in a temp dir), types
 keys with send-keys and reads the screen with capture-pane, waiting for what it expects."""
-import os
 import shutil
 import subprocess
 import sys
