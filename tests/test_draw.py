@@ -29,6 +29,7 @@ def _no_status(text):
 ])
 def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
     from bawo import sim
+    from bawo.sim.render import render
     board = sim.BoardProcess(sim.PROFILES[game], str(tmp_path), fake=True, speed=8)
     try:
         st = sim.choose_settings(board, game, "people", 8)
@@ -37,12 +38,12 @@ def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
         st = sim.play_moves(board, game, moves)
         frame = board.get_frame()
         for color in (True, False):
-            want = _no_status(sim.render(frame, board.profile_file, st, color=color, keys=False))
+            want = _no_status(render(frame, board.profile_file, st, color=color, keys=False))
             assert D.leds(game, st["pos"], color=color) == want
         # and the start position differs (the drawing follows the position)
         g = make_game(game)
         assert D.leds(game, g.format(State(g).position)) != _no_status(
-            sim.render(frame, board.profile_file, st, keys=False))
+            render(frame, board.profile_file, st, keys=False))
         assert D.frame(game, st["pos"])[0] == frame
     finally:
         board.quit()

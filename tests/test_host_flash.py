@@ -320,3 +320,58 @@ def test_a_profile_the_firmware_refuses_leaves_no_engine_out(tmp_path):
     bad.write_text('{"schema": 1, "games": "bawo"}')
     names = {os.path.basename(b) for b, _ in flash.sources(str(bad)) if b.startswith("shared_rules/")}
     assert {"bawo.py", "oware.py", "baghchal.py"} <= names
+
+
+def test_flash_fails_when_another_board_answers_after_the_restart(sim_board, tmp_path):
+    """A port name freed while the board restarts may be another board's by then (one run
+    reported another emulator's board, rc 0): flash checks the board that answers is the
+    one it started with (HELLO's board id), else fails loudly."""
+    from bawo.ports import sim_port
+    data, start, stop = sim_board
+    start()
+    other = tmp_path / "other"
+    other.mkdir()
+    p = subprocess.Popen(bawo_cmd() + ["sim", "--headless", "--data", str(other)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env_with_path(), start_new_session=True)
+    try:
+        for line in p.stdout:
+            if "running headless" in line:
+                break
+        first = flash.board_hello(sim_port(str(data)))
+        second = flash.board_hello(sim_port(str(other)))
+        assert first and second and first["board"] != second["board"]
+        said = []
+        with pytest.raises(flash.FlashError) as e:
+            flash.restart_firmware(sim_port(str(other)), said.append, first)
+        msg = str(e.value)
+        assert "now answers as board %s, not %s" % (second["board"], first["board"]) in msg, msg
+        assert not any("board answers" in s for s in said)
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(10)
+
+
+def test_the_board_pages_update_leaves_the_simulated_board_running(sim_board, tmp_path):
+    """The board page's "Update the firmware" against the simulator left it at its REPL: the
+    page said "busy", then "no board connected". After the update the board runs again and
+    the page's bridge talks to it (a sync goes through)."""
+    import httpx
+    from _serve_helpers import Server, wait_for
+    data, start, stop = sim_board
+    p, _ = start()
+    srv = Server(str(tmp_path / "g.sqlite"), sim=str(data))
+    h = {"Host": "127.0.0.1:%d" % srv.cfg.port, "X-Bawo-Token": srv.cfg.token,
+         "Content-Type": "application/json"}
+
+    def post(path, timeout=30):
+        return httpx.post(srv.url.rstrip("/") + path, headers=h, json={}, timeout=timeout)
+    try:
+        wait_for(lambda: post("/api/sync").status_code == 200, 60, "the page's link to the board")
+        r = post("/api/flash", timeout=900)
+        assert r.status_code == 200 and r.json().get("ok"), r.text
+        assert any("board answers" in line for line in r.json()["lines"]), r.json()
+        wait_for(lambda: post("/api/sync").status_code == 200, 60, "the board after the update")
+        assert p.poll() is None and (data / "app.mpy").exists()
+    finally:
+        srv.stop()

@@ -211,6 +211,9 @@ def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_aw
         # The board goes away, and comes back with its game resumed from its journal.
         b.unplug()
         _until(lambda: "lost the board" in out.getvalue(), out)
+        lost = next(x for x in out.getvalue().splitlines() if "lost the board" in x)
+        # In words, not pyserial's "device reports readiness to read but returned no data".
+        assert "readiness" not in lost and "Errno" not in lost and "multiple access" not in lost, lost
         time.sleep(1.5)
         b.plug()
         _until(lambda: "board back" in out.getvalue(), out)

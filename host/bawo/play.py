@@ -7,8 +7,9 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
 from . import players
-from .draw import _SIDE, draw, result_line
+from .draw import draw
 from .errors import BawoError
+from .sim.layout import SIDE_NAMES, result_line
 from .text import safe
 
 
@@ -22,7 +23,7 @@ def _title(rec):
     for side, tag in ((0, h.get("First")), (1, h.get("Second"))):
         n = players.parse(tag)[2]   # the board's hints, 'person (2 hints)'
         if n:
-            bits.append("%s had %d hint%s" % (_SIDE.get(sides[side], sides[side]), n, "" if n == 1 else "s"))
+            bits.append("%s had %d hint%s" % (SIDE_NAMES.get(sides[side], sides[side]), n, "" if n == 1 else "s"))
     return "  ".join(bits)
 
 

@@ -2,7 +2,8 @@
 
 Order: --port, then the simulator's pty (--sim DIR or $BAWO_SIM), then $BAWO_PORT, then every
 USB port with the Raspberry Pi vendor id (0x2E8A), or CircuitPython's Pico id (239a:80f4), that
-answers the handshake.
+answers the handshake, then a simulator running in its default data dir (`bawo sim` with no
+--data), found as a USB board is.
 """
 import errno
 import os
@@ -46,6 +47,34 @@ def sim_port(data_dir):
                 return path
     raise PortError("no simulator port file in %s: start the simulator with `bawo sim --data %s`"
                     % (data_dir, data_dir))
+
+
+def running_sim_port(data_dir):
+    """The pty of a simulator running on data_dir now, else None (never an error). Running:
+    the process named in its lock file lives and the pty it wrote exists. A port file a
+    killed simulator left names a pty that may be some terminal's by now: it is not opened."""
+    try:
+        with open(os.path.join(data_dir, "lock")) as f:
+            pid = int(f.read(32).strip() or 0)
+        with open(os.path.join(data_dir, "port")) as f:
+            path = f.read(4096).strip()
+    except (OSError, ValueError):
+        return None
+    if pid <= 0 or not path.startswith("/dev/") or not os.path.exists(path):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass   # alive, another user's
+    return path
+
+
+def default_sim_port():
+    """running_sim_port of the simulator's default data dir."""
+    from .sim.board import default_data_dir
+    return running_sim_port(default_data_dir())
 
 
 def candidates():
@@ -106,9 +135,13 @@ def resolve(port=None, sim=None):
     if env:
         return [env]
     picos = [c["device"] for c in candidates() if c["pico"]]
+    sim_pty = default_sim_port()
+    if sim_pty:
+        picos.append(sim_pty)
     if not picos:
         raise PortError("no board found: plug it in with a data USB cable (the board shows up with "
-                        "USB id 2e8a:xxxx, or 239a:80f4 under CircuitPython), or give --port PATH; `bawo sim` starts a simulated board")
+                        "USB id 2e8a:xxxx, or 239a:80f4 under CircuitPython), or give --port PATH; "
+                        "`bawo sim` starts a simulated board, found here while it runs")
     return picos
 
 

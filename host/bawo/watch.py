@@ -191,7 +191,7 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
             except (LinkError, OSError) as e:  # serial.SerialException is an OSError
                 if reconnect is None:
                     raise
-                w.say("lost the board (%s): waiting for it to come back" % " ".join(str(e).split()))
+                w.say("lost the board (%s): waiting for it to come back" % _why_lost(e))
                 try:
                     link.port.close()
                 except (AttributeError, OSError):
@@ -205,6 +205,15 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
         for ser in opened:
             ser.close()
     return 0
+
+
+def _why_lost(e):
+    """Why the link ended, in words: a LinkError says it in ours; the serial port's own text
+    (pyserial's "device reports readiness to read but returned no data ...", an errno) is
+    what a cable pulled or a board reset looks like from here."""
+    if isinstance(e, LinkError):
+        return " ".join(str(e).split())
+    return "its serial port closed: unplugged, reset, or taken by another program"
 
 
 def _wait_for(reconnect, opened, timeout):

@@ -10,8 +10,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import firmware, sim
-from ..sim import render as sim_render, script as sim_script
+from .. import firmware
+from ..sim.board import SimError
+from ..sim.layout import GRID_KEYS, key_of_cell, presses_for
+from ..sim.render import clicked_key, geometry as leds_geometry, render
+from ..sim.script import random_moves, script_moves
+from ..sim.terminal import QUIT_KEYS
 from . import Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
 
 
@@ -55,12 +59,14 @@ def run(args, data):
     prof = load_profile(profile_file)
     scripted = args.moves or args.script or args.random is not None or args.demo
     if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:
-        raise sim.SimError("--pico plays people against people in the scripted modes; "
+        raise SimError("--pico plays people against people in the scripted modes; "
                            "use the menu (interactive) for the board's AI")
     path = flash_file(data, profile_file)
     pico = Pico(prof, path, realtime=not scripted)
     try:
-        (Path(data) / "port").write_text(pico.port + "\n")
+        # Written whole, then renamed: a tool that finds the file reads the whole path.
+        (Path(data) / "port.tmp").write_text(pico.port + "\n")
+        os.replace(Path(data) / "port.tmp", Path(data) / "port")
         print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js), flash %s, "
               "serial port %s" % (path, pico.port), flush=True)
         pico.wait_boot(timeout=600)
@@ -76,9 +82,20 @@ def run(args, data):
             return 0
         return _interactive(pico, prof, profile_file)
     except PicoError as e:
-        raise sim.SimError(str(e))
+        raise SimError(str(e))
     finally:
         pico.close()
+        _withdraw_port(data, pico.port)
+
+
+def _withdraw_port(data, port):
+    """Remove DATA/port if it still names this Pico's pty (never another simulator's)."""
+    f = Path(data) / "port"
+    try:
+        if f.read_text().strip() == port:
+            f.unlink()
+    except OSError:
+        pass
 
 
 def _scripted(args, pico, prof, profile_file):
@@ -99,25 +116,25 @@ def _scripted(args, pico, prof, profile_file):
         tap(k)
     tap(pico.menu_key)
     pos = _position(pico)
-    moves = sim_script._script_moves(args) or []
+    moves = script_moves(args) or []
     if args.random is not None or args.demo:
-        moves = sim.random_moves(game, pos["position"], args.seed,
+        moves = random_moves(game, pos["position"], args.seed,
                                  100000 if args.demo else args.random)
-    cells = sim.key_of_cell(profile_file, game)
+    cells = key_of_cell(profile_file, game)
     for mv in moves:
         if pos.get("result"):
             break
         ply = pos["ply"]
-        for k in sim.presses_for(game, pos["position"], mv, cells):
+        for k in presses_for(game, pos["position"], mv, cells):
             tap(k)
         pos = _position(pico)
         if pos["ply"] != ply + 1:
-            raise sim.SimError("the board did not take move %s at ply %d (position %s)"
+            raise SimError("the board did not take move %s at ply %d (position %s)"
                                % (mv, ply + 1, pos["position"]))
         if not args.quiet and not args.headless:
             print("  ply %3d  %-6s %s" % (pos["ply"], mv, pos["position"]))
     if not args.headless:
-        print(sim.render(frame_line(pico, profile_file, pico.last_frame()), profile_file,
+        print(render(frame_line(pico, profile_file, pico.last_frame()), profile_file,
                          status_of(pos), color=sys.stdout.isatty()))
     res = pos.get("result")
     if res:
@@ -134,7 +151,7 @@ def _interactive(pico, prof, profile_file):
     import tty
     rows = prof["grid"]["rows"]
     keymap = {}
-    for r, chars in enumerate(sim.GRID_KEYS.get(rows, ())):
+    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
         for c, ch in enumerate(chars):
             keymap[ch] = r * len(chars) + c
     keymap.update({"m": pico.menu_key, "\r": pico.menu_key, "\n": pico.menu_key,
@@ -143,27 +160,29 @@ def _interactive(pico, prof, profile_file):
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
-    geometry = sim_render._geometry(profile_file)
+    geometry = leds_geometry(profile_file)
     last = None
     try:
         while pico.proc.poll() is None:
             r, _, _ = select.select([sys.stdin], [], [], 0.05)
             if r:
                 ch = os.read(fd, 64).decode(errors="ignore")
-                if ch in ("q", "\x03"):
+                if ch in QUIT_KEYS:   # q is a pocket (North's A8), as in `bawo sim`
                     break
-                k = sim_render._click(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
+                k = clicked_key(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
                 if k is not None:
                     pico.press(k, hold_ms=60, gap_ms=0)
             wire = pico.last_frame()
             if wire is None:
                 continue
-            screen = sim.render(frame_line(pico, profile_file, wire), profile_file, {})
+            # The LEDs only: this terminal has no status of the board's to caption them with.
+            screen = render(frame_line(pico, profile_file, wire), profile_file, {},
+                            color=not os.environ.get("NO_COLOR")).rsplit("\n", 1)[0]
             if screen != last:
                 last = screen
                 sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n")
                                  + "\x1b[K\n  emulated Pico (rp2 image on rp2040js): pocket letters, "
-                                 "m=MENU, Backspace=BACK, q=quit; port %s\x1b[K\n\x1b[J" % pico.port)
+                                 "m=MENU, Backspace=BACK, Q=quit; port %s\x1b[K\n\x1b[J" % pico.port)
                 sys.stdout.flush()
     finally:
         sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")

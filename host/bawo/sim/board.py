@@ -261,6 +261,16 @@ def is_flashed(data):
     return any(os.path.exists(os.path.join(data, n)) for n in ("app.mpy", "app.py"))
 
 
+def mpy_dir_for(options, data):
+    """A dir of compiled firmware when --heap/--mpy asks for one, else None. A Pico runs the
+    deployed .mpy files: compiling the sources would need heap it does not spend. A flashed
+    data dir already holds them."""
+    if not (options.mpy or options.heap) or is_flashed(data):
+        return None
+    import tempfile
+    return build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
+
+
 def lock_data_dir(data):
     """Hold the data dir for this process (released when it ends): two simulators on one
     flash would share the journal, and quitting one would withdraw the other's port file."""

@@ -97,3 +97,22 @@ def cell_texts(game, position_text):
         else:
             out[cell] = str(pos.board[cell])
     return out
+
+
+# The sides' names in words, for captions, titles and result lines.
+SIDE_NAMES = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+
+
+def result_line(game_name, winner, reason, position=None):
+    """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
+    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
+    if winner is None:
+        return "draw (%s)" % reason
+    side = SIDE_NAMES.get(winner, winner)
+    if game_name == "oware" and reason == "25 seeds" and position:
+        try:
+            stores = dict(p.split(":") for p in position.split(" ")[1:3])
+            reason = "%s seeds in store, 25 win" % int(stores[winner])
+        except (ValueError, KeyError):
+            pass
+    return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)

@@ -10,7 +10,7 @@ import time
 from .board import micropython_binary
 
 
-def _shut_down(relay, board, data):
+def shut_down(relay, board, data):
     """Stop the serial relay and the board, and withdraw the port file tools look for."""
     relay.stop = True
     board.kill()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .layout import GRID_KEYS, cell_texts, key_of_cell, labels as cell_labels
+from .layout import GRID_KEYS, SIDE_NAMES, cell_texts, key_of_cell, labels as cell_labels, result_line
 
 
 def _parse_frame(line):
@@ -68,8 +68,7 @@ def _mono(top, bot):
 
 
 def _caption(st):
-    from ..draw import result_line
-    side = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+    side = SIDE_NAMES
     other = {"S": "N", "N": "S", "G": "T", "T": "G"}
     if st.get("mode") == "menu":
         text = ("menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
@@ -93,8 +92,15 @@ def _caption(st):
     return "  " + text
 
 
-def _fits_leds(geometry, width):
-    rows, cols, bw, _, _ = geometry
+def leds_width(profile_file):
+    """Terminal columns the LED drawing of this profile takes."""
+    rows, cols, bw, _, _ = geometry(profile_file)
+    return 2 + cols * (bw + 2)
+
+
+def fits_leds(geo, width):
+    """True if the LED drawing of geometry `geo` (geometry()) fits `width` columns."""
+    rows, cols, bw, _, _ = geo
     return 2 + cols * (bw + 2) <= width
 
 
@@ -103,7 +109,7 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
     or plain characters) when they fit and view is 'leds', else the counts as digits; then
     the status, the board's last message and the keys."""
     import textwrap
-    fits = _fits_leds(_geometry(profile_file), width)
+    fits = fits_leds(geometry(profile_file), width)
     if view == "leds" and fits:
         board = render(frame_line, profile_file, status, color=color)
     else:
@@ -113,8 +119,7 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
     if fits:
         tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
     else:
-        rows, cols, bw, _, _ = _geometry(profile_file)
-        tab = "(the LEDs need %d columns) " % (2 + cols * (bw + 2))
+        tab = "(the LEDs need %d columns) " % leds_width(profile_file)
     keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
     out = list(body)
     for text in (caption, msg, keys):
@@ -182,14 +187,16 @@ def _brightness(frame_line, prof):
     return out
 
 
-def _geometry(profile_file):
+def geometry(profile_file):
+    """(rows, cols, block width, text rows a block takes, profile) of the LED drawing."""
     prof = json.loads(Path(profile_file).read_text())
     blk = prof["leds"]["block"]
     return prof["grid"]["rows"], prof["grid"]["cols"], blk["w"], (blk["h"] + 1) // 2, prof
 
 
-def _click(seq, geo):
-    # SGR mouse: ESC [ < b ; x ; y M  (1-based cell coordinates); presses only.
+def clicked_key(seq, geo):
+    """The key a mouse press on the LED drawing hits (geometry() `geo`), or None.
+    SGR mouse: ESC [ < b ; x ; y M  (1-based cell coordinates); presses only."""
     try:
         body = seq[3:]
         if not body.endswith("M"):

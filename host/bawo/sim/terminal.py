@@ -10,11 +10,10 @@ from pathlib import Path
 
 from bawo_firmware_sim import simpipe as P
 
-from .board import BoardProcess, REPL_EXIT, SimError, is_flashed
+from .board import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
 from .layout import GRID_KEYS
-from .relay import PtyRelay, _shut_down, start_repl
-from .render import _click, _fits_leds, _geometry, screen
-from .script import _mpy_for
+from .relay import PtyRelay, shut_down, start_repl
+from .render import clicked_key, fits_leds, geometry as leds_geometry, screen
 
 
 # Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
@@ -24,7 +23,8 @@ QUIT_KEYS = ("Q", "\x03")
 VIEW_KEY = "\t"   # LEDs <-> counts as digits
 
 
-def _interactive(args, data):
+def run_interactive(args, data):
+    """The interactive board: drawn on this terminal, or headless without one."""
     relay = PtyRelay()
     relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
     # Written whole, then renamed: a tool that finds the file reads the whole path.
@@ -35,7 +35,7 @@ def _interactive(args, data):
 
     def boot():
         b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
-                         speed=args.speed, heap=args.heap, mpy_dir=_mpy_for(args, data),
+                         speed=args.speed, heap=args.heap, mpy_dir=mpy_dir_for(args, data),
                          link=relay.board_ends(), wait_boot=False, extra_env=menu_choices(args))
         try:
             b.wait_boot()
@@ -58,9 +58,9 @@ def _interactive(args, data):
         if args.headless or not sys.stdin.isatty():
             board = _headless(board, relay, data, boot)
         else:
-            _terminal(board, relay, data)
+            board = _terminal(board, relay, data, boot)
     finally:
-        _shut_down(relay, board, data)
+        shut_down(relay, board, data)
     return 0
 
 
@@ -119,9 +119,49 @@ def _headless(board, relay, data, boot):
         print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
 
 
-def _terminal(board, relay, data):
+def _terminal(board, relay, data, boot):
+    """The board on this terminal. When its firmware stops (a Ctrl-C on its port, as
+    mpremote sends), its REPL has the port, and a soft reboot there (Ctrl-D, which `bawo
+    flash` sends when it is done) runs the firmware again, drawn again here, as a Pico
+    reboots into main.py. Returns the board running last, for the caller to shut down."""
     import termios
     import tty
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    raw = termios.tcgetattr(fd)
+    raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
+    termios.tcsetattr(fd, termios.TCSANOW, raw)
+    color = not os.environ.get("NO_COLOR")
+    view = ["leds" if color else "digits"]   # kept across reboots
+    try:
+        while True:
+            sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
+            if _draw_board(board, relay, fd, color, view):
+                return board
+            sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
+            print(_stopped(board, relay, data) + "; Ctrl-D there restarts the firmware; Q quits",
+                  flush=True)
+            repl = start_repl(relay, data)
+            try:
+                while repl.poll() is None:
+                    r, _, _ = select.select([sys.stdin], [], [], 0.2)
+                    if r and os.read(fd, 64).decode(errors="ignore") in ("q",) + QUIT_KEYS:
+                        return board
+            finally:
+                if repl.poll() is None:
+                    repl.kill()
+                    repl.wait(5)
+            if repl.returncode != 0:
+                return board
+            board = boot()
+    finally:
+        sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+
+
+def _draw_board(board, relay, fd, color, view):
+    """Draw the board and press its pockets until a quit (True) or its firmware stops."""
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
     keymap = {}
     for r, chars in enumerate(GRID_KEYS.get(rows, ())):
@@ -130,84 +170,59 @@ def _terminal(board, relay, data):
     keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
                    "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
     assert not set(QUIT_KEYS) & set(keymap) and VIEW_KEY not in keymap
-    color = not os.environ.get("NO_COLOR")
-    view = "leds" if color else "digits"
-    fd = sys.stdin.fileno()
-    old = termios.tcgetattr(fd)
-    tty.setcbreak(fd)
-    raw = termios.tcgetattr(fd)
-    raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
-    termios.tcsetattr(fd, termios.TCSANOW, raw)
-    sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
-    geometry = _geometry(board.profile_file)
+    geometry = leds_geometry(board.profile_file)
     last = None
     asking = False
-    try:
-        while board.proc.poll() is None:
-            r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
-            if board._out in r or board._buf:
-                try:
-                    while True:
-                        kind, text = P.parse_reply(board.readline(timeout=1)) or (None, "")
-                        if kind == P.STATUS_NOW:
-                            board.status = json.loads(text)
-                        if b"\n" not in board._buf:
-                            break
-                except SimError:
-                    if board.proc.poll() is None:
-                        raise
-                    break  # the firmware stopped: its REPL, below
-            try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
-                width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
-            except OSError:
-                width = 80
-            if sys.stdin in r:
-                ch = os.read(fd, 64).decode(errors="ignore")
-                if asking:
-                    asking = False
-                    if ch in ("y", "Y") + QUIT_KEYS:
-                        return
-                elif ch in QUIT_KEYS:
-                    st = board.status or {}
-                    if st.get("mode") != "play" or st.get("result"):
-                        return
-                    asking = True
-                elif ch == VIEW_KEY:
-                    view = "digits" if view == "leds" else "leds"
-                elif ch.startswith("\x1b[<"):
-                    k = _click(ch, geometry) if _fits_leds(geometry, width) and view == "leds" else None
-                    if k is not None:
-                        board.tap(k)
-                else:
-                    for c in ch:   # keys typed fast arrive together: each is a press
-                        if c in keymap:
-                            board.tap(keymap[c])
-            said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
-            msg = next((text for kind, text in said if kind == P.MESSAGE), "")
-            if msg.startswith("game over:") and (board.status or {}).get("result"):
-                msg = ""   # the status line says it, in words (the board's message is terse)
+    while board.proc.poll() is None:
+        r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
+        if board._out in r or board._buf:
+            try:
+                while True:
+                    kind, text = P.parse_reply(board.readline(timeout=1)) or (None, "")
+                    if kind == P.STATUS_NOW:
+                        board.status = json.loads(text)
+                    if b"\n" not in board._buf:
+                        break
+            except SimError:
+                if board.proc.poll() is None:
+                    raise
+                break  # the firmware stopped: its REPL, below
+        try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
+            width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
+        except OSError:
+            width = 80
+        if sys.stdin in r:
+            ch = os.read(fd, 64).decode(errors="ignore")
             if asking:
-                msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
-            text = screen(board.frame, board.profile_file, board.status or {}, width, view, color,
-                          msg, relay.path)
-            if text != last:
-                last = text
-                # Erase each line's tail and everything below: the menu and the game differ in height.
-                sys.stdout.write("\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[K\n\x1b[J")
-                sys.stdout.flush()
-        sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
-        print(_stopped(board, relay, data) + "; Q quits")
-        repl = start_repl(relay, data)
-        try:
-            while repl.poll() is None:
-                r, _, _ = select.select([sys.stdin], [], [], 0.2)
-                if r and os.read(fd, 64).decode(errors="ignore") in ("q",) + QUIT_KEYS:
-                    break
-        finally:
-            if repl.poll() is None:
-                repl.kill()
-                repl.wait(5)
-    finally:
-        sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")
-        termios.tcsetattr(fd, termios.TCSADRAIN, old)
-
+                asking = False
+                if ch in ("y", "Y") + QUIT_KEYS:
+                    return True
+            elif ch in QUIT_KEYS:
+                st = board.status or {}
+                if st.get("mode") != "play" or st.get("result"):
+                    return True
+                asking = True
+            elif ch == VIEW_KEY:
+                view[0] = "digits" if view[0] == "leds" else "leds"
+            elif ch.startswith("\x1b[<"):
+                k = clicked_key(ch, geometry) if fits_leds(geometry, width) and view[0] == "leds" else None
+                if k is not None:
+                    board.tap(k)
+            else:
+                for c in ch:   # keys typed fast arrive together: each is a press
+                    if c in keymap:
+                        board.tap(keymap[c])
+        said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
+        msg = next((text for kind, text in said if kind == P.MESSAGE), "")
+        if msg.startswith("game over:") and (board.status or {}).get("result"):
+            msg = ""   # the status line says it, in words (the board's message is terse)
+        if asking:
+            msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
+        text = screen(board.frame, board.profile_file, board.status or {}, width, view[0], color,
+                      msg, relay.path)
+        if text != last:
+            last = text
+            # Erase each line's tail and everything below: the menu and the game differ in height.
+            sys.stdout.write("\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[K\n\x1b[J")
+            sys.stdout.flush()
+    return False
