@@ -130,7 +130,9 @@ def build_parser():
                bawo games
                bawo games --game oware --since 2025-01-01 --result S
                bawo games --json | jq '.[].id'
-               bawo games --quarantine      records that did not replay""")
+               bawo games --quarantine      records that did not replay
+
+             exit status: 0, 1 some row of the log could not be read (named on stderr)""")
     _add_db(s)
     _add_filters(s)
     s.add_argument("--quarantine", action="store_true", help="list quarantined records instead")
@@ -160,11 +162,18 @@ def build_parser():
 
     s = _sub(subs, "export", "write logged games to a file",
              """Export games as JSON lines (one record object per line), as text records
-             (RULES.md section 4, PGN-like) or as a CSV summary (no moves).""",
+             (RULES.md section 4, PGN-like) or as a CSV summary. JSON lines and text carry
+             every record whole, every tag and move: `bawo import` of them gives back the
+             same games. The CSV is a summary by design, one row a game with the columns id,
+             game, device, start, result, reason, plies, status: no moves and no other tags,
+             so it cannot be imported. A row of the log that cannot be read is named on
+             stderr and skipped; the others are written.""",
              """examples:
                bawo export > games.jsonl
                bawo export --format text -o games.txt
-               bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv""")
+               bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv
+
+             exit status: 0 every game written, 1 some row of the log could not be read""")
     s.add_argument("-f", "--format", choices=("jsonl", "text", "csv"), default="jsonl")
     s.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     s.add_argument("--analyse", action="store_true",
@@ -174,15 +183,18 @@ def build_parser():
     s.set_defaults(func=cmd_export)
 
     s = _sub(subs, "import", "add records from a file to the log",
-             """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
-             the good ones to the log; a game already there is skipped, a record that does not
-             replay is quarantined and reported. The file is read as a stream (any size), the
-             replays run in one process per CPU, and progress goes to stderr.""",
+             """Read records (JSON lines or text, as `bawo export` writes them), replay each,
+             and add the good ones to the log; a game already there is skipped, a record that
+             does not read or replay is quarantined as it was in the file, with a one-line
+             reason. The file is read as a stream (any size), the replays run in one process
+             per CPU, and progress goes to stderr. Ctrl-C stops it: what was stored so far is
+             kept and said. A CSV summary (`bawo export -f csv`) has no moves and cannot be
+             imported.""",
              """examples:
                bawo import games.jsonl
                bawo import friend.txt --db club.sqlite
 
-             exit status: 0 every record was good, 1 some record failed""")
+             exit status: 0 every record was good, 1 some record failed, 130 interrupted""")
     s.add_argument("file", help="record file (- for stdin)")
     s.add_argument("--jobs", type=_positive, metavar="N",
                    help="replay records in N processes (default: one per CPU; 1: in this one)")
