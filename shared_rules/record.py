@@ -33,14 +33,25 @@ _MAX_OFFSET = 14 * 60    # minutes: the widest zone in use (UTC+14, UTC-12)
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _MAX_NAME = 32
 
+try:
+    _isascii = str.isascii
+except AttributeError:  # MicroPython
+    _isascii = None
 
-def _num(s, lo, hi):
+
+def _digits(s):
     # ASCII digits only (CPython's int() also takes other scripts' digits and spaces).
-    if not s or len(s) > 6:
-        return None
+    if _isascii is not None:   # CPython: checked in C (the log sorts by this, row by row)
+        return _isascii(s) and s.isdigit()
     for c in s:
         if not "0" <= c <= "9":
-            return None
+            return False
+    return len(s) > 0
+
+
+def _num(s, lo, hi):
+    if not s or len(s) > 6 or not _digits(s):
+        return None
     n = int(s)
     return n if lo <= n <= hi else None
 
@@ -68,36 +79,38 @@ def start_time(value):
 
 
 def _start_time(v):
-    if v[4] != "-" or v[7] != "-" or v[10] not in "T ":
+    # "YYYY-MM-DD?HH:MM" then [":SS"][".f"][zone]; the fixed part's 12 digits checked at once.
+    if v[4] != "-" or v[7] != "-" or v[10] not in "T " or v[13] != ":":
         return None
-    y, mo, d = _num(v[0:4], 1999, 2100), _num(v[5:7], 1, 12), _num(v[8:10], 1, 31)
-    if y is None or mo is None or d is None:
+    if not _digits(v[0:4] + v[5:7] + v[8:10] + v[11:13] + v[14:16]):
+        return None
+    y, mo, d, h, mi = int(v[0:4]), int(v[5:7]), int(v[8:10]), int(v[11:13]), int(v[14:16])
+    if not (1 <= mo <= 12 and 1 <= d and h <= 23 and mi <= 59):
         return None
     leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
     if d > _DAYS[mo - 1] + (mo == 2 and leap):
         return None
-    rest, off = v[11:], None
+    rest, off, sec, frac = v[16:], None, 0, 0
     if rest[-1:] == "Z":
         rest, off = rest[:-1], 0
-    elif len(rest) > 6 and rest[-6] in "+-" and rest[-3] == ":":
+    elif len(rest) >= 6 and rest[-6] in "+-" and rest[-3] == ":":
         oh, om = _num(rest[-5:-3], 0, 14), _num(rest[-2:], 0, 59)
         if oh is None or om is None or oh * 60 + om > _MAX_OFFSET:
             return None
         off = (oh * 60 + om) * (-1 if rest[-6] == "-" else 1)
         rest = rest[:-6]
-    frac = 0
-    if len(rest) > 8 and rest[8] == ".":
-        f = _num(rest[9:], 0, 999999)
-        if f is None:
+    if rest:
+        if rest[0] != ":" or len(rest) < 3:
             return None
-        frac = f * 10 ** (6 - len(rest[9:]))
-        rest = rest[:8]
-    if len(rest) not in (5, 8) or rest[2] != ":" or (len(rest) == 8 and rest[5] != ":"):
-        return None
-    h, mi = _num(rest[0:2], 0, 23), _num(rest[3:5], 0, 59)
-    sec = _num(rest[6:8], 0, 59) if len(rest) == 8 else 0
-    if h is None or mi is None or sec is None:
-        return None
+        sec = _num(rest[1:3], 0, 59)
+        if sec is None:
+            return None
+        rest = rest[3:]
+        if rest:
+            f = _num(rest[1:], 0, 999999) if rest[0] == "." else None
+            if f is None:
+                return None
+            frac = f * 10 ** (7 - len(rest))
     t = _days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - (off or 0) * 60
     return (t, frac, off) if START_MIN <= t <= START_MAX else None
 
@@ -126,12 +139,6 @@ def read_tag(name, value):
 
 
 _LOWER = tuple(t.lower() for t in TAGS)
-
-try:
-    _isascii = str.isascii
-except AttributeError:  # MicroPython
-    _isascii = None
-
 
 def _moves_ok(moves):
     # Each move one word of printable ASCII, as every game's notation is: the text form

@@ -230,8 +230,10 @@ class Log:
         if until:
             q += " AND bawo_day(CAST(start AS BLOB)) <= ?"
             args.append(until)
+        # OFFSET 0: SQLite keeps the subquery whole (not flattened), so bawo_played runs once
+        # a row, not once for each use of `played` in the ORDER BY.
         cur = self.db.execute(
-            "SELECT * FROM (%s) ORDER BY played IS NULL, played, "
+            "SELECT * FROM (%s LIMIT -1 OFFSET 0) ORDER BY played IS NULL, played, "
             "CASE WHEN played IS NULL THEN added END, id" % q, args)
         self.unreadable = []
         return self._readable(cur, COLUMNS, NOT_NULL)
