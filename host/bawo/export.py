@@ -115,15 +115,17 @@ def read(src):
 
 
 def _not_csv(first):
-    # A first line of comma-separated fields, neither a tag nor JSON: a CSV. Said plainly,
-    # rather than as its first "record" without a [Game] tag.
+    # A first line of comma-separated column names (one word each), neither a tag nor JSON:
+    # a CSV's header row. Said plainly, rather than as its first "record" without a [Game]
+    # tag. A line of prose before the records ("Club games, 2025") is no header row.
     line = (first or "").strip()
     if line.startswith("[") or "," not in line:
         return
     cols = next(csv.reader([line]))
-    if len(cols) < 2:
+    if len(cols) < 2 or not all(c.strip() and c.strip().replace("_", "").replace("-", "").isalnum()
+                                for c in cols):
         return
-    raise BawoError("this is CSV (columns %s), not game records: a record needs its game, "
+    raise BawoError("the file is CSV (columns %s), not game records: a record needs its game, "
                     "rules version and moves, and a CSV summary (`bawo export -f csv`) holds "
                     "no moves; import reads JSON lines or text records, as `bawo export -f "
                     "jsonl` or `-f text` writes them" % ", ".join(c.strip()[:20] for c in cols[:8]))
