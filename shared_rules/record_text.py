@@ -23,10 +23,12 @@ def check_tag(name, value):
             continue  # CPython, printable ASCII (the usual header): checked in C, same answer
         for c in t:
             o = ord(c)
-            # C0, DEL, C1 and the two Unicode line breaks str.splitlines() also splits on
-            if o < 32 or 127 <= o < 160 or o == 0x2028 or o == 0x2029:
-                raise RecordError("record: tag %r holds a control character (%r): a header value "
-                                  "is one line of printable text" % (name, c))
+            # C0, DEL, C1 and the two Unicode line breaks str.splitlines() also splits on;
+            # a lone surrogate (a JSON "\ud800") is no text at all: UTF-8 cannot hold it
+            if o < 32 or 127 <= o < 160 or o == 0x2028 or o == 0x2029 or 0xD800 <= o < 0xE000:
+                raise RecordError("record: tag %r holds %s (%r): a header value is one line of "
+                                  "printable text" % (name, "a lone surrogate" if o >= 0xD800
+                                                      else "a control character", c))
 
 
 def _quote(v):

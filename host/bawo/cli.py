@@ -132,7 +132,9 @@ def build_parser():
                bawo games
                bawo games --game oware --since 2025-01-01 --result S
                bawo games --json | jq '.[].id'
-               bawo games --quarantine      records that did not replay""")
+               bawo games --quarantine      records that did not replay
+
+             exit status: 0, 1 some row of the log could not be read (named on stderr)""")
     _add_db(s)
     _add_filters(s)
     s.add_argument("--quarantine", action="store_true", help="list quarantined records instead")
@@ -163,11 +165,18 @@ def build_parser():
 
     s = _sub(subs, "export", "write logged games to a file",
              """Export games as JSON lines (one record object per line), as text records
-             (RULES.md section 4, PGN-like) or as a CSV summary (no moves).""",
+             (RULES.md section 4, PGN-like) or as a CSV summary. JSON lines and text carry
+             every record whole, every tag and move: `bawo import` of them gives back the
+             same games. The CSV is a summary by design, one row a game with the columns id,
+             game, device, start, result, reason, plies, status: no moves and no other tags,
+             so it cannot be imported. A row of the log that cannot be read is named on
+             stderr and skipped; the others are written.""",
              """examples:
                bawo export > games.jsonl
                bawo export --format text -o games.txt
-               bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv""")
+               bawo export --format csv --game bawo --since 2025-01-01 -o bawo.csv
+
+             exit status: 0 every game written, 1 some row of the log could not be read""")
     s.add_argument("-f", "--format", choices=("jsonl", "text", "csv"), default="jsonl")
     s.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     s.add_argument("--analyse", action="store_true",
@@ -177,16 +186,19 @@ def build_parser():
     s.set_defaults(func=cmd_export)
 
     s = _sub(subs, "import", "add records from a file to the log",
-             """Read records (JSON lines or text, as `bawo export` writes them), replay each, and add
-             the good ones to the log; a game already there is skipped, another game under a taken
-             id is kept beside it as a conflict, a record that does not replay is quarantined and
-             reported. The file is read as a stream (any size), the
-             replays run in one process per CPU, and progress goes to stderr.""",
+             """Read records (JSON lines or text, as `bawo export` writes them), replay each,
+             and add the good ones to the log; a game already there is skipped, another game
+             under a taken id is kept beside it as a conflict, a record that does not read or
+             replay is quarantined as it was in the file, with a one-line reason. The file is
+             read as a stream (any size), the replays run in one process per CPU, and progress
+             goes to stderr. Ctrl-C stops it: what was stored so far is kept and said. A CSV
+             summary (`bawo export -f csv`) has no moves and cannot be imported.""",
              """examples:
                bawo import games.jsonl
                bawo import friend.txt --db club.sqlite
 
-             exit status: 0 every record was good, 1 some record failed or was a conflict""")
+             exit status: 0 every record was good, 1 some record failed or was a conflict,
+             130 interrupted""")
     s.add_argument("file", help="record file (- for stdin)")
     s.add_argument("--jobs", type=_positive, metavar="N",
                    help="replay records in N processes (default: one per CPU; 1: in this one)")
@@ -595,16 +607,17 @@ def cmd_games(args):
     finally:
         log.close()
     items = [{k: r[k] for k in ("id", "error", "ply", "source", "added")} for r in rows]
+    bad = _name_unreadable(log)
     if args.json:
         _out_json(items)
-        return 0
+        return 1 if bad else 0
     for d in items:
         print(safe("%-22s ply %-4s %s  (%s, %s)" % (
             d["id"], d["ply"] if d["ply"] is not None else "-", " ".join(str(d["error"]).split()),
             d["source"], d["added"][:10])))
     if not items:
         print("no quarantined records")
-    return 0
+    return 1 if bad else 0
 
 
 def _status_note(row):
@@ -616,27 +629,80 @@ def _status_note(row):
 
 
 def list_games(db, game=None, since=None, until=None, result=None, as_json=False):
-    """`bawo games`: the games of the log at db, oldest first, filtered as asked."""
+    """`bawo games`: the games of the log at db, oldest first, filtered as asked. On a
+    terminal the lines fit its width; to a pipe, one line a game, as scripts read it."""
     from .db import Log, row_dict, played_text
     log = Log(db, readonly=True)
+    width = _terminal_width()
     try:
         rows = _Counted(log.select(game, since, until, result))
         if as_json:
             _out_json_list(row_dict(r) for r in rows)
-            return 0
-        for r in rows:
-            if rows.n == 1:
-                print("%-24s %-9s %-16s %-6s %5s  %s" % ("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"))
-            print(safe("%-24s %-9s %-16s %-6s %5s  %s%s" % (
-                r["id"], r["game"], played_text(r["start"]), r["result"], r["plies"],
-                r["reason"] or "", _status_note(r))))
+        else:
+            for r in rows:
+                if rows.n == 1:
+                    print(_game_line(("ID", "GAME", "PLAYED", "RESULT", "PLIES", "REASON"), width, True))
+                print(_game_line((safe(r["id"]), safe(r["game"]), played_text(r["start"]),
+                                  safe(r["result"]), str(r["plies"]),
+                                  safe((r["reason"] or "") + _status_note(r))),
+                                 width))
     finally:
         log.close()
+    bad = _name_unreadable(log)
+    if as_json:
+        return 1 if bad else 0
     if not rows.n:
-        print(safe("no games in %s%s" % (log.path, " matching the filters" if (game or since or until or result) else "")))
-        return 0
-    print("%d game(s), oldest first; PLAYED is local time" % rows.n)
-    return 0
+        print(_fit(safe("no games in %s%s" % (log.path, " matching the filters" if (game or since or until or result) else "")), width))
+    else:
+        print(_fit("%d game(s), oldest first; PLAYED is local time" % rows.n, width))
+    return 1 if bad else 0
+
+
+# `bawo games`' table: ID, GAME, PLAYED, RESULT, PLIES, then REASON to the end of the line.
+_TABLE = "%-24s %-9s %-16s %-6s %5s  "
+_TABLE_WIDTH = 66
+_REASON_ROOM = 16   # narrower than the table and this much of a reason: one block a game
+
+
+def _terminal_width():
+    """The terminal's width when stdout is one, else None (no wrapping: a pipe's reader
+    takes a line a game)."""
+    import shutil
+    try:
+        if not sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    return max(20, shutil.get_terminal_size().columns)
+
+
+def _fit(text, width, indent=""):
+    """text wrapped at its spaces to width (None: as it is); a word is never cut."""
+    if width is None or len(text) <= width:
+        return text
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False,
+                                   break_on_hyphens=False))
+
+
+def _game_line(cells, width, header=False):
+    """One game of `bawo games` (cells already safe to print): the table's line, its reason
+    wrapped under the REASON column; on a terminal too narrow for that, a block: the id,
+    then the rest wrapped below it."""
+    if width is None or width >= _TABLE_WIDTH + _REASON_ROOM:
+        line = (_TABLE % cells[:5] + cells[5]).rstrip()
+        return _fit(line, width, " " * _TABLE_WIDTH)
+    if header:
+        return _fit("ID, then GAME PLAYED RESULT PLIES REASON", width)
+    rest = "%s  %s  %s  %s plies  %s" % cells[1:]
+    return cells[0] + "\n" + _fit("  " + rest.rstrip(), width, "  ")
+
+
+def _name_unreadable(log):
+    """Name on stderr the rows the last read of log skipped; their number."""
+    bad = getattr(log, "unreadable", ())
+    for name, why in bad:
+        sys.stderr.write(safe("bawo: skipped game %s: %s" % (name, why)) + "\n")
+    return len(bad)
 
 
 def record_from_args(args):
@@ -755,15 +821,18 @@ def cmd_export(args):
                     bad = write(rows, args.format, f)
             except OSError as e:
                 raise BawoError("cannot write %s: %s" % (args.output, e.strerror or e))
-            print(safe("%d game(s) written to %s" % (rows.n, args.output)), file=sys.stderr)
         else:
             bad = write(rows, args.format, SafeWriter(sys.stdout) if sys.stdout.isatty() else sys.stdout)
     finally:
         log.close()
+    skipped = _name_unreadable(log)
+    if args.output:
+        print(safe("%d game(s) written to %s%s" % (rows.n, args.output, (
+            "; %d unreadable row(s) skipped, named above" % skipped) if skipped else "")), file=sys.stderr)
     if bad:
         print("bawo: warning: %d stored record(s) no longer read as records: written as "
               "{\"stored_record\": ..., \"error\": ...}" % bad, file=sys.stderr)
-    return 0
+    return 1 if skipped else 0
 
 
 class _Counted:
@@ -787,13 +856,16 @@ def cmd_import(args):
     name = safe(args.file)
     with _open_input(args.file) as src:
         log = _open_log(args)
+        before = (log.count(), log.count("quarantine"))
         progress = Progress(sys.stderr, _input_size(args.file))
         n = 0
+        where = stored = None
         log.batch(True)
         committed = time.monotonic()
+        jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+        items = replayed(read(src), max(1, min(jobs, 64)))
         try:
-            jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-            for where, rec, err, text in replayed(read(src), max(1, min(jobs, 64))):
+            for where, rec, err, text in items:
                 n += 1
                 if err is None:
                     try:
@@ -801,8 +873,10 @@ def cmd_import(args):
                     except RecordError as e:
                         err = e
                 if err is not None:
-                    log.quarantine(rec if rec is not None else where, str(err), getattr(err, "ply", None), "import")
-                    print(safe("%s %s: %s" % (args.file, where, err)))
+                    # The record as it was read (a JSON line, a text record), else as parsed.
+                    log.quarantine(rec if rec is not None else (getattr(err, "text", None) or where),
+                                   str(err), getattr(err, "ply", None), "import")
+                    print(safe("%s %s: %s" % (args.file, where, _one_line(err))))
                     counts["failed"] += 1
                 elif outcome in (ADDED, REPLACED):
                     counts["added"] += 1
@@ -818,18 +892,36 @@ def cmd_import(args):
                         log.commit()
                         committed = now
                     progress.update(n, _tell(src))
+        except KeyboardInterrupt:
+            # Ctrl-C: what was checked is kept (below) and said in one line; the workers
+            # ignore the signal (export.replayed) and end with the pool.
+            stored = before
         finally:
+            items.close()
             progress.finish()
-            try:
-                log.batch(False)  # what was checked is kept, even when interrupted
-            except sqlite3.Error:
-                pass
+            _end_batch(log)
+            if stored is not None:
+                stored = (log.count() - before[0], log.count("quarantine") - before[1])
             log.close()
+    if stored is not None:
+        sys.stderr.write(safe("bawo: import interrupted%s: %d game(s) added and %d failed "
+                              "record(s) quarantined are kept in %s; run it again for the rest "
+                              "(games already in the log are skipped)"
+                              % (" after %s" % where if where else "", stored[0], stored[1], log.path))
+                         + "\n")
+        return 130
     print("%s: %d added, %d already in the log, %s%d failed -> %s"
           % (name, counts["added"], counts["duplicate"],
              "%d conflict(s) kept, " % counts["conflict"] if counts["conflict"] else "",
              counts["failed"], safe(log.path)))
     return 1 if counts["failed"] or counts["conflict"] else 0
+
+
+def _end_batch(log):
+    try:
+        log.batch(False)  # what was checked is kept, even when interrupted
+    except sqlite3.Error:
+        pass
 
 
 def _tell(src):

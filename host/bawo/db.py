@@ -15,7 +15,8 @@ import os
 import sqlite3
 import urllib.parse
 
-from shared_rules.record import Record
+from shared_rules.errors import RecordError
+from shared_rules.record import Record, start_time
 
 from .errors import BawoError
 from .text import safe
@@ -212,31 +213,43 @@ class Log:
 
     def get(self, rid):
         """The row of game rid, or of the one game whose id starts with rid (as with git
-        hashes); None if there is none; BawoError naming the matches if rid is ambiguous."""
-        row = self.db.execute("SELECT * FROM games WHERE id=?", (rid,)).fetchone()
-        if row is not None:
-            return row
-        rows = self.db.execute("SELECT id FROM games WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 11",
-                               (_like_escape(rid) + "%",)).fetchall()
-        if len(rows) > 1:
-            ids = [safe(r["id"]) for r in rows[:10]]
-            raise BawoError("%r is ambiguous: it starts %s game ids: %s%s; give more of the id"
-                            % (safe(rid), "more than 10" if len(rows) > 10 else len(rows),
-                               ", ".join(ids), ", ..." if len(rows) > 10 else ""))
-        if rows:
-            return self.db.execute("SELECT * FROM games WHERE id=?", (rows[0]["id"],)).fetchone()
-        return None
+        hashes), as a dict; None if there is none; BawoError naming the matches if rid is
+        ambiguous, or naming the row if it cannot be read."""
+        rows = self.db.execute("SELECT rowid, %s FROM games WHERE id=?" % _SELECT, (rid,)).fetchall()
+        if not rows:
+            ids = self.db.execute("SELECT rowid FROM games WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 11",
+                                  (_like_escape(rid) + "%",)).fetchall()
+            if len(ids) > 1:
+                names = [safe(_name(r)) for r in self.db.execute(
+                    "SELECT rowid, CAST(id AS BLOB) AS id FROM games WHERE rowid IN (%s) ORDER BY id"
+                    % ",".join(str(r[0]) for r in ids[:10]))]
+                raise BawoError("%r is ambiguous: it starts %s game ids: %s%s; give more of the id"
+                                % (safe(rid), "more than 10" if len(ids) > 10 else len(ids),
+                                   ", ".join(names), ", ..." if len(ids) > 10 else ""))
+            if not ids:
+                return None
+            rows = self.db.execute("SELECT rowid, %s FROM games WHERE rowid=?" % _SELECT,
+                                   (ids[0][0],)).fetchall()
+        d, why = _decode(rows[0], COLUMNS, NOT_NULL)
+        if d is None:
+            raise BawoError("game %s %s: `bawo export` writes the others" % (safe(_name(rows[0])), why))
+        return d
 
     def games(self, game=None, since=None, until=None, result=None, status=None):
         """The rows of select(), as a list."""
-        return self.select(game, since, until, result, status).fetchall()
+        return list(self.select(game, since, until, result, status))
 
     def select(self, game=None, since=None, until=None, result=None, status=None):
-        """A cursor over the rows sorted by when the game was played (played()); games whose
-        start is unknown come last, in the order they were logged. since/until (YYYY-MM-DD,
-        local dates) keep only games known to be played in that range. SQLite sorts (spilling
-        to a temporary file when big): memory stays flat however long the log."""
-        q = "SELECT *, bawo_played(start) AS played FROM games WHERE 1=1"
+        """The rows (dicts) sorted by when the game was played (played()); games whose start is
+        unknown come last, in the order they were logged. since/until (YYYY-MM-DD, local
+        dates) keep only games known to be played in that range. SQLite sorts (spilling to a
+        temporary file when big): memory stays flat however long the log.
+
+        A row that cannot be read (text that is not UTF-8, a missing column: another program
+        wrote it, or a bad disk) is skipped and named in self.unreadable as (name, why): one
+        bad row never hides the others. Columns are read as bytes and decoded here, since
+        SQLite's own decoding fails the whole query on the first bad row."""
+        q = "SELECT rowid, %s, bawo_played(CAST(start AS BLOB)) AS played FROM games WHERE 1=1" % _SELECT
         args = []
         if game:
             q += " AND game=?"
@@ -248,20 +261,80 @@ class Log:
             q += " AND status=?"
             args.append(status)
         if since:
-            q += " AND bawo_day(start) >= ?"
+            q += " AND bawo_day(CAST(start AS BLOB)) >= ?"
             args.append(since)
         if until:
-            q += " AND bawo_day(start) <= ?"
+            q += " AND bawo_day(CAST(start AS BLOB)) <= ?"
             args.append(until)
-        return self.db.execute(
-            "SELECT * FROM (%s) ORDER BY played IS NULL, played, "
+        # OFFSET 0: SQLite keeps the subquery whole (not flattened), so bawo_played runs once
+        # a row, not once for each use of `played` in the ORDER BY.
+        cur = self.db.execute(
+            "SELECT * FROM (%s LIMIT -1 OFFSET 0) ORDER BY played IS NULL, played, "
             "CASE WHEN played IS NULL THEN added END, id" % q, args)
+        self.unreadable = []
+        return self._readable(cur, COLUMNS, NOT_NULL)
+
+    def _readable(self, cur, columns, not_null):
+        for raw in cur:
+            d, why = _decode(raw, columns, not_null)
+            if d is None:
+                self.unreadable.append((_name(raw), why))
+            else:
+                yield d
 
     def quarantined(self):
-        return self.db.execute("SELECT * FROM quarantine ORDER BY added, id").fetchall()
+        """The quarantined records (dicts), oldest first; unreadable ones named as select()'s."""
+        self.unreadable = []
+        cur = self.db.execute("SELECT rowid, %s FROM quarantine ORDER BY added, id"
+                              % ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in Q_COLUMNS))
+        return list(self._readable(cur, Q_COLUMNS, Q_NOT_NULL))
 
-    def count(self):
-        return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    def count(self, table="games"):
+        """The number of games (or of quarantined records: table="quarantine")."""
+        sql = {"games": "SELECT COUNT(*) FROM games", "quarantine": "SELECT COUNT(*) FROM quarantine"}
+        return self.db.execute(sql[table]).fetchone()[0]
+
+
+# A row as its readers get it: every column read as bytes (CAST ... AS BLOB) and decoded
+# by _decode, so that a row another program (or a bad disk) left unreadable is named and
+# skipped instead of failing the query that meets it.
+COLUMNS = ("id", "game", "device", "start", "result", "reason", "plies", "status", "source",
+           "added", "record")
+NOT_NULL = ("id", "plies", "status", "source", "added", "record")
+Q_COLUMNS = ("id", "sha", "error", "ply", "source", "added", "record")
+Q_NOT_NULL = ("id", "sha", "error", "source", "added", "record")
+_INTS = ("plies", "ply")
+_SELECT = ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in COLUMNS)
+
+
+def _decode(raw, columns, not_null):
+    """(dict, None) of a row read as bytes, or (None, why it cannot be read)."""
+    d = {}
+    for k in columns:
+        v = raw[k]
+        if v is None:
+            if k in not_null:
+                return None, "cannot be read: its %s is empty" % k
+        else:
+            try:
+                v = v.decode("utf-8")
+            except UnicodeDecodeError:
+                return None, "cannot be read: its %s is not UTF-8 text" % k
+            if k in _INTS:
+                if not v.isascii() or not v.isdigit():
+                    return None, "cannot be read: its %s is not a number" % k
+                v = int(v)
+        d[k] = v
+    if "played" in raw.keys():
+        d["played"] = raw["played"]
+    return d, None
+
+
+def _name(raw):
+    """How a message names a row: its id as far as it reads, and its row number."""
+    rid = raw["id"]
+    rid = rid.decode("utf-8", "backslashreplace") if isinstance(rid, bytes) else "(no id)"
+    return "%s (row %d)" % (rid[:80], raw["rowid"])
 
 
 class LogError(BawoError):
@@ -309,26 +382,32 @@ def _like_escape(s):
 
 def played(start):
     """When a game was played, from its record's Start tag: an aware datetime, or None when
-    the tag is missing or not an ISO 8601 time. A time without a zone is UTC: the board
-    writes UTC (its clock is set from the host's Unix time)."""
-    if not isinstance(start, str) or not 16 <= len(start) <= 40:  # a date and a time
-        return None
+    the tag is missing or not a time a board could write (shared_rules.record.start_time,
+    the rule the readers check at import). A time without a zone is UTC: the board writes
+    UTC (its clock is set from the host's Unix time)."""
     try:
-        t = datetime.datetime.fromisoformat(start.strip())
-    except ValueError:
+        secs, usec, off = start_time(start)
+    except RecordError:
         return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=datetime.timezone.utc)
-    return t
+    t = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc).replace(microsecond=usec)
+    return t if off is None else t.astimezone(datetime.timezone(datetime.timedelta(minutes=off)))
+
+
+def _text_arg(v):
+    # An SQL function's argument, given as CAST(x AS BLOB): text if it is UTF-8, else None.
+    try:
+        return v.decode("utf-8") if isinstance(v, bytes) else v
+    except UnicodeDecodeError:
+        return None
 
 
 def _played_utc(start):
-    t = played(start)
+    t = played(_text_arg(start))
     return None if t is None else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _played_day(start):
-    t = played(start)
+    t = played(_text_arg(start))
     return None if t is None else t.astimezone().date().isoformat()
 
 

@@ -1,4 +1,8 @@
-"""Record files: JSON lines, the PGN-like text of RULES.md section 4, and a CSV summary."""
+"""Record files: JSON lines, the PGN-like text of RULES.md section 4, and a CSV summary.
+
+JSON lines and text carry every record whole (every tag, the moves): exported and imported
+again, a log holds the same games. The CSV is a summary by design: the columns of CSV_FIELDS,
+one row a game, no moves and no other tags, so it cannot be imported."""
 import collections
 import csv
 import io
@@ -7,8 +11,11 @@ import json
 from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
+from .errors import BawoError
+
 FORMATS = ("jsonl", "text", "csv")
 CSV_FIELDS = ("id", "game", "device", "start", "result", "reason", "plies", "status")
+BOM = b"\xef\xbb\xbf"
 
 # The longest record (a JSON line, or a text record) read from a file. A 400-ply game is
 # about 3 kB: this bounds what a hostile or broken file can make the reader hold.
@@ -52,15 +59,24 @@ def write(rows, fmt, out):
     return unreadable
 
 
+def _failed(err, text):
+    """err, holding the text of the record that failed (err.text): what import quarantines."""
+    err.text = text
+    return err
+
+
 def _lines(f):
     """(line number, str or None, error or None) of a binary stream, each line at most
-    MAX_RECORD bytes (a longer one is skipped, reported once) and decoded as UTF-8 alone."""
+    MAX_RECORD bytes (a longer one is skipped, reported once) and decoded as UTF-8 alone.
+    A UTF-8 byte order mark before the first line (some editors write one) is dropped."""
     n = 0
     while True:
         b = f.readline(MAX_RECORD + 1)
         if not b:
             return
         n += 1
+        if n == 1 and b.startswith(BOM):
+            b = b[len(BOM):]
         if len(b) > MAX_RECORD and not b.endswith(b"\n"):
             while b and not b.endswith(b"\n"):  # the rest of the over-long line
                 b = f.readline(MAX_RECORD + 1)
@@ -69,15 +85,18 @@ def _lines(f):
         try:
             yield n, b.decode("utf-8").rstrip("\r\n"), None
         except UnicodeDecodeError as e:
-            yield n, None, RecordError("not UTF-8 text (byte %d of the line)" % (e.start + 1))
+            yield n, None, _failed(RecordError("not UTF-8 text (byte %d of the line)" % (e.start + 1)),
+                                   b.decode("utf-8", "backslashreplace").rstrip("\r\n"))
 
 
 def read(src):
     """Split a file into records, reading it as a stream (memory stays flat whatever its size).
-    src: a binary stream, or a str. Yields (where, Record or None, RecordError or None).
+    src: a binary stream, or a str. Yields (where, Record or None, RecordError or None); a
+    RecordError's text is the failed record's own text where it has one (err.text).
 
     JSON lines if the first non-blank character is '{', else text records, each starting at
-    its [Game ...] tag. where names the line, for messages.
+    its [Game ...] tag. where names the line, for messages. A CSV (what `bawo export -f csv`
+    writes) is refused whole: BawoError saying what it lacks.
     """
     if isinstance(src, str):
         src = io.BytesIO(src.encode("utf-8"))
@@ -91,7 +110,25 @@ def read(src):
     if first is not None and first.lstrip().startswith("{"):
         yield from _read_jsonl(pending, lines)
     else:
+        _not_csv(first)
         yield from _read_text(pending, lines)
+
+
+def _not_csv(first):
+    # A first line of comma-separated column names (one word each), neither a tag nor JSON:
+    # a CSV's header row. Said plainly, rather than as its first "record" without a [Game]
+    # tag. A line of prose before the records ("Club games, 2025") is no header row.
+    line = (first or "").strip()
+    if line.startswith("[") or "," not in line:
+        return
+    cols = next(csv.reader([line]))
+    if len(cols) < 2 or not all(c.strip() and c.strip().replace("_", "").replace("-", "").isalnum()
+                                for c in cols):
+        return
+    raise BawoError("the file is CSV (columns %s), not game records: a record needs its game, "
+                    "rules version and moves, and a CSV summary (`bawo export -f csv`) holds "
+                    "no moves; import reads JSON lines or text records, as `bawo export -f "
+                    "jsonl` or `-f text` writes them" % ", ".join(c.strip()[:20] for c in cols[:8]))
 
 
 def _chain(pending, lines):
@@ -110,18 +147,20 @@ def _read_jsonl(pending, lines):
         try:
             d = json.loads(line)
         except RecursionError:
-            yield where, None, RecordError("not a JSON record: nested too deeply")
+            yield where, None, _failed(RecordError("not a JSON record: nested too deeply"), line)
             continue
         except ValueError as e:
-            yield where, None, RecordError("not a JSON record: %s" % e)
+            yield where, None, _failed(RecordError("not a JSON record: %s" % e), line)
             continue
         try:
             yield where, Record.from_dict(d), None
         except RecordError as e:
-            yield where, None, e
+            yield where, None, _failed(e, line)
 
 
 def _read_text(pending, lines):
+    # block: the record's lines so far (a line that is not UTF-8 as its escaped text, for the
+    # quarantine), None once the record is over-long.
     block, start, size, err = [], 1, 0, None
     for n, line, lerr in _chain(pending, lines):
         if line is not None and line.startswith("[Game "):
@@ -129,26 +168,30 @@ def _read_text(pending, lines):
             block, start, size, err = [], n, 0, None
         if lerr is not None:
             err = err or RecordError("line %d: %s" % (n, lerr))
+            line = getattr(lerr, "text", None)
+            if line is None:
+                block = None
+        if block is None:
             continue
         size += len(line) + 1
         if size > MAX_RECORD:
             err = err or RecordError("longer than %d bytes: not a record" % MAX_RECORD)
-            block = []
+            block = None
             continue
-        if err is None:
-            block.append(line)
+        block.append(line)
     yield from _text_record(block, start, err)
 
 
 def _text_record(block, start, err):
     where = "record at line %d" % start
+    text = "\n".join(block) if block else None
     if err is not None:
-        yield where, None, err
-    elif any(b.strip() for b in block):
+        yield where, None, _failed(err, text)
+    elif text is not None and text.strip():
         try:
-            yield where, Record.from_text("\n".join(block)), None
+            yield where, Record.from_text(text), None
         except RecordError as e:
-            yield where, None, e
+            yield where, None, _failed(e, text)
 
 
 def replayed(items, jobs=1, chunk=256):
@@ -171,7 +214,7 @@ def replayed(items, jobs=1, chunk=256):
                 continue
             if pool is None:
                 import multiprocessing
-                pool = multiprocessing.Pool(jobs)
+                pool = multiprocessing.Pool(jobs, initializer=_worker_start)
             todo = [(r.header, r.moves) for _, r, e in buf if e is None]
             pending.append((buf, pool.apply_async(replay_all, (todo,))))
             buf = []
@@ -185,6 +228,13 @@ def replayed(items, jobs=1, chunk=256):
         if pool is not None:
             pool.terminate()
             pool.join()
+
+
+def _worker_start():
+    # Ctrl-C reaches every process of the terminal's group: the importer ends the workers
+    # (pool.terminate); one with its own KeyboardInterrupt would print a traceback.
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def replay_all(recs):

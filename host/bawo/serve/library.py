@@ -13,6 +13,7 @@ SORTS = {
     "result": "result",
 }
 from .. import players as P
+from ..db import played_text
 
 # Who played: the record's First/Second tags (board, person, host; `bawo play`: you, computer),
 # parsed by bawo.players; the AI's level: 1-5, or "unknown" for records from before it was written.
@@ -90,11 +91,18 @@ def using(path):
         db = sqlite3.connect("file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
                              uri=True, timeout=30, check_same_thread=False)
         db.row_factory = sqlite3.Row
+        # A row whose text is not UTF-8 (another program wrote it) is shown with U+FFFD for
+        # its bad bytes: SQLite's own decoding would fail the whole page on it.
+        db.text_factory = _lenient
     try:
         yield db
     finally:
         with _pools_lock:
             _pools[path].append(db)
+
+
+def _lenient(b):
+    return b.decode("utf-8", "replace")
 
 
 def _like_escape(s):
@@ -147,4 +155,6 @@ def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
                       "ORDER BY %s LIMIT ? OFFSET ?) ORDER BY %s"
                       % (COLUMNS, src, w, order, order),
                       args + [per_page, (page_no - 1) * per_page]).fetchall()
-    return rows, total
+    # When played: the one rule `bawo games` shows (bawo.db.played_text), "unknown" included,
+    # not the time the game reached the log.
+    return [dict(r, played=played_text(r["start"])) for r in rows], total

@@ -123,14 +123,17 @@ def _opening(record, n=2):
 
 
 def charts(db, game=None):
+    # Results and lengths count finished games only: an unfinished one ('*', a live game
+    # among them) has no result and no length yet. Its opening was played: that counts.
     where, args = ("WHERE game=?", [game]) if game else ("", [])
+    done = ("%s %s result != '*'" % (where, "AND" if where else "WHERE"))
     out = []
     sides = {"bawo": ("S", "N"), "oware": ("S", "N"), "bagh-chal": ("G", "T")}
     months = defaultdict(Counter)
     per_game = defaultdict(Counter)
     for g, month, result, n in db.execute(
             "SELECT game, substr(COALESCE(NULLIF(start, ''), added), 1, 7) AS m, result, COUNT(*) "
-            "FROM games %s GROUP BY game, m, result" % where, args):
+            "FROM games %s GROUP BY game, m, result" % done, args):
         first, second = sides.get(g, ("S", "N"))
         part = "first" if result == first else "second" if result == second else \
             "draw" if result == "draw" else None
@@ -148,15 +151,17 @@ def charts(db, game=None):
     out.append(winrates("Win rate by side (95% interval)", rates))
     lengths = Counter()
     for (bucket, n) in db.execute("SELECT (plies / 20) * 20, COUNT(*) FROM games %s GROUP BY 1 ORDER BY 1"
-                                  % where, args):
+                                  % done, args):
         lengths["%d-%d" % (bucket, bucket + 19)] = n
-    out.append(bars("Game length (plies)", list(lengths.items())[:20]))
+    out.append(bars("Game length (plies, finished games)", list(lengths.items())[:20]))
     openings = Counter()
     opp = defaultdict(Counter)
     by_level = defaultdict(Counter)
     for g, result, rec in db.execute("SELECT game, result, record FROM games %s ORDER BY rowid DESC LIMIT %d"
                                      % (where, OPENING_SAMPLE), args):
         openings["%s: %s" % (g, _opening(rec))] += 1
+        if result == "*":
+            continue
         first, second = _players(rec)
         fs, ss = sides.get(g, ("S", "N"))
         if first or second:
@@ -165,7 +170,7 @@ def charts(db, game=None):
             opp[key]["games"] += 1
             opp[key]["first"] += result == fs
             ai = [k in P.AI for k in kinds]
-            if ai[0] != ai[1] and result != "*":   # the AI against a person: its level's record
+            if ai[0] != ai[1]:   # the AI against a person: its level's record
                 lv = P.level_of(first, second)
                 key = "level %d" % lv if lv else "level unknown"
                 by_level[key]["games"] += 1
