@@ -48,11 +48,32 @@ def level_is(level):
     return P.level_sql(int(level))
 
 
+# The level filter reads the AI's level from the record, which no index of the players
+# holds: SQLite (3.40) evaluates an indexed expression from the index only as a lookup key,
+# never as a stored column. So the levels and the players each become one small number, a
+# bit for each (who_mask: a bit per OPPONENTS kind; level_mask: bit 0 "no level tag", bit n
+# "level n"), and a level filter looks both up in one index: `IN` the masks with its bits.
+def who_mask():
+    return " + ".join("%s * %d" % (played_by(o), 1 << k) for k, o in enumerate(OPPONENTS))
+
+
+def level_mask():
+    return " + ".join(["%s * 1" % P.level_sql(None)] +
+                      ["%s * %d" % (P.level_sql(int(v)), 1 << int(v)) for v in LEVELS[:-1]])
+
+
+def _masks(bits, need, any_of=0):
+    """The masks of `bits` bits holding every bit of need and, if any_of, one of any_of."""
+    return [m for m in range(1 << bits) if m & need == need and (not any_of or m & any_of)]
+
+
 def _player_indexes():
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
     # Date first after the player: the library's default order is read straight off the index.
     return tuple("CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
-                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS)
+                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS) + (
+        "CREATE INDEX IF NOT EXISTS serve_levels ON games ((%s), (%s), COALESCE(NULLIF(start, ''), "
+        "added), id, game, result, plies)" % (level_mask(), who_mask()),)
 
 
 def prepare(path, say=None):
@@ -111,10 +132,17 @@ def where(f):
     if f.get("result"):
         q.append("result=?")
         args.append(f["result"])
-    if f.get("opponent") in OPPONENTS:
-        q.append(played_by(f["opponent"]) + " = 1")
     if f.get("level") in LEVELS:
-        q.append(level_is(f["level"]))
+        # Both through serve_levels' masks (see level_mask): no record is read.
+        lv = f["level"]
+        need = 1 << OPPONENTS.index(f["opponent"]) if f.get("opponent") in OPPONENTS else 0
+        ai = sum(1 << OPPONENTS.index(k) for k in P.AI) if lv == "unknown" else 0
+        levels = _masks(len(LEVELS), 1 if lv == "unknown" else 1 << int(lv))
+        q.append("(%s) IN (%s)" % (level_mask(), ",".join(map(str, levels))))
+        if need or ai:
+            q.append("(%s) IN (%s)" % (who_mask(), ",".join(map(str, _masks(len(OPPONENTS), need, ai)))))
+    elif f.get("opponent") in OPPONENTS:
+        q.append(played_by(f["opponent"]) + " = 1")
     if f.get("since"):
         q.append("%s >= ?" % when)
         args.append(f["since"])
@@ -134,7 +162,9 @@ def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
     """(rows, total) of one page."""
     w, args = where(f)
     src = "games"
-    if f.get("opponent") in OPPONENTS:
+    if f.get("level") in LEVELS:
+        src = "games INDEXED BY serve_levels"
+    elif f.get("opponent") in OPPONENTS:
         # The player's index first: the planner, left alone, may scan another index and read
         # every record to test the player.
         src = "games INDEXED BY serve_who_%s" % f["opponent"]
