@@ -95,9 +95,11 @@ async def json_body(request):
 
 
 def text_field(body, name, most, default=None, choices=None):
-    """body[name] as a non-empty string of at most `most` characters (one of choices)."""
+    """body[name] as a non-empty string of at most `most` printable ASCII characters (what
+    every move and game name is), one of choices if given."""
     v = body.get(name, default)
-    if not isinstance(v, str) or not v or len(v) > most or (choices is not None and v not in choices):
+    if (not isinstance(v, str) or not v or len(v) > most or not all(" " <= ch <= "~" for ch in v)
+            or (choices is not None and v not in choices)):
         raise BadRequest("give %s" % name if v is None else "bad %s" % name)
     return v
 
