@@ -33,11 +33,6 @@ class Watched:
         self.done = 0
         self.cv = threading.Condition()
         self.log = []
-        handler = logging.Handler()
-        handler.emit = lambda rec: self.log.append(rec)
-        self.handler = handler
-        for name in ("uvicorn", "uvicorn.error", "uvicorn.asgi"):
-            logging.getLogger(name).addHandler(handler)
 
         async def counted(scope, receive, send):
             try:
@@ -50,6 +45,12 @@ class Watched:
         config = uvicorn.Config(counted, log_level="warning", lifespan="on",
                                 timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
+        # After uvicorn.Config: it sets its loggers' handlers itself.
+        handler = logging.Handler()
+        handler.emit = lambda rec: self.log.append(rec)
+        self.handler = handler
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.asgi"):
+            logging.getLogger(name).addHandler(handler)
         self.server.install_signal_handlers = lambda: None
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
