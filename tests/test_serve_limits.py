@@ -17,7 +17,7 @@ import uvicorn
 from _host_helpers import random_record
 from _serve_helpers import wait_for
 from bawo.db import Log
-from bawo.serve import make, board as B, library as L, request as R
+from bawo.serve import make, board as B, library as L, request as R, stats as S
 
 BIDI = "\u202e"          # RIGHT-TO-LEFT OVERRIDE: "x3-\u202egnp.exe" shows as "x3-exe.png"
 ISOLATE = "\u2066"       # LEFT-TO-RIGHT ISOLATE
@@ -303,6 +303,14 @@ def test_the_librarys_filters_are_looked_up_in_an_index(tmp_path):
             want = "serve_levels (" + " AND ".join(["<expr>=?"] * keys)
             assert want in plan and "SCAN games" not in plan, (f, plan)
     con.set_trace_callback(None)
+    # The statistics' results by month: read off an index, not the records.
+    run.clear()
+    con.set_trace_callback(run.append)
+    S.charts(con)
+    con.set_trace_callback(None)
+    month = [q for q in run if "GROUP BY game, m, result" in q]
+    plan = " | ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + month[0]))
+    assert "COVERING INDEX serve_stats" in plan, plan
     # The same games as the filter's plain meaning (level_is, played_by), for every pair.
     for o in ("",) + L.OPPONENTS:
         for lv in L.LEVELS:
@@ -313,3 +321,17 @@ def test_the_librarys_filters_are_looked_up_in_an_index(tmp_path):
             rows, total = L.page(con, f, per_page=len(want) + 1)
             assert total == len(want) and [r["id"] for r in rows] == want, f
     con.close()
+
+
+def test_the_statistics_are_drawn_once_for_each_state_of_the_log(srv, monkeypatch):
+    calls = []
+    real = S.charts
+    monkeypatch.setattr(S, "charts", lambda *a: calls.append(a) or real(*a))
+    first = get(srv, "/stats").text
+    assert get(srv, "/stats").text == first and len(calls) == 1      # the same log: drawn once
+    with Log(srv.cfg.db_path) as log:
+        for i in range(3):
+            log.add(random_record(20 + i, "new-%04d" % i), "import")
+    again = get(srv, "/stats").text
+    assert len(calls) == 2 and again != first                       # a changed log: drawn anew
+    assert get(srv, "/stats?game=bawo").status_code == 200 and len(calls) == 3

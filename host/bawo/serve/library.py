@@ -1,6 +1,7 @@
 """Read-only queries for the library and statistics pages, on a page of the log at a time.
 Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
 import contextlib
+import os
 import sqlite3
 import threading
 
@@ -31,6 +32,9 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS serve_game ON games (game, id)",
     "CREATE INDEX IF NOT EXISTS serve_game_plies ON games (game, plies, id)",
     "CREATE INDEX IF NOT EXISTS serve_result_plies ON games (result, plies, id)",
+    # The statistics' results by month: start and added as columns, so the month is read off
+    # the index (SQLite reads no expression's value from one), 0.35 s -> 0.05 s on 100,000.
+    "CREATE INDEX IF NOT EXISTS serve_stats ON games (game, result, start, added)",
 )
 
 
@@ -94,6 +98,19 @@ def prepare(path, say=None):
         db.execute("ANALYZE")   # the planner's statistics, so it picks these indexes
     finally:
         db.close()
+
+
+def state(path):
+    """What changes whenever the log does: the size and time of its file and its WAL (every
+    commit writes the WAL; a checkpoint, the file). An empty WAL is no WAL: a reader makes one."""
+    out = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+        except OSError:
+            st = None
+        out.append((st.st_mtime_ns, st.st_size) if st and st.st_size else None)
+    return tuple(out)
 
 
 _pools = {}
