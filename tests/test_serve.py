@@ -118,7 +118,8 @@ def test_bad_input_is_refused_not_crashed(srv):
     assert get(srv, "/api/sow?game=bawo&position=%s&move=Z9%%2B" % start).status_code == 400
     assert get(srv, "/library?page=-5&sort=id;DROP TABLE games&dir=x").status_code == 200
     assert get(srv, "/export/dev-0001?format=../../etc").status_code == 404
-    assert get(srv, "/game/" + "x" * 5000).status_code == 200      # "not found" page
+    r = get(srv, "/game/" + "x" * 5000)
+    assert r.status_code == 404 and "Not found" in r.text and "<nav" in r.text   # a page
 
 
 def test_non_local_bind_needs_the_flag_and_then_a_token(tmp_path):
@@ -250,7 +251,13 @@ def test_board_facts_show_free_flash_and_heap_or_unknown():
     f = facts({"fw": "0.1.0", "rules": "1", "board": "bw-3f2a", "flash_free": 812032,
                "heap_free": 143360, "proto": 1, "profile": "bawo-4x8", "games": ["bawo", "oware"]})
     assert f["device"] == "bw-3f2a" and f["firmware"] == "0.1.0" and f["games"] == ["bawo", "oware"]
-    assert f["flash free"] == "812032 bytes" and f["heap free"] == "143360 bytes"
+    assert f["flash free"] == "793 KB" and f["heap free"] == "140 KB"
+    assert f["protocol"] == "version 1" and "proto" not in f
+    # Sizes as a person reads them, not "84132052992 bytes".
+    sizes = {0: "0 bytes", 1023: "1023 bytes", 1536: "1.5 KB", 84132052992: "78.4 GB",
+             5 * 2 ** 20: "5.0 MB"}
+    for n, text in sizes.items():
+        assert facts({"flash_free": n})["flash free"] == text, n
     # A firmware that does not say, or says it could not tell, or sends nonsense.
     f = facts({"device": "sim-1", "firmware": "0.1", "proto": 1})
     assert f["device"] == "sim-1" and f["flash free"] == "unknown" and f["heap free"] == "unknown"

@@ -111,10 +111,12 @@ def test_board_page_syncs_the_finished_game(env):
             dt => [dt.textContent, dt.nextElementSibling.textContent])"""))
     wait_for(lambda: info().get("unsynced") == "1", what="one unsynced game shown")
     assert info()["device"].startswith("sim-") and info()["profile"] == "bawo-4x8"
-    # The simulated board's HELLO says its free flash and heap (docs/protocol.md): shown in bytes.
+    # The simulated board's HELLO says its free flash and heap (docs/protocol.md): shown as
+    # sizes a person reads, the protocol's version in words.
     for k in ("flash free", "heap free"):
         n, unit = info()[k].split()
-        assert unit == "bytes" and int(n) > 0, info()
+        assert unit in ("bytes", "KB", "MB", "GB") and float(n) > 0, info()
+    assert info()["protocol"].startswith("version "), info()
     drv.find_element("id", "sync").click()
     r = wait_for(lambda: js(drv, "window.bawo.sync"), timeout=60, what="the sync")
     assert not r.get("error") and len(r["added"]) + len(r.get("reacked", [])) >= 1, r

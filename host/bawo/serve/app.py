@@ -2,10 +2,15 @@
 
 Security (each has a test that tries the attack, tests/test_serve.py):
 * Host must be one of the server's own names with its port (DNS rebinding).
-* An Origin header, when sent, must be the server's own origin (cross-site requests).
+* An Origin header, when sent, must be the server's own origin (cross-site requests); a
+  browser's request from another site (Sec-Fetch-Site) is refused unless it opens a page, so
+  no web page can make the server compute through an image or a script tag.
 * Every request that changes anything (POST) carries X-Bawo-Token, a random token written
   into the pages only; a non-local bind needs the token on every request (cookie).
-* Static files come from StaticFiles (no path outside its folder); templates autoescape.
+* Static files come from StaticFiles (no path outside its folder); templates autoescape,
+  and show controls and bidi marks as escapes (bawo.text.safe, as the CLI).
+* Every JSON body is read by request.json_body (bounded, checked); the rules' work runs on
+  request.Gate's own threads, so a flood of it never stalls the pages.
 """
 import hmac
 import json
@@ -28,10 +33,12 @@ from shared_rules.record import Record
 
 from ..errors import BawoError
 from .. import export
+from ..text import safe
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
 from .play import Session as PlaySession
 from .analysis import Analyses
+from .request import BadRequest, Busy, Gate, Gone, int_field, json_body, text_field
 
 HERE = Path(__file__).resolve().parent
 MAX_POSITION = 400     # characters of a position in a request (the longest real one is ~80)
@@ -90,6 +97,12 @@ class Config:
         origin = headers.get("origin")
         if origin is not None and origin != "http://" + host:
             return "refused: a request from another site (%s)" % origin[:100]
+        # Browsers name a request's site even where they send no Origin (an <img>, a
+        # <script>): another site's may open a page (a link), nothing else.
+        site = headers.get("sec-fetch-site")
+        if site not in (None, "same-origin", "none") and not (
+                scope["method"] in ("GET", "HEAD") and headers.get("sec-fetch-mode") == "navigate"):
+            return "refused: a request from another site"
         if scope["method"] not in ("GET", "HEAD"):
             if not self.token_ok(headers.get("x-bawo-token", "")):
                 return "refused: a change needs the page's token; reload the page"
@@ -111,6 +124,9 @@ def _env():
     env = Environment(loader=FileSystemLoader(str(HERE / "templates")),
                       autoescape=select_autoescape(["html"], default=True))
     env.filters["side"] = lambda s: SIDE_NAMES.get(s, s)
+    # Text from the log or a board (ids, devices, reasons): controls and bidi marks as
+    # escapes, as the CLI prints them (one rule: bawo.text.safe).
+    env.filters["shown"] = lambda v, keep="": safe(v, keep)
     env.filters["urlencode_without"] = lambda keep, drop: "".join(
         "%s&" % urlencode({k: v}) for k, v in keep.items() if k not in drop)
     return env
@@ -121,9 +137,9 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     hub = Hub()
     bridge = Bridge(hub, cfg.db_path, port=port, sim=sim, enabled=follow_board)
 
-    def page(name, request, **kw):
+    def page(name, request, status=200, **kw):
         kw.update(token=cfg.token, nav=name)
-        resp = HTMLResponse(env.get_template(name + ".html").render(**kw))
+        resp = HTMLResponse(env.get_template(name + ".html").render(**kw), status_code=status)
         resp.headers["Content-Security-Policy"] = (
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
             "frame-ancestors 'none'")
@@ -186,24 +202,55 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     def game_page(request):
         row = _row(request.path_params["gid"])
         if row is None:
-            return page("missing", request, what="game %s" % request.path_params["gid"][:128])
+            return page("missing", request, status=404,
+                        what="game %s" % request.path_params["gid"][:128])
         return page("game", request, row=row, record=row["record"])
+
+    charts_of = {}     # (game, the log's state): the charts, until the log changes
 
     def stats_page(request):
         g = request.query_params.get("game", "")
         g = g if g in GAMES else ""
-        with db() as con:
-            charts = S.charts(con, g or None)
+        # The charts read up to S.OPENING_SAMPLE records (0.6 s on a big log): drawn once
+        # for each state of the log, not for each GET.
+        key = (g, L.state(cfg.db_path))
+        charts = charts_of.get(key)
+        if charts is None:
+            with db() as con:
+                charts = S.charts(con, g or None)
+            if len(charts_of) >= 2 * len(GAMES) + 2:
+                charts_of.clear()
+            charts_of[key] = charts
         return page("stats", request, games=sorted(GAMES), game=g, charts=charts)
 
     async def board_page(request):
         return page("board", request, board=bridge.info)
 
     # -- JSON ------------------------------------------------------------------------------
-    def api_game(request):
-        row = _row(request.path_params["gid"])
+    gate = Gate()
+
+    def api(route):
+        """A JSON route: a bad body or field is a 400 with its one line, a full gate a 503."""
+        async def run(request):
+            try:
+                return await route(request)
+            except BadRequest as e:
+                return JSONResponse({"error": _one_line(e)}, status_code=400)
+            except Busy:
+                return JSONResponse({"error": "busy: too many requests at once, try again"},
+                                    status_code=503, headers={"Retry-After": "1"})
+            except Gone:
+                return Response(status_code=400)   # nobody is left to read it
+        return run
+
+    @api
+    async def api_game(request):
+        row = await run_in_threadpool(_row, request.path_params["gid"])
         if row is None:
             return JSONResponse({"error": "no such game"}, status_code=404)
+        return await gate.run(_replay, row)
+
+    def _replay(row):
         try:
             rec = Record.from_text(row["record"])
             st = rec.replay()
@@ -243,15 +290,22 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         g = make_game(name)
         return name, g, g.format(g.parse(pos))   # RulesError (a ValueError) if not a position
 
-    def api_picture(request):
+    @api
+    async def api_picture(request):
+        return await gate.run(_picture, request.query_params)
+
+    def _picture(qp):
         try:
-            name, g, pos = _game_pos(request.query_params)
+            name, g, pos = _game_pos(qp)
         except ValueError as e:
             return JSONResponse({"error": str(e)[:200]}, status_code=400)
         return JSONResponse(B.picture(name, pos))
 
-    def api_sow(request):
-        qp = request.query_params
+    @api
+    async def api_sow(request):
+        return await gate.run(_sow, request.query_params)
+
+    def _sow(qp):
         try:
             name, g, pos = _game_pos(qp)
             mv = qp.get("move", "")
@@ -295,14 +349,9 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
             return JSONResponse({"error": str(e)}, status_code=409)
         return JSONResponse(r)
 
+    @api
     async def api_move(request):
-        try:
-            body = await request.json()
-            mv = body.get("move") if isinstance(body, dict) else None
-        except ValueError:
-            mv = None
-        if not isinstance(mv, str) or not mv or len(mv) > MAX_MOVE:
-            return JSONResponse({"error": "give a move"}, status_code=400)
+        mv = text_field(await json_body(request), "move", MAX_MOVE)
         try:
             r = await run_in_threadpool(bridge.call, "move", mv)
         except BawoError as e:
@@ -314,28 +363,21 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     def play_page(request):
         return page("play", request, games=sorted(GAMES))
 
-    async def _body(request):
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
-        return body if isinstance(body, dict) else {}
-
+    @api
     async def api_play_new(request):
-        b = await _body(request)
+        b = await json_body(request)
+        name = text_field(b, "game", 16, choices=GAMES)
+        side, level = int_field(b, "side", 0, 1, 0), int_field(b, "level", 1, 5, 3)
         try:
-            side, level = int(b.get("side", 0)), int(b.get("level", 3))
-            return JSONResponse(await run_in_threadpool(session.new, str(b.get("game", ""))[:16], side, level))
-        except (ValueError, TypeError, BawoError) as e:
+            return JSONResponse(await gate.run(session.new, name, side, level))
+        except (ValueError, BawoError) as e:
             return JSONResponse({"error": _one_line(e)}, status_code=400)
 
+    @api
     async def api_play_move(request):
-        b = await _body(request)
-        mv = b.get("move")
-        if not isinstance(mv, str) or not mv or len(mv) > MAX_MOVE:
-            return JSONResponse({"error": "give a move"}, status_code=400)
+        mv = text_field(await json_body(request), "move", MAX_MOVE)
         try:
-            return JSONResponse(await run_in_threadpool(session.move, mv))
+            return JSONResponse(await gate.run(session.move, mv))
         except (ValueError, BawoError) as e:     # an illegal move (RulesError), not your turn
             return JSONResponse({"error": _one_line(e)}, status_code=400)
 

@@ -1,6 +1,7 @@
 """Read-only queries for the library and statistics pages, on a page of the log at a time.
 Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
 import contextlib
+import os
 import sqlite3
 import threading
 
@@ -32,6 +33,9 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS serve_game ON games (game, id)",
     "CREATE INDEX IF NOT EXISTS serve_game_plies ON games (game, plies, id)",
     "CREATE INDEX IF NOT EXISTS serve_result_plies ON games (result, plies, id)",
+    # The statistics' results by month: start and added as columns, so the month is read off
+    # the index (SQLite reads no expression's value from one), 0.35 s -> 0.05 s on 100,000.
+    "CREATE INDEX IF NOT EXISTS serve_stats ON games (game, result, start, added)",
 )
 
 
@@ -49,11 +53,32 @@ def level_is(level):
     return P.level_sql(int(level))
 
 
+# The level filter reads the AI's level from the record, which no index of the players
+# holds: SQLite (3.40) evaluates an indexed expression from the index only as a lookup key,
+# never as a stored column. So the levels and the players each become one small number, a
+# bit for each (who_mask: a bit per OPPONENTS kind; level_mask: bit 0 "no level tag", bit n
+# "level n"), and a level filter looks both up in one index: `IN` the masks with its bits.
+def who_mask():
+    return " + ".join("%s * %d" % (played_by(o), 1 << k) for k, o in enumerate(OPPONENTS))
+
+
+def level_mask():
+    return " + ".join(["%s * 1" % P.level_sql(None)] +
+                      ["%s * %d" % (P.level_sql(int(v)), 1 << int(v)) for v in LEVELS[:-1]])
+
+
+def _masks(bits, need, any_of=0):
+    """The masks of `bits` bits holding every bit of need and, if any_of, one of any_of."""
+    return [m for m in range(1 << bits) if m & need == need and (not any_of or m & any_of)]
+
+
 def _player_indexes():
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
     # Date first after the player: the library's default order is read straight off the index.
     return tuple("CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
-                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS)
+                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS) + (
+        "CREATE INDEX IF NOT EXISTS serve_levels ON games ((%s), (%s), COALESCE(NULLIF(start, ''), "
+        "added), id, game, result, plies)" % (level_mask(), who_mask()),)
 
 
 def prepare(path, say=None):
@@ -74,6 +99,19 @@ def prepare(path, say=None):
         db.execute("ANALYZE")   # the planner's statistics, so it picks these indexes
     finally:
         db.close()
+
+
+def state(path):
+    """What changes whenever the log does: the size and time of its file and its WAL (every
+    commit writes the WAL; a checkpoint, the file). An empty WAL is no WAL: a reader makes one."""
+    out = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+        except OSError:
+            st = None
+        out.append((st.st_mtime_ns, st.st_size) if st and st.st_size else None)
+    return tuple(out)
 
 
 _pools = {}
@@ -119,10 +157,17 @@ def where(f):
     if f.get("result"):
         q.append("result=?")
         args.append(f["result"])
-    if f.get("opponent") in OPPONENTS:
-        q.append(played_by(f["opponent"]) + " = 1")
     if f.get("level") in LEVELS:
-        q.append(level_is(f["level"]))
+        # Both through serve_levels' masks (see level_mask): no record is read.
+        lv = f["level"]
+        need = 1 << OPPONENTS.index(f["opponent"]) if f.get("opponent") in OPPONENTS else 0
+        ai = sum(1 << OPPONENTS.index(k) for k in P.AI) if lv == "unknown" else 0
+        levels = _masks(len(LEVELS), 1 if lv == "unknown" else 1 << int(lv))
+        q.append("(%s) IN (%s)" % (level_mask(), ",".join(map(str, levels))))
+        if need or ai:
+            q.append("(%s) IN (%s)" % (who_mask(), ",".join(map(str, _masks(len(OPPONENTS), need, ai)))))
+    elif f.get("opponent") in OPPONENTS:
+        q.append(played_by(f["opponent"]) + " = 1")
     if f.get("since"):
         q.append("%s >= ?" % when)
         args.append(f["since"])
@@ -142,7 +187,9 @@ def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
     """(rows, total) of one page."""
     w, args = where(f)
     src = "games"
-    if f.get("opponent") in OPPONENTS:
+    if f.get("level") in LEVELS:
+        src = "games INDEXED BY serve_levels"
+    elif f.get("opponent") in OPPONENTS:
         # The player's index first: the planner, left alone, may scan another index and read
         # every record to test the player.
         src = "games INDEXED BY serve_who_%s" % f["opponent"]

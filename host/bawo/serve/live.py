@@ -10,6 +10,7 @@ import time
 from ..errors import BawoError
 from .. import ports
 from ..db import Log
+from ..text import safe
 from ..link import LinkError
 from ..watch import Watcher
 from . import board as B
@@ -114,14 +115,24 @@ def flash_step(line):
 def _free(v):
     # A count of bytes from the board: shown only if it is one (-1: the board could not tell).
     if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40:
-        return "%d bytes" % v
+        return size(v)
     return "unknown"
+
+
+def size(n):
+    """n bytes as a person reads them: '812 bytes', '793 KB', '78.4 GB' (KB = 1024 bytes,
+    as the board's own tools count flash)."""
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return ("%d %s" if unit == "bytes" or n >= 100 else "%.1f %s") % (n, unit)
+        n /= 1024.0
 
 
 def facts(hello):
     """What the board page shows of a HELLO answer, every value checked: the names of
-    docs/protocol.md (board, fw) or the older ones (device, firmware); free flash and heap
-    as 'N bytes', or 'unknown' from a firmware that does not say."""
+    docs/protocol.md (board, fw) or the older ones (device, firmware), versions in words;
+    free flash and heap as a person reads a size (size()), or 'unknown' from a firmware
+    that does not say."""
     out = {}
     for k, alt in (("device", "board"), ("firmware", "fw"), ("rules", None), ("profile", None),
                    ("games", None), ("proto", None)):
@@ -134,6 +145,10 @@ def facts(hello):
             v = str(v)[:64]
         if v is not None:
             out[k] = v
+    if "proto" in out:   # docs/protocol.md's version, in words
+        out["protocol"] = "version %s" % out.pop("proto")
+    if "rules" in out:
+        out["rules"] = "version %s" % out["rules"]
     out["flash free"] = _free(hello.get("flash_free"))
     out["heap free"] = _free(hello.get("heap_free"))
     return out
@@ -162,8 +177,13 @@ class Bridge:
             self.thread.join(5)
 
     def status(self, connected, text):
-        self.hub.publish({"type": "status", "connected": connected, "text": text,
-                          "board": self.info if connected else None, "t": time.time() * 1000})
+        # The page shows the board's text as the CLI does: controls and bidi marks escaped.
+        board = None
+        if connected and self.info:
+            board = {k: [safe(x) for x in v] if isinstance(v, list) else safe(v)
+                     for k, v in self.info.items()}
+        self.hub.publish({"type": "status", "connected": connected, "text": safe(text),
+                          "board": board, "t": time.time() * 1000})
 
     # -- commands from the page, run in this thread (the link is not shared) ------------------
     def call(self, name, arg=None, timeout=120):
