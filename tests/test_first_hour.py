@@ -82,3 +82,92 @@ def test_the_live_page_moves_in_either_case_and_refuses_in_the_rules_words(sim_l
     assert "error" not in box, box
     assert box["result"]["ply"] == 1 and box["result"]["position"] == g.format(
         g.play(g.start(), g.parse_move("B8-")))
+
+
+# -- the hint, everywhere a game is played (point 10) ------------------------------------------
+
+def _board_hint(state, seed=1):
+    from bawo.hint import best_move
+    return best_move(state, seed)
+
+
+def test_the_hint_is_the_firmwares_own_choice():
+    # The book's move from the opening (firmware/hint.py via bawo.hint), as the board lights it.
+    from bawo import firmware
+    book = firmware.module("book")
+    b = book.Book(firmware.book_path())
+    g = make_game("bawo")
+    want = g.move_str(b.lookup(g.start().key()))
+    b.close()
+    assert _board_hint(State(g)) == want
+
+
+def test_bawo_play_gives_the_hint_and_logs_it_as_the_board_does(tmp_path):
+    from bawo.db import Log
+    g = make_game("bawo")
+    hinted = _board_hint(State(g), 7)
+    answers = iter(["hint", hinted, "quit", "y"])
+    out = io.StringIO()
+    with Log(str(tmp_path / "g.sqlite")) as log:
+        play("bawo", level=1, seed=7, log=log, ask=lambda q: next(answers), out=out, style="numbers")
+        gid = out.getvalue().split("logged as ")[1].split()[0]
+        rec = Record.from_text(log.get(gid)["record"])
+    assert "hint 1: %s" % hinted in out.getvalue()
+    assert rec.moves[0] == hinted
+    assert rec.header["First"] == "you (1 hints)" and rec.header["Second"] == "computer (level 1)"
+    from bawo.players import parse
+    assert parse(rec.header["First"]) == ("you", None, 1)
+
+
+def test_the_play_page_gives_the_hint_and_logs_it_as_the_board_does(tmp_path):
+    from bawo.db import Log
+    from bawo.serve.play import Session
+    db = str(tmp_path / "g.sqlite")
+    s = Session(db)
+    v = s.new("oware", 0, 1)
+    n = 0
+    while not v["result"]:
+        st = State(make_game("oware"))
+        for m in v["moves"]:
+            st.push(m)
+        h = s.hint()["hint"]
+        n += 1
+        assert h["n"] == n and h["move"] == _board_hint(st, s.seed)
+        assert h["presses"] == v["presses"][h["move"]]   # where to press it on the page
+        v = s.move(h["move"])
+    with Log(db) as log:
+        rec = Record.from_text(log.get(v["id"])["record"])
+    assert rec.header["First"] == "you (%d hints)" % n
+
+
+def test_the_play_page_has_a_hint_button_and_route(tmp_path):
+    import httpx
+    from _serve_helpers import Server
+    srv = Server(str(tmp_path / "g.sqlite"), follow_board=False)
+    try:
+        h = {"Host": "127.0.0.1:%d" % srv.cfg.port, "X-Bawo-Token": srv.cfg.token}
+        page = httpx.get(srv.url.rstrip("/") + "/play", headers=h, timeout=10).text
+        assert 'id="hint"' in page
+        r = httpx.post(srv.url.rstrip("/") + "/api/play/hint", headers=h, json={}, timeout=30)
+        assert r.status_code == 400 and r.json() == {"error": "start a game first"}
+        httpx.post(srv.url.rstrip("/") + "/api/play/new", headers=h,
+                   json={"game": "bawo", "side": 0, "level": 1}, timeout=30)
+        r = httpx.post(srv.url.rstrip("/") + "/api/play/hint", headers=h, json={}, timeout=30)
+        assert r.status_code == 200 and r.json()["hint"]["move"] == _board_hint(State(make_game("bawo")))
+    finally:
+        srv.stop()
+
+
+def test_the_simulators_hint_key_is_the_boards_gesture(tmp_path):
+    from test_sim import Terminal
+    want = _board_hint(State(make_game("bawo")))
+    t = Terminal(tmp_path, cols=100, env={"NO_COLOR": "1"}, args=("--game", "bawo", "--opponent", "people"))
+    try:
+        t.wait_for("menu:")
+        t.press("m")
+        t.wait_for("South to move, ply 0")
+        t.press("?")                          # BACK held, MENU pressed, on the simulated pins
+        t.wait_for("hint 1: %s" % want)
+        assert "menu:" not in t.text(t.mark)  # the hint, not the menu
+    finally:
+        t.close()

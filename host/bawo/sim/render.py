@@ -115,7 +115,7 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
     else:
         rows, cols, bw, _, _ = _geometry(profile_file)
         tab = "(the LEDs need %d columns) " % (2 + cols * (bw + 2))
-    keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, ?=hint, %sQ=quit; port %s" % (tab, port)
     out = list(body)
     for text in (caption, msg, keys):
         out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]

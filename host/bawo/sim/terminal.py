@@ -22,6 +22,7 @@ QUIT_KEYS = ("Q", "\x03")
 
 
 VIEW_KEY = "\t"   # LEDs <-> counts as digits
+HINT_KEYS = ("?", "H")   # the board's hint gesture: BACK held, MENU pressed (BoardProcess.hint)
 
 
 def _interactive(args, data):
@@ -129,7 +130,7 @@ def _terminal(board, relay, data):
             keymap[ch] = r * len(chars) + c
     keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
                    "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
-    assert not set(QUIT_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    assert not set(QUIT_KEYS + HINT_KEYS) & set(keymap) and VIEW_KEY not in keymap
     color = not os.environ.get("NO_COLOR")
     view = "leds" if color else "digits"
     fd = sys.stdin.fileno()
@@ -182,6 +183,8 @@ def _terminal(board, relay, data):
                     for c in ch:   # keys typed fast arrive together: each is a press
                         if c in keymap:
                             board.tap(keymap[c])
+                        elif c in HINT_KEYS:
+                            board.hint()
             said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
             msg = next((text for kind, text in said if kind == P.MESSAGE), "")
             if msg.startswith("game over:") and (board.status or {}).get("result"):

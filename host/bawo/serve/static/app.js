@@ -357,6 +357,8 @@
       }
       state = r; clicked = [];
       board.picture(r.picture);
+      setText("hinttext", "");
+      for (const h of board.svg.querySelectorAll(".hit.hint")) h.classList.remove("hint");
       setText("ply", r.ply); setText("result", r.result || "–");
       setText("last", r.moves.length ? r.moves[r.moves.length - 1] : "–");
       setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
@@ -397,6 +399,17 @@
       try {
         await show(await post("/api/play/new", { game: f.get("game"), side: +f.get("side"), level: +f.get("level") }));
       } finally { busy = false; }
+    });
+    document.getElementById("hint").addEventListener("click", async () => {
+      if (busy || !state) return;
+      const r = await post("/api/play/hint");
+      if (r.error) { setText("moveerr", r.error); return; }
+      await show(r);   // the same position: it marks where the hinted move is pressed
+      clicked = []; mark();
+      for (const g of board.svg.querySelectorAll("g.pocket"))
+        g.querySelector(".hit").classList.toggle("hint", r.hint.presses.includes(+g.dataset.key));
+      setText("hinttext", "Hint " + r.hint.n + ": " + r.hint.move);
+      window.bawo.hint = r.hint;
     });
     document.getElementById("moveform").addEventListener("submit", (e) => {
       e.preventDefault();
