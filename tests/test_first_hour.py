@@ -171,3 +171,62 @@ def test_the_simulators_hint_key_is_the_boards_gesture(tmp_path):
         assert "menu:" not in t.text(t.mark)  # the hint, not the menu
     finally:
         t.close()
+
+
+# -- the simulator's pick and targets, seen on a screen (point 11) ------------------------------
+
+@pytest.fixture(scope="module")
+def picked(tmp_path_factory):
+    """A real board (fake clock) with South's A4 picked: its frame and status."""
+    b = sim.BoardProcess("bawo-4x8", str(tmp_path_factory.mktemp("pick")), fake=True, frames=True,
+                         extra_env={"BAWO_GAME": "bawo", "BAWO_OPPONENT": "people"})
+    try:
+        b.idle()
+        b.menu()
+        b.idle()
+        before = b.get_frame()
+        cells = sim.key_of_cell(b.profile_file, "bawo")
+        b.tap(cells[3])                      # South's A4 (cell 3): two directions, so a pick
+        st = b.idle()
+        assert st["sel"] == 3
+        return b.profile_file, before, b.get_frame(), st
+    finally:
+        b.quit()
+
+
+def _colours(text):
+    import re
+    return {tuple(int(x) for x in m) for m in re.findall(r"\x1b\[[34]8;2;(\d+);(\d+);(\d+)m", text)}
+
+
+def test_the_pick_and_its_targets_show_on_a_screen(picked):
+    prof, before, frame, st = picked
+    new = _colours(sim.render(frame, prof, st, color=True)) - _colours(sim.render(before, prof, st, color=True))
+    from bawo.sim.render import SHOWN_MIN
+    assert any(r == g == b >= SHOWN_MIN for r, g, b in new), new        # the pick: white
+    assert any(g >= SHOWN_MIN and r == b == 0 for r, g, b in new), new  # its targets: green
+
+
+def test_the_digits_mark_the_pick_and_its_targets(picked):
+    prof, _, frame, st = picked
+    text = sim.digits(frame, prof, st)
+    south_front = [ln for ln in text.split("\n") if "*2" in ln]
+    assert len(south_front) == 1
+    assert south_front[0].split() == ["2", "2", ">2", "*2", ">2", "2", "2", "2"], text
+    assert "> a press there plays it" in text
+
+
+def test_a_refused_press_says_why_on_the_status_line(tmp_path):
+    from test_sim import Terminal
+    t = Terminal(tmp_path, cols=100, env={"NO_COLOR": "1"}, args=("--game", "bawo", "--opponent", "people"))
+    try:
+        t.wait_for("menu:")
+        t.press("m")
+        t.wait_for("South to move, ply 0")
+        t.press("1")                          # North's B8, with South to move: a red flash
+        t.wait_for("B8 is North's pocket; South is to move, on South's rows")
+        t.press("as")                         # South's A1, then A2: A1+; the line clears
+        t.wait_for("North to move, ply 1")
+        assert "B8 is North's" not in t.text(t.mark)
+    finally:
+        t.close()

@@ -13,7 +13,7 @@ from bawo_firmware_sim import simpipe as P
 from .board import BoardProcess, REPL_EXIT, SimError, is_flashed
 from .layout import GRID_KEYS
 from .relay import PtyRelay, _shut_down, start_repl
-from .render import _click, _fits_leds, _geometry, screen
+from .render import _click, _fits_leds, _geometry, refused, screen
 from .script import _mpy_for
 
 
@@ -143,6 +143,8 @@ def _terminal(board, relay, data):
     geometry = _geometry(board.profile_file)
     last = None
     asking = False
+    pressed = None   # (key, the status it was pressed in): a red flash after it is explained
+    why = ""
     try:
         while board.proc.poll() is None:
             r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
@@ -179,16 +181,24 @@ def _terminal(board, relay, data):
                     k = _click(ch, geometry) if _fits_leds(geometry, width) and view == "leds" else None
                     if k is not None:
                         board.tap(k)
+                        pressed, why = (k, dict(board.status or {})), ""
                 else:
                     for c in ch:   # keys typed fast arrive together: each is a press
                         if c in keymap:
                             board.tap(keymap[c])
+                            pressed, why = (keymap[c], dict(board.status or {})), ""
                         elif c in HINT_KEYS:
                             board.hint()
+            if pressed and (board.status or {}).get("flashes", 0) > pressed[1].get("flashes", 0):
+                # The board flashed the press red: say why on the status line, as it cannot.
+                why = refused(board.profile_file, pressed[1], pressed[0]) or "that press plays no move"
+                pressed = None
             said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
             msg = next((text for kind, text in said if kind == P.MESSAGE), "")
             if msg.startswith("game over:") and (board.status or {}).get("result"):
                 msg = ""   # the status line says it, in words (the board's message is terse)
+            if why:
+                msg = why
             if asking:
                 msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
             text = screen(board.frame, board.profile_file, board.status or {}, width, view, color,
