@@ -213,7 +213,7 @@ def test_the_digits_mark_the_pick_and_its_targets(picked):
     south_front = [ln for ln in text.split("\n") if "*2" in ln]
     assert len(south_front) == 1
     assert south_front[0].split() == ["2", "2", ">2", "*2", ">2", "2", "2", "2"], text
-    assert "> a press there plays it" in text
+    assert "* picked  > a press there plays" in text
 
 
 def test_a_refused_press_says_why_on_the_status_line(tmp_path):

@@ -195,7 +195,7 @@ def digits(frame_line, profile_file, status):
         if r == used[-1] and labels:
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
     if picked:
-        lines.append("  * picked, > a press there plays it (BACK drops the pick)")
+        lines.append("  * picked  > a press there plays")   # narrow: 40 columns
     lines.append(_caption(status))
     return "\n".join(lines)
 
