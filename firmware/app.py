@@ -421,7 +421,8 @@ class App:
         s = self.s
         move = s.parse_move(text)
         if move not in s.legal_moves:
-            raise RulesError('illegal move %s' % text)
+            # The rules' reason (a pocket too small, a capture due), for the person to read.
+            raise RulesError(self.g._why_illegal(s.position, move))
         return move
 
     def moves(self, first=0):

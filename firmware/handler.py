@@ -131,7 +131,7 @@ class Handler:
         try:
             m = a.legal_move(text)
         except RulesError as e:
-            raise self._err(P.E_ILLEGAL_MOVE, str(e)[:80])
+            raise self._err(P.E_ILLEGAL_MOVE, str(e)[:120])   # the rules' longest reason fits
         a.skip()
         if not a.play(m, True):
             raise self._err(P.E_FLASH_FULL, 'flash full')

@@ -24,6 +24,11 @@ import json
 import select
 from compat import ticks_ms, ticks_add, ticks_diff, forget
 
+# Real clock: 'p K' and 'r K' wait in the taps' queue as K | _HOLD and K | _LET, so a key held
+# while another is tapped (BACK held, MENU pressed: a hint) reaches the keys in that order.
+_HOLD = 0x10000
+_LET = 0x20000
+
 
 class _Pipe:
     # MicroPython's file flush() is fsync(), which a pipe refuses (EINVAL); writes to an
@@ -57,6 +62,8 @@ class Sim:
         self.tap_key = -1     # the key a tap is on now
         self.tap_down = False
         self.tap_at = 0       # ticks: its earliest release
+        self.hold_key = -1    # a queued press or release, until the debounced keys see it
+        self.hold_down = False
         self.crash_after = -1
 
     def frames_pipe(self):
@@ -142,6 +149,11 @@ class Sim:
     def step_taps(self, now):
         # A tap holds its key until the debounced keys have seen it down, and the next
         # waits until they have seen it up: a slow pass of the loop loses no press.
+        k = self.hold_key
+        if k >= 0:
+            if self.board.keys.is_pressed(k) == self.hold_down:
+                self.hold_key = -1
+            return
         k = self.tap_key
         if k >= 0:
             held = self.board.keys.is_pressed(k)
@@ -152,13 +164,23 @@ class Sim:
             elif not held:
                 self.tap_key = -1
         elif self.taps:
-            k = self.tap_key = self.taps.pop(0)
+            k = self.taps.pop(0)
+            if k >= _HOLD:
+                self.hold_down = k < _LET
+                k &= 0xFFFF
+                self.hold_key = k
+                if self.hold_down:
+                    self.board.press(k)
+                else:
+                    self.board.release(k)
+                return
+            self.tap_key = k
             self.board.press(k)
             self.tap_down = True
             self.tap_at = ticks_add(now, 40)
 
     def settled(self):
-        if self.taps or self.tap_key >= 0:
+        if self.taps or self.tap_key >= 0 or self.hold_key >= 0:
             return False   # a tap still to come or under way
         k = self.board.keys
         sw = self.board.switches
@@ -211,10 +233,15 @@ class Sim:
             return True
         c = parts[0]
         b = self.board
-        if c == 'p':
-            b.press(int(parts[1]))
-        elif c == 'r':
-            b.release(int(parts[1]))
+        if c == 'p' or c == 'r':
+            k = int(parts[1])
+            if not self.fake:
+                if k < _HOLD:
+                    self.taps.append(k | (_HOLD if c == 'p' else _LET))
+            elif c == 'p':
+                b.press(k)
+            else:
+                b.release(k)
         elif c == 't':
             k = int(parts[1])
             if self.fake:

@@ -2,7 +2,8 @@
 # under the MicroPython unix port): one text line per message each way. Both ends import this
 # module, so the message kinds and their shapes are written here once.
 #
-# Host -> board (fd BAWO_IN): 'p K' / 'r K' press / release key K; 't K' tap K (press, 40 ms,
+# Host -> board (fd BAWO_IN): 'p K' / 'r K' press / release key K (real clock: in turn with
+# the taps, each once the debounced keys see it); 't K' tap K (press, 40 ms,
 # release, 40 ms); 'w MS' run MS milliseconds; 'i' run until idle and report; 'f' send a frame;
 # 's' send the status; 'crash N' cut the power while writing the N-th next journal line; 'y N'
 # answer 'Y N' (a mark: every command before it is done, all it wrote is in the pipes); 'q' quit.

@@ -43,8 +43,11 @@ def point_name(p):
 
 
 def parse_point(text):
-    if len(text) == 2 and "a" <= text[0] <= "e" and "1" <= text[1] <= "5":
-        return (ord(text[1]) - 49) * 5 + ord(text[0]) - 97
+    # Either case: C3 is c3 (the notation writes small letters).
+    if len(text) == 2 and "1" <= text[1] <= "5":
+        x = ord(text[0]) | 32
+        if 97 <= x <= 101:
+            return (ord(text[1]) - 49) * 5 + x - 97
     raise InvalidMoveError("bad point %s: expected a1..e5" % quote(text))
 
 
@@ -201,10 +204,10 @@ class BaghChal(BaseGame):
         if isinstance(text, str):
             if len(text) == 2:
                 return parse_point(text)
-            if len(text) == 5 and text[2] in "-x":
+            if len(text) == 5 and text[2] in "-xX":
                 a, b = parse_point(text[:2]), parse_point(text[3:])
                 if not (b in ADJ[a] if text[2] == "-" else b in [r for q, r in JUMPS[a]]):
-                    kind = "a jump is written a1xa3" if text[2] == "x" else "a step is written a1-a2"
+                    kind = "a step is written a1-a2" if text[2] == "-" else "a jump is written a1xa3"
                     raise InvalidMoveError("bad move %s: %s, between points on a line" % (quote(text), kind))
                 return 25 + a * 25 + b
         raise InvalidMoveError("bad move %s: expected a point (c3), a step (a1-a2) or a jump (a1xa3)" % quote(text))

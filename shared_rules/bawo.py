@@ -51,9 +51,10 @@ def pocket_name(local):
 
 
 def parse_pocket(text):
-    if len(text) == 2 and text[0] in "AB" and "1" <= text[1] <= "8":
+    # Either case: a person types b8 as often as B8 (the notation writes capitals).
+    if len(text) == 2 and text[0] in "ABab" and "1" <= text[1] <= "8":
         c = ord(text[1]) - 48
-        return c - 1 if text[0] == "A" else 16 - c
+        return c - 1 if text[0] in "Aa" else 16 - c
     raise InvalidMoveError("bad pocket %s: expected A1..A8 or B1..B8" % quote(text))
 
 

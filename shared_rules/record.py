@@ -219,6 +219,14 @@ class Record:
                 s.push(self.moves[k], False)
             except RulesError as e:
                 raise RecordError("record does not replay at ply %d (%s): %s" % (k + 1, self.moves[k], e), k + 1)
+        # A person's move may be typed in either case; a record's is written as the rules
+        # write it, so one game has one text (and one hash).
+        k = 0
+        for t in s.iter_moves():
+            if t != self.moves[k]:
+                raise RecordError("record does not replay at ply %d (%s): the notation writes %s"
+                                  % (k + 1, self.moves[k], t), k + 1)
+            k += 1
         result = h.get("Result", "*")
         reason = h.get("Reason")
         out = s.outcome()

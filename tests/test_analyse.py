@@ -150,7 +150,7 @@ def test_export_analyse_writes_a_mark_per_ply_and_imports_back(tmp_path, capsys)
     rec, db = _logged(tmp_path)
     rc, out, err = run(capsys, 'export', '--analyse', '--format', 'text', '--db', db)
     assert rc == 0, err
-    assert out.count('{') == len(rec.moves) and '; the mistake' in out.split('{', 2)[1]
+    assert out.count('{') == len(rec.moves) and ' throws it away, ' in out.split('{', 2)[1]
     [(where, back, error)] = list(read(out))
     assert error is None and back.moves == rec.moves  # the comments do not change the record
     rc, out, err = run(capsys, 'export', '--analyse', '--db', db)
@@ -164,7 +164,7 @@ def test_show_analyse_notes_the_mistake(tmp_path, capsys):
     rec, db = _logged(tmp_path)
     rc, out, err = run(capsys, 'show', 'test-0001', '--all', '--numbers', '--analyse', '--db', db)
     assert rc == 0, err
-    assert out.count('  [') == len(rec.moves) and '  [win -> loss; the mistake' in out
+    assert out.count('  [') == len(rec.moves) and ' throws it away, ' in out and '  [North can force a win: ' in out
 
 
 def test_a_comment_left_open_is_refused():
@@ -198,7 +198,7 @@ def test_analyse_estimates_oware_and_bagh_chal_and_says_so(name, tmp_path, capsy
     f = tmp_path / 'g.txt'
     f.write_text(rec.to_text())
     rc, out, err = run(capsys, 'analyse', '--file', str(f))
-    assert rc == 0 and out.startswith('ESTIMATE: ') and 'loses the most' in out
+    assert rc == 0 and out.startswith('ESTIMATE: ') and 'the costliest moves: ply ' in out
 
 
 def test_a_missed_win_names_the_books_move_even_when_the_search_runs_out():

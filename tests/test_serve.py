@@ -284,7 +284,8 @@ def test_analysis_api_estimates_oware_once_and_refuses_what_it_cannot(srv):
         time.sleep(0.2)
         r = get(srv, "/api/analysis/ow-0001").json()
     assert r["state"] == "done" and [x["ply"] for x in r["marks"]] == [1, 2, 3, 4]
-    assert all(x["estimate"] and x["text"].startswith("estimate: score ") for x in r["marks"])
+    assert all(x["estimate"] and " before, " in x["text"] and "estimate" not in x["text"] for x in r["marks"])
+    assert len(r["curve"]) == 5 and all(-1 <= v <= 1 for v in r["curve"])   # the page's graph
     assert post(srv, "/api/analysis/ow-0001", **tok).json() == r             # cached per game id
     assert post(srv, "/api/analysis/no-such-game", **tok).status_code == 404
 

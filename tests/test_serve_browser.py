@@ -285,12 +285,18 @@ def test_game_page_analysis_marks_the_mistake_on_its_ply(env):
     assert js(drv, "Array.from(document.querySelectorAll('#moves li.mistake')).map(li => +li.dataset.ply)") == [3]
     drv.find_element("css selector", "#moves li[data-ply='2']").click()
     wait_for(lambda: js(drv, "window.bawo.shownPly") == 2, what="ply 2")
-    assert js(drv, "document.getElementById('value').textContent") == "South to move has won"
+    assert js(drv, "document.getElementById('value').textContent") == "South can force a win (South to move)"
     drv.find_element("css selector", "#moves li[data-ply='3']").click()
     wait_for(lambda: js(drv, "window.bawo.shownPly") == 3, what="ply 3")
     mark = js(drv, "document.getElementById('plymark').textContent")
-    assert mark.startswith("win -> loss; the mistake; winning: ") and "A3-" not in mark.split("winning:")[1], mark
-    assert js(drv, "document.getElementById('value').textContent") == "North to move has won"
+    assert mark.startswith("South can force a win: ") and mark.endswith("; A3- throws it away, North can force a win now"), mark
+    assert "A3-" not in mark.split(": ", 1)[1].split(";")[0], mark   # the winning moves, not the one played
+    assert js(drv, "document.getElementById('value').textContent") == "North can force a win (North to move)"
+    # The evaluation graph: a point a position, South's forced win at the top until ply 3.
+    pts = js(drv, "document.querySelector('#evalgraph polyline').getAttribute('points')").split()
+    ys = [float(p.split(",")[1]) for p in pts]
+    assert len(pts) == len(rec.moves) + 1 and ys[:3] == [4.0] * 3 and ys[3] > 40, pts   # 4: the top
+    assert js(drv, "document.getElementById('analegend').hidden") is False
     screenshot(drv, "analysis")
 
 

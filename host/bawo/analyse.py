@@ -120,23 +120,36 @@ def solve_command(position=None, opening=False, max_nodes=2000000, max_seconds=N
 
 # -- analyse --------------------------------------------------------------------------------
 
-def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
-    """One dict per ply: ply (1-based), side, move, before (value for the mover of the
-    position it moved in), after (the value that move left it), mistake (won -> lost),
-    winning (the winning moves when it was won) and missed (True if its move was not one)."""
+SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
+OTHER = {"S": "N", "N": "S", "G": "T", "T": "G"}
+# An estimate's score in the game's own things: the evaluator counts 16 a stored seed in
+# Oware and 120 a captured goat in Bagh-Chal (shared_rules/evaluate.py).
+UNITS = {"oware": (16, "seed"), "bagh-chal": (120, "goat")}
+OVER = 10 ** 6   # analyse_estimate's score of a finished game (won: +, lost: -)
+
+
+def _positions(rec):
     from shared_rules import game, State
-    from .solve import Solver, solve, WIN, LOSS, open_book, book_value
-    g = game("bawo")
+    g = game(rec.header.get("Game"))
     s = State(g, rec.header.get("Position"))
     positions = [s.position]
     for m in rec.moves:
         s.push(m)
         positions.append(s.position)
+    return g, positions
+
+
+def iter_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
+    """analyse_bawo's marks one at a time, each as soon as its two positions are valued."""
+    from .solve import Solver, solve, WIN, LOSS, open_book, book_value
+    g, positions = _positions(rec)
     solver = solver or Solver(max_nodes=max_nodes, max_seconds=max_seconds)
     bk = open_book()
-    values = []  # for the side to move in each position
     t0 = time.monotonic()
-    for i, pos in enumerate(positions):
+    flip = {WIN: LOSS, LOSS: WIN}
+
+    def value(i):   # for the side to move in position i
+        pos = positions[i]
         if callable(progress):  # bawo serve's page: (positions done, of)
             progress(i, len(positions))
         elif progress and time.monotonic() - t0 > 2:
@@ -144,113 +157,217 @@ def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=F
             sys.stderr.flush()
         o = g.outcome(pos)
         if o is not None:
-            values.append(WIN if o.winner == pos.turn else LOSS)
-            continue
+            return WIN if o.winner == pos.turn else LOSS
         v = book_value(g, pos, bk)  # the opening's proof, checked from here
         if v is not None:
-            values.append(v)
-            continue
-        values.append(solve(pos, solver=solver, all_moves=False, max_nodes=max_nodes,
-                            max_seconds=max_seconds).value)
-    marks = []
-    flip = {WIN: LOSS, LOSS: WIN}
-    for k, m in enumerate(rec.moves):
-        before = values[k]
-        after = flip.get(values[k + 1], values[k + 1])  # for the mover
-        mv = g.move_str(g.parse_move(m))
-        missed = before == WIN and after != WIN
-        winning = []
-        if missed:  # only then are the winning moves worth their search
-            found = set(solve(positions[k], solver=solver, max_nodes=max_nodes,
-                              max_seconds=max_seconds).winning)
-            for x in g.legal_moves(positions[k]):  # and the book's, checked from each child
-                if x not in found and book_value(g, g.play(positions[k], x), bk) == LOSS:
-                    found.add(x)
-            winning = [g.move_str(x) for x in sorted(found)]
-        marks.append({"ply": k + 1, "side": g.sides[positions[k].turn], "move": mv,
-                      "before": before, "after": after,
-                      "mistake": before == WIN and after == LOSS,
-                      "winning": winning, "missed": missed})
-    if bk is not None:
-        bk.close()
-    return marks
+            return v
+        return solve(pos, solver=solver, all_moves=False, max_nodes=max_nodes,
+                     max_seconds=max_seconds).value
+
+    try:
+        nxt = value(0)
+        for k, m in enumerate(rec.moves):
+            before, nxt = nxt, value(k + 1)
+            after = flip.get(nxt, nxt)  # for the mover
+            played = g.parse_move(m)
+            mv = g.move_str(played)
+            winning = []
+            if before == WIN and after != WIN:  # only then are the winning moves worth their search
+                found = set(solve(positions[k], solver=solver, max_nodes=max_nodes,
+                                  max_seconds=max_seconds).winning)
+                for x in g.legal_moves(positions[k]):  # and the book's, checked from each child
+                    if x not in found and book_value(g, g.play(positions[k], x), bk) == LOSS:
+                        found.add(x)
+                if played in found:
+                    # Its child was not settled alone, but the search of all moves proved it a
+                    # win: the move keeps the win (never "unknown" beside "winning: it").
+                    after = WIN
+                winning = [g.move_str(x) for x in sorted(found)]
+            missed = before == WIN and after != WIN
+            yield {"ply": k + 1, "side": g.sides[positions[k].turn], "move": mv,
+                   "before": before, "after": after, "mistake": before == WIN and after == LOSS,
+                   "winning": winning if missed else [], "missed": missed}
+    finally:
+        if bk is not None:
+            bk.close()
 
 
-def analyse_estimate(rec, level=5, progress=None):
-    """Oware and Bagh-Chal: the level-5 search's score (board budgets, for the mover) before
-    each ply and after it, and the loss the ply caused. An estimate, not a proof."""
-    from shared_rules import game, State
+def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
+    """One dict per ply: ply (1-based), side, move, before (value for the mover of the
+    position it moved in), after (the value that move left it), mistake (won -> lost),
+    winning (the winning moves when it was won) and missed (True if its move was not one)."""
+    return list(iter_bawo(rec, max_nodes, max_seconds, solver, progress))
+
+
+def iter_estimate(rec, level=5, progress=None):
+    """analyse_estimate's marks one at a time (without `worst`, which needs them all)."""
     from shared_rules.ai import Player
-    name = rec.header.get("Game")
-    g = game(name)
-    s = State(g, rec.header.get("Position"))
-    positions = [s.position]
-    for m in rec.moves:
-        s.push(m)
-        positions.append(s.position)
+    g, positions = _positions(rec)
     ai = Player(g, level=level, seed=0, time_ms=10 ** 6)
-    scores = []  # for the side to move
-    for i, pos in enumerate(positions):
+
+    def score(i):   # for the side to move
+        pos = positions[i]
         if callable(progress):
             progress(i, len(positions))
         o = g.outcome(pos)
         if o is not None:
-            scores.append(0 if o.winner is None else (10 ** 6 if o.winner == pos.turn else -10 ** 6))
-            continue
+            return 0 if o.winner is None else (OVER if o.winner == pos.turn else -OVER)
         ai.choose(pos)
-        scores.append(ai.last_info.get("score", 0))
-    marks = []
+        return ai.last_info.get("score", 0)
+
+    nxt = score(0)
     for k, m in enumerate(rec.moves):
-        before, after = scores[k], -scores[k + 1]
-        marks.append({"ply": k + 1, "side": g.sides[positions[k].turn], "move": m,
-                      "score": before, "after": after, "drop": max(0, before - after),
-                      "estimate": True})
+        before, nxt = nxt, score(k + 1)
+        after = -nxt
+        yield {"ply": k + 1, "side": g.sides[positions[k].turn], "move": m, "game": g.name,
+               "score": before, "after": after, "drop": max(0, before - after), "estimate": True}
+
+
+def _worst(marks):
     worst = sorted((x for x in marks if x["drop"] > 0), key=lambda x: -x["drop"])[:3]
     for x in marks:
         x["worst"] = x in worst
     return marks
 
 
-def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
+def analyse_estimate(rec, level=5, progress=None):
+    """Oware and Bagh-Chal: the level-5 search's score (board budgets, for the mover) before
+    each ply and after it, and the loss the ply caused. An estimate, not a proof."""
+    return _worst(list(iter_estimate(rec, level, progress)))
+
+
+def iter_analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
+    """analyse()'s marks one at a time, as each is found (estimates without `worst`)."""
     rec.replay()  # a record that does not replay is refused with the failing ply
     if rec.header.get("Game") == "bawo":
-        return analyse_bawo(rec, max_nodes, max_seconds, progress=progress)
-    return analyse_estimate(rec, progress=progress)
+        return iter_bawo(rec, max_nodes, max_seconds, progress=progress)
+    return iter_estimate(rec, progress=progress if callable(progress) else None)
+
+
+def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
+    marks = list(iter_analyse(rec, max_nodes, max_seconds, progress))
+    return marks if rec.header.get("Game") == "bawo" else _worst(marks)
+
+
+# -- marks in a player's words ----------------------------------------------------------------
+
+def value_text(side, value):
+    """A Bawo value for `side`, the side to move, as a player reads it."""
+    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side), "the other side")
+    return {"win": "%s can force a win" % me, "loss": "%s can force a win" % them,
+            "draw": "neither side can force a win"}.get(value, "not settled within the budget")
+
+
+def score_text(game, side, score):
+    """An estimate's score for `side` in the game's things: seeds or goats ahead, or a win."""
+    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side), "the other side")
+    from shared_rules.evaluate import WIN, WIN_BOUND
+    if score >= OVER:
+        return "%s has won" % me
+    if score <= -OVER:
+        return "%s has won" % them
+    if score > WIN_BOUND:
+        return "%s can force a win in %d plies" % (me, WIN - score)
+    if score < -WIN_BOUND:
+        return "%s can force a win in %d plies" % (them, WIN + score)
+    unit, name = UNITS.get(game, (1, "point"))
+    v = abs(score) / unit
+    if v < 0.05:
+        return "level"
+    return "%s %.1f %ss ahead" % (me if score > 0 else them, v, name)
+
+
+def _moves(texts):
+    return " or ".join(texts) if len(texts) < 3 else ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
 def mark_text(x):
-    """A ply's mark in a few words (the comment written by export, the note of show)."""
+    """A ply's mark in a player's words (the comment written by export, the note of show,
+    the line of `bawo analyse` and of the game page)."""
+    me = SIDE.get(x["side"], x["side"])
+    them = SIDE.get(OTHER.get(x["side"]), "the other side")
     if x.get("estimate"):
-        t = "estimate: score %d -> %d" % (x["score"], x["after"])
-        return t + ("; loses the most" if x["worst"] else "")
-    t = "%s -> %s" % (x["before"], x["after"])
-    if x["mistake"]:
-        t += "; the mistake"
+        g = x.get("game")
+        t = "%s before, %s after" % (score_text(g, x["side"], x["score"]),
+                                     score_text(g, x["side"], x["after"]))
+        if x["drop"] > 0 and abs(x["score"]) < OVER and abs(x["after"]) < OVER:
+            unit, name = UNITS.get(g, (1, "point"))
+            if x["drop"] / unit >= 0.05:
+                t += "; costs %s %.1f %ss" % (me, x["drop"] / unit, name)
+        return t + ("; one of the three costliest moves" if x.get("worst") else "")
+    b, a = x["before"], x["after"]
     if x["missed"] and x["winning"]:
-        t += "; winning: " + " ".join(x["winning"])
-    return t
+        t = "%s can force a win: %s" % (me, _moves(x["winning"]))
+        if x["mistake"]:
+            return t + "; %s throws it away, %s can force a win now" % (x["move"], them)
+        return t + "; after %s it is %s" % (x["move"], value_text(x["side"], a))
+    if b == "win":
+        return "%s can force a win, and %s keeps it" % (me, x["move"])
+    if b == "loss":
+        return "%s can force a win whatever %s plays" % (them, me)
+    if a == "win":
+        return "%s can force a win after %s" % (me, x["move"])
+    if a == "loss":
+        return "after %s, %s can force a win" % (x["move"], them)
+    return "not settled within the budget"
+
+
+def curve(marks):
+    """The evaluation over the game, one value a position (0 .. plies) in -1..1 from the first
+    side's view (South, Goats): Bawo's values 1 (South can force a win), -1, or 0 (not
+    settled, drawn); an estimate's score in seeds or goats over 10, clipped (a win is 1)."""
+    def first_view(x, v):   # v: for x's mover
+        if x.get("estimate"):
+            r = max(-1.0, min(1.0, v / UNITS.get(x.get("game"), (1, ""))[0] / 10.0))
+        else:
+            r = {"win": 1.0, "loss": -1.0}.get(v, 0.0)
+        return round(r if x["side"] in ("S", "G") else -r, 3)
+    out = [first_view(x, x["score"] if x.get("estimate") else x["before"]) for x in marks]
+    if marks:
+        out.append(first_view(marks[-1], marks[-1]["after"]))   # the position the game ends in
+    return out
 
 
 def analyse_command(rec, max_nodes=200000, max_seconds=2.0, as_json=False):
-    """`bawo analyse`: every ply of record `rec` valued, and where the game was lost, printed."""
+    """`bawo analyse`: every ply of record `rec` valued and printed as it is found, and where
+    the game was lost; a Ctrl-C keeps what was printed and says so in one line."""
     max_seconds = max_seconds or 2.0
-    marks = analyse(rec, max_nodes, max_seconds, progress=sys.stderr.isatty())
+    marks = []
+    found = iter_analyse(rec, max_nodes, max_seconds, progress=sys.stderr.isatty())
+    bawo = rec.header.get("Game") == "bawo"
+    if not as_json:
+        if bawo:
+            print("values for the side to move; budget %d nodes, %g s a position" % (max_nodes, max_seconds))
+        else:
+            print("ESTIMATE: the level-5 search's view for the mover (board budgets), not a proof")
+        sys.stdout.flush()
+    try:
+        for x in found:
+            marks.append(x)
+            if not as_json:
+                print("%4d. %s %-6s %s" % (x["ply"], x["side"], x["move"], mark_text(x)))
+                sys.stdout.flush()
+    except KeyboardInterrupt:
+        if as_json:
+            sys.stdout.write(json.dumps(marks, indent=1) + "\n")
+        sys.stderr.write("\nstopped at ply %d of %d: the %d mark%s above are kept\n"
+                         % (len(marks) + 1, len(rec.moves), len(marks), "" if len(marks) == 1 else "s"))
+        return 130
+    if not bawo:
+        _worst(marks)
     if as_json:
         sys.stdout.write(json.dumps(marks, indent=1) + "\n")
         return 0
-    bawo = rec.header.get("Game") == "bawo"
-    if bawo:
-        print("values for the side to move; budget %d nodes, %g s a position" % (max_nodes, max_seconds))
-    else:
-        print("ESTIMATE: level-5 search scores for the mover (board budgets), not a proof")
-    for x in marks:
-        print("%4d. %s %-6s %s" % (x["ply"], x["side"], x["move"], mark_text(x)))
     if bawo:
         mistakes = [x for x in marks if x["mistake"]]
         if mistakes:
             print("the game was lost at ply %s" % ", ".join("%d (%s %s)" % (x["ply"], x["side"], x["move"]) for x in mistakes))
         else:
             print("no ply turned a won position into a lost one (within the budget)")
+    else:
+        worst = [x for x in marks if x["worst"]]
+        print("the costliest moves: %s" % (", ".join("ply %d (%s %s)" % (x["ply"], x["side"], x["move"])
+                                                    for x in worst) or "none"))
     return 0
 
 

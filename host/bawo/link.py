@@ -17,9 +17,10 @@ MAX_PAGES = 1000  # POSITION pages of one move list: ~50 moves each, games end l
 class LinkError(BawoError):
     """A failed exchange with the board. code: protocol error code, or None for link failures."""
 
-    def __init__(self, message, code=None):
+    def __init__(self, message, code=None, words=None):
         super().__init__(message)
         self.code = code
+        self.words = words or message   # the board's own text, for a person (no codes)
 
 
 class ReplyError(LinkError):
@@ -181,7 +182,7 @@ class BoardLink:
         if r.type == P.ERROR:
             code = r.payload.get("code")
             text = r.payload.get("text") or P.ERROR_TEXT.get(code, "error")
-            raise LinkError("board refused %s: error %s (%s)" % (typ, code, text), code)
+            raise LinkError("board refused %s: error %s (%s)" % (typ, code, text), code, text)
         return r.payload
 
     # --- typed helpers ---------------------------------------------------------------------

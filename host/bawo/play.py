@@ -9,6 +9,7 @@ from shared_rules.record import Record
 from . import players
 from .draw import draw
 from .errors import BawoError
+from .hint import best_move, named
 from .sim.layout import SIDE_NAMES, result_line
 from .text import safe
 
@@ -118,6 +119,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
     out = out or sys.stdout
     g = make_game(name)
     human = _side_index(g, side)
+    seed = seed if seed is not None else int(time.time())
     ai = None
     if not two_players:
         try:
@@ -128,10 +130,11 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
             if not 1 <= level <= 5:
                 raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
             from .solve import host_player
-            ai = host_player(g, level, seed if seed is not None else int(time.time()))
+            ai = host_player(g, level, seed)
         else:
             out.write("(no AI available: two players take turns)\n")
     s = State(g)
+    hints = 0
     start = time.strftime("%Y-%m-%dT%H:%M:%S")
     out.write(draw(g.name, g.format(s.position), style=style) + "\n")
     while s.outcome() is None:
@@ -143,7 +146,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
             out.write("\ncomputer (%s) plays %s\n%s\n" % (mover, text, draw(g.name, g.format(s.position), style=style)))
             continue
         try:
-            line = ask("%s to move (? for moves): " % mover).strip()
+            line = ask("%s to move (? for moves, hint for one): " % mover).strip()
         except EOFError:
             line = "quit"
         if line in ("quit", "q", "exit"):
@@ -152,6 +155,10 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
             break
         if line in ("?", "help"):
             out.write("legal: %s\n" % " ".join(s.legal_move_strs()))
+            continue
+        if line.lower() == "hint":   # the board's hint (BACK held, MENU): bawo.hint
+            hints += 1
+            out.write("hint %d: %s\n" % (hints, best_move(s, seed)))
             continue
         if line == "undo":
             try:
@@ -175,9 +182,10 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         out.write("\n%s\n" % result_line(g.name, winner_name(g, o), o.reason, g.format(s.position)))
     if log is not None and s.ply:
         ai_name = "computer (level %d)" % level
-        players = {"First": "you" if human == 0 else ai_name, "Second": "you" if human == 1 else ai_name}
-        if ai is None:
-            players = {}
+        you = named("you", hints)   # with the hints taken, as the board names its person
+        players = {"First": you if human == 0 else ai_name, "Second": you if human == 1 else ai_name}
+        if ai is None:   # two people: as the board's record of two, when they had help
+            players = {"First": named("person", hints), "Second": named("person", hints)} if hints else {}
         rec = Record.from_state(s, Start=start, Device="terminal",
                                 Id="terminal-%s" % time.strftime("%Y%m%d-%H%M%S"), **players)
         log.add(rec, "play")

@@ -1,6 +1,6 @@
 """Who played a side of a game, read from a record's First/Second tag: the one place that
 parses what the board ('board (level 5)', 'person (2 hints)', 'host') and `bawo play`
-('computer (level 3)', 'you') write there."""
+('computer (level 3)', 'you', 'you (1 hints)') write there."""
 
 KINDS = ("board", "host", "person", "computer", "you")
 AI = ("board", "computer")   # the kinds whose tag carries the AI's level
@@ -24,7 +24,7 @@ def parse(tag):
             pass
         elif kind in AI and words[0] == "level" and words[1].isdigit() and len(words[1]) == 1:
             level = int(words[1]) if int(words[1]) in LEVELS else None
-        elif kind == "person" and words[1] == "hints" and words[0].isdigit() and len(words[0]) <= 4:
+        elif kind in ("person", "you") and words[1] == "hints" and words[0].isdigit() and len(words[0]) <= 4:
             hints = int(words[0])
     return kind, level, hints
 

@@ -60,9 +60,11 @@ class Analyses:
         try:
             with self.run_lock:
                 marks = A.analyse(rec, progress=progress)
-            for x in marks:
+            for x in marks:   # the page's words: the ply's mark, the position's value before it
                 x["text"] = A.mark_text(x)
-            upd = {"state": "done", "marks": marks}
+                x["value_text"] = (A.score_text(x.get("game"), x["side"], x["score"]) if x.get("estimate")
+                                   else A.value_text(x["side"], x["before"]))
+            upd = {"state": "done", "marks": marks, "curve": A.curve(marks)}
         except Exception as err:   # a solver failure: said on the page, the server goes on
             upd = {"state": "error", "error": "the analysis stopped: %s" % " ".join(str(err).split())[:200]}
         with self.lock:

@@ -381,6 +381,12 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         except (ValueError, BawoError) as e:     # an illegal move (RulesError), not your turn
             return JSONResponse({"error": _one_line(e)}, status_code=400)
 
+    async def api_play_hint(request):
+        try:
+            return JSONResponse(await run_in_threadpool(session.hint))
+        except BawoError as e:     # no game, not your turn
+            return JSONResponse({"error": _one_line(e)}, status_code=400)
+
     async def live_stream(request):
         from sse_starlette.sse import EventSourceResponse
         q = hub.subscribe()
@@ -419,6 +425,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/play", play_page),
         Route("/api/play/new", api_play_new, methods=["POST"]),
         Route("/api/play/move", api_play_move, methods=["POST"]),
+        Route("/api/play/hint", api_play_hint, methods=["POST"]),
         Route("/api/analysis/{gid:path}", api_analysis, methods=["GET", "POST"]),
         Route("/api/game/{gid:path}", api_game),
         Route("/api/picture", api_picture),

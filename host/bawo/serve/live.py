@@ -7,6 +7,8 @@ import queue
 import threading
 import time
 
+from bawo_firmware import protocol as _P
+
 from ..errors import BawoError
 from .. import ports
 from ..db import Log
@@ -357,7 +359,12 @@ class Bridge:
                 return
             try:
                 if name == "move":
-                    box["result"] = link.move(arg)
+                    try:
+                        box["result"] = link.move(arg)
+                    except LinkError as e:
+                        if e.code != _P.E_ILLEGAL_MOVE:
+                            raise
+                        raise BawoError(e.words)   # the rules' words, as the person typed it
                     for ev in link.poll_events(0.0):   # its own EVENT follows as usual
                         link._events.appendleft(ev)
                 elif name == "sync":

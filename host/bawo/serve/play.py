@@ -30,7 +30,9 @@ class Session:
             g = make_game(name)
             self.g, self.human, self.level = g, side, level
             self.s = State(g)
-            self.ai = host_player(g, level, int(time.time()))
+            self.seed = int(time.time())
+            self.ai = host_player(g, level, self.seed)
+            self.hints = 0
             self.gid = "web-%s" % time.strftime("%Y%m%d-%H%M%S")
             self.start = time.strftime("%Y-%m-%dT%H:%M:%S")
             self.logged = False
@@ -50,6 +52,22 @@ class Session:
             steps += self._ai_turn()
             return self.view(steps)
 
+    def hint(self):
+        """The board's hint for the person's move (bawo.hint, as `bawo play`'s `hint`), counted
+        for the record; the view with `hint`: its move and the presses that play it."""
+        from ..hint import best_move
+        with self.lock:
+            if self.s is None:
+                raise BawoError("start a game first")
+            s = self.s
+            if s.outcome() is not None or s.turn != self.human:
+                raise BawoError("it is not your move")
+            text = best_move(s, self.seed)
+            self.hints += 1
+            v = self.view()
+            v["hint"] = {"move": text, "presses": v["presses"][text], "n": self.hints}
+            return v
+
     def _ai_turn(self):
         s, g = self.s, self.g
         out = []
@@ -65,9 +83,11 @@ class Session:
 
     def _log(self):
         from ..db import Log
+        from ..hint import named
         ai_name = "computer (level %d)" % self.level
-        players = {"First": "you" if self.human == 0 else ai_name,
-                   "Second": "you" if self.human == 1 else ai_name}
+        you = named("you", self.hints)   # as `bawo play` and the board record the hints
+        players = {"First": you if self.human == 0 else ai_name,
+                   "Second": you if self.human == 1 else ai_name}
         rec = Record.from_state(self.s, Start=self.start, Device="web", Id=self.gid, **players)
         with Log(self.log_path) as log:
             log.add(rec, "play")
@@ -90,4 +110,4 @@ class Session:
                 presses[text] = sim.presses_for(g.name, pos, text, cells)
         return {"game": g.name, "id": self.gid, "ply": s.ply, "moves": s.moves, "picture": B.picture(g.name, pos),
                 "steps": list(steps), "presses": presses, "result": result, "logged": self.logged,
-                "you": g.sides[self.human], "level": self.level}
+                "you": g.sides[self.human], "level": self.level, "hints": self.hints}

@@ -52,6 +52,7 @@ class BoardProcess:
         except (OSError, ValueError, TypeError, AttributeError):
             self.n_matrix = 0
         self.menu_key, self.back_key = self.n_matrix, self.n_matrix + 1
+        self.fake = fake
         cmd_r, cmd_w = os.pipe()
         out_r, out_w = os.pipe()
         env = dict(os.environ)
@@ -179,6 +180,17 @@ class BoardProcess:
     # -- player actions --
     def tap(self, key):
         self.command(P.TAP, key)
+
+    def hint(self):
+        """The board's hint gesture on its buttons: BACK held down, MENU tapped, BACK let go
+        (the firmware's own hint, firmware/hint.py). A real clock runs them in turn."""
+        self.command(P.PRESS, self.back_key)
+        if self.fake:
+            self.command(P.WAIT, 40)    # BACK seen down before MENU
+        self.tap(self.menu_key)
+        self.command(P.RELEASE, self.back_key)
+        if self.fake:
+            self.command(P.WAIT, 40)
 
     def idle(self, timeout=120.0):
         self.command(P.IDLE)

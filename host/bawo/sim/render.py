@@ -13,9 +13,39 @@ def _parse_frame(line):
     return w, h, bytes.fromhex(hexdata.strip())
 
 
+# A screen is not an LED: the board's tints (a pick, 0x303030, is wire value 1 at the default
+# brightness) would be black on it. The terminal undoes the firmware's gamma and brightness
+# and shows a lit LED at least this bright, keeping its hue (display only: the LED values stay).
+SHOWN_MIN = 150
+
+
+def _full(status, prof):
+    """The wire value of a full channel at the board's brightness (app.apply_brightness)."""
+    cap = (prof.get("power") or {}).get("brightness_cap") or 255
+    level = (status.get("settings") or {}).get("brightness")
+    if not isinstance(level, int) or not 1 <= level <= 8:
+        level = 8
+    return max(1, cap * level // 8)
+
+
+def shown(rgb, full):
+    """An LED's (r, g, b) as a screen shows what it means: the logical colour (the firmware's
+    gamma undone, full: a full channel's wire value), a lit one at least SHOWN_MIN bright."""
+    from ..firmware import module
+    if not any(rgb):
+        return 0, 0, 0
+    inv = 1 / module("pixels").GAMMA
+    c = [255 * min(1.0, v / full) ** inv for v in rgb]
+    top = max(c)
+    k = SHOWN_MIN / top if top < SHOWN_MIN else 1
+    return tuple(min(255, int(x * k + 0.5)) for x in c)
+
+
 def render(frame_line, profile_file, status, color=True, keys=True):
-    """The LED canvas as text: each pocket block with its key letter and label."""
+    """The LED canvas as text: each pocket block with its key letter and label, the LEDs at a
+    brightness a screen shows (shown())."""
     prof = json.loads(Path(profile_file).read_text())
+    full = _full(status, prof)
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     blk = prof["leds"]["block"]
     bw, bh, px, py = blk["w"], blk["h"], blk["pitch_x"], blk["pitch_y"]
@@ -31,7 +61,7 @@ def render(frame_line, profile_file, status, color=True, keys=True):
     def led(x, y):
         if 0 <= x < w and 0 <= y < h:
             o = 3 * (y * w + x)
-            return rgb[o], rgb[o + 1], rgb[o + 2]
+            return shown((rgb[o], rgb[o + 1], rgb[o + 2]), full)
         return 0, 0, 0
 
     gk = GRID_KEYS.get(rows, ())
@@ -120,7 +150,7 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
         tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
     else:
         tab = "(the LEDs need %d columns) " % leds_width(profile_file)
-    keys = "keys: pocket letters, m=MENU, Backspace=BACK, %sQ=quit; port %s" % (tab, port)
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, ?=hint, %sQ=quit; port %s" % (tab, port)
     out = list(body)
     for text in (caption, msg, keys):
         out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]
@@ -135,15 +165,24 @@ def digits(frame_line, profile_file, status):
     cells = prof.get("pockets") or prof.get("points")
     game = status.get("game")
     value = {}   # key -> text
+    picked = False
     if status.get("mode") in ("play", "over") and status.get("pos"):
         try:
             value = _values(game, status["pos"], key_of_cell(profile_file, game))
         except Exception:  # a drawing must never hide the game: the LED summary instead
             value = {}
-        if status.get("sel", -1) >= 0:
-            k = key_of_cell(profile_file, game).get(status["sel"])
-            if k is not None and k in value:
-                value[k] = "*" + value[k]
+        sel = status.get("sel", -1)
+        if isinstance(sel, int) and sel >= 0 and value:   # the pick and its targets, as the LEDs
+            try:
+                marks = [(sel, "*")] + [(c, ">") for c in targets(game, status["pos"], sel)]
+            except Exception:
+                marks = [(sel, "*")]
+            cells_keys = key_of_cell(profile_file, game)
+            for cell, mark in marks:
+                k = cells_keys.get(cell)
+                if k is not None and k in value:
+                    value[k] = mark + value[k]
+            picked = True
     if not value:
         value = _brightness(frame_line, prof)
     at = {tuple(rc): k for k, rc in enumerate(cells)}
@@ -160,8 +199,24 @@ def digits(frame_line, profile_file, status):
             lines.append("  " + "-" * (4 * cols))
         if r == used[-1] and labels:
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
+    if picked:
+        lines.append("  * picked  > a press there plays")   # narrow: 40 columns
     lines.append(_caption(status))
     return "\n".join(lines)
+
+
+def targets(game, pos_text, sel):
+    """The cells where a press plays a move from the picked cell `sel` (the LEDs' green)."""
+    from shared_rules import game as make_game
+    g = make_game(game)
+    pos = g.parse(pos_text)
+    out = []
+    for m in g.legal_moves(pos):
+        if g.move_cell(m, pos.turn) == sel:
+            c = g.move_cell(m, pos.turn, True)
+            if c >= 0 and c not in out:
+                out.append(c)
+    return out
 
 
 def _values(game, pos_text, cells):
@@ -225,3 +280,53 @@ def clicked_key(seq, geo):
         return None
     return r * cols + c
 
+
+_BOARD_PLAYS = {"board-first": (0,), "board-second": (1,), "board-both": (0, 1),
+                "host-first": (0,), "host-second": (1,)}
+
+
+def refused(profile_file, status, key):
+    """Why the board flashed pocket `key` red, in a player's words, from the status it had
+    when the key was pressed (the firmware's App.on_press refuses it there); None if not known."""
+    from shared_rules import GAMES, game as make_game
+    game = status.get("game")
+    if status.get("mode") not in ("play", "over") or game not in GAMES or not status.get("pos"):
+        return None
+    if status.get("result") or status.get("mode") == "over":
+        return "the game is over: MENU starts a new one"
+    g = make_game(game)
+    try:
+        pos = g.parse(status["pos"])
+    except Exception:
+        return None
+    mover = SIDE_NAMES.get(g.sides[pos.turn], g.sides[pos.turn])
+    if pos.turn in _BOARD_PLAYS.get(status.get("opponent"), ()):
+        who = "this PC" if str(status.get("opponent")).startswith("host") else "the board"
+        return "%s plays %s: wait for its move" % (who, mover)
+    cell = {k: c for c, k in key_of_cell(profile_file, game).items()}.get(key)
+    if cell is None:
+        return "that key is no %s pocket" % game
+    label = g.label(cell)
+    value = cell_texts(game, status["pos"])[cell]
+    owner = g.owner(cell, int(value) if value.isdigit() else {"G": 1, "T": 2}.get(value, 0))
+    if owner in (0, 1) and owner != pos.turn:
+        what = {"bawo": ("pocket", "rows"), "oware": ("pit", "row")}.get(game, ("piece", "pieces"))
+        return "%s is %s's %s; %s is to move, on %s's %s" % (
+            label, SIDE_NAMES.get(g.sides[owner], g.sides[owner]), what[0], mover, mover, what[1])
+    sel = status.get("sel", -1)
+    if isinstance(sel, int) and sel >= 0:
+        to = [g.label(c) for c in targets(game, status["pos"], sel)]
+        return "%s is not a move from %s: press %s, or BACK to drop the pick" % (
+            label, g.label(sel), " or ".join(to) if to else g.label(sel))
+    legal = g.legal_moves(pos)
+    tried = []
+    for text in (label, label + "+", label + "-"):   # the moves a press here could start
+        try:
+            tried.append(g.parse_move(text, pos))
+        except Exception:
+            continue
+    if any(m in legal for m in tried):
+        return None   # a start: the press was refused for something the status does not show
+    if tried:   # the rules' reason, without their 'illegal move A2+:'
+        return "%s: %s" % (label, g._why_illegal(pos, tried[0]).split(": ", 1)[-1])
+    return "no move of %s starts at %s" % (mover, label)

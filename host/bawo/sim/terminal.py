@@ -13,7 +13,7 @@ from bawo_firmware_sim import simpipe as P
 from .board import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
 from .layout import GRID_KEYS
 from .relay import PtyRelay, shut_down, start_repl
-from .render import clicked_key, fits_leds, geometry as leds_geometry, screen
+from .render import clicked_key, fits_leds, geometry as leds_geometry, refused, screen
 
 
 # Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
@@ -21,6 +21,7 @@ QUIT_KEYS = ("Q", "\x03")
 
 
 VIEW_KEY = "\t"   # LEDs <-> counts as digits
+HINT_KEYS = ("?", "H")   # the board's hint gesture: BACK held, MENU pressed (BoardProcess.hint)
 
 
 def run_interactive(args, data):
@@ -169,10 +170,12 @@ def _draw_board(board, relay, fd, color, view):
             keymap[ch] = r * len(chars) + c
     keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
                    "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
-    assert not set(QUIT_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    assert not set(QUIT_KEYS + HINT_KEYS) & set(keymap) and VIEW_KEY not in keymap
     geometry = leds_geometry(board.profile_file)
     last = None
     asking = False
+    pressed = None   # (key, the status it was pressed in): a red flash after it is explained
+    why = ""
     while board.proc.poll() is None:
         r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
         if board._out in r or board._buf:
@@ -208,14 +211,24 @@ def _draw_board(board, relay, fd, color, view):
                 k = clicked_key(ch, geometry) if fits_leds(geometry, width) and view[0] == "leds" else None
                 if k is not None:
                     board.tap(k)
+                    pressed, why = (k, dict(board.status or {})), ""
             else:
                 for c in ch:   # keys typed fast arrive together: each is a press
                     if c in keymap:
                         board.tap(keymap[c])
+                        pressed, why = (keymap[c], dict(board.status or {})), ""
+                    elif c in HINT_KEYS:
+                        board.hint()
+        if pressed and (board.status or {}).get("flashes", 0) > pressed[1].get("flashes", 0):
+            # The board flashed the press red: say why on the status line, as it cannot.
+            why = refused(board.profile_file, pressed[1], pressed[0]) or "that press plays no move"
+            pressed = None
         said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
         msg = next((text for kind, text in said if kind == P.MESSAGE), "")
         if msg.startswith("game over:") and (board.status or {}).get("result"):
             msg = ""   # the status line says it, in words (the board's message is terse)
+        if why:
+            msg = why
         if asking:
             msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
         text = screen(board.frame, board.profile_file, board.status or {}, width, view[0], color,

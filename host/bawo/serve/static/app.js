@@ -201,18 +201,35 @@
     // Analysis marks (bawo analyse on the server): the value of the shown position for the
     // side to move, the shown ply's mark, and the mistake / missed wins in the move list.
     let marks = null, estimate = false;
-    const WORD = { win: "won", loss: "lost", draw: "drawn", unknown: "unknown within the budget" };
     function valueText(i) {
       if (!marks) return "–";
       const side = SIDES[data.turns[i]] || data.turns[i];
       if (i < n) {
         const m = marks[i];
-        return estimate ? "ESTIMATE: score " + m.score + " for " + side : side + " to move has " + (WORD[m.before] || m.before);
+        return (estimate ? "ESTIMATE: " : "") + m.value_text + " (" + side + " to move)";
       }
       return "game over";
     }
+    function graph(curve) {
+      // The evaluation over the game (bawo.analyse.curve: -1..1 a position, up for the first
+      // side): one polyline, the zero line, and a dot on the shown ply.
+      const W = 300, H = 80, NS = "http://www.w3.org/2000/svg", box = document.getElementById("evalgraph");
+      const x = (i) => (curve.length > 1 ? i * W / (curve.length - 1) : 0).toFixed(1);
+      const y = (v) => (H / 2 - v * (H / 2 - 4)).toFixed(1);
+      const svg = document.createElementNS(NS, "svg");
+      svg.setAttribute("viewBox", "0 0 " + W + " " + H); svg.setAttribute("class", "chart evalgraph");
+      const el = (name, attrs) => { const e = document.createElementNS(NS, name); for (const k in attrs) e.setAttribute(k, attrs[k]); svg.appendChild(e); return e; };
+      el("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "zero" });
+      el("polyline", { points: curve.map((v, i) => x(i) + "," + y(v)).join(" "), class: "eval" });
+      const dot = el("circle", { r: 3, class: "here" });
+      svg.onclick = (e) => { const r = svg.getBoundingClientRect(); stop(); go(Math.round((e.clientX - r.left) / r.width * (curve.length - 1))); };
+      box.textContent = ""; box.appendChild(svg); box.hidden = false;
+      document.getElementById("analegend").hidden = false;
+      graph.dot = (i) => { if (i < curve.length) { dot.setAttribute("cx", x(i)); dot.setAttribute("cy", y(curve[i])); } };
+    }
     function showMarks() {
       setText("value", valueText(ply));
+      if (graph.dot) graph.dot(ply);
       if (!marks) { setText("plymark", "–"); return; }
       const m = ply ? marks[ply - 1] : null;
       setText("plymark", m ? (estimate ? "ESTIMATE: " : "") + m.text : "–");
@@ -238,8 +255,9 @@
       bar.hidden = true; btn.disabled = false;
       if (r.error || r.state !== "done") { setText("anastate", r.error || "no analysis"); return; }
       marks = r.marks; estimate = !!r.estimate;
+      graph(r.curve || []);
       const bad = marks.filter((x) => estimate ? x.worst : x.mistake).map((x) => x.ply);
-      setText("anastate", estimate ? "ESTIMATE (level-5 search scores, not a proof); losing the most: ply " + (bad.join(", ") || "none")
+      setText("anastate", estimate ? "ESTIMATE (the level-5 search's view, not a proof); the costliest moves: ply " + (bad.join(", ") || "none")
               : bad.length ? "the game was lost at ply " + bad.join(", ") : "no ply turned a won position into a lost one (within the budget)");
       btn.hidden = true;
       texts();
@@ -358,6 +376,8 @@
       }
       state = r; clicked = [];
       board.picture(r.picture);
+      setText("hinttext", "");
+      for (const h of board.svg.querySelectorAll(".hit.hint")) h.classList.remove("hint");
       setText("ply", r.ply); setText("result", r.result || "–");
       setText("last", r.moves.length ? r.moves[r.moves.length - 1] : "–");
       setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
@@ -398,6 +418,17 @@
       try {
         await show(await post("/api/play/new", { game: f.get("game"), side: +f.get("side"), level: +f.get("level") }));
       } finally { busy = false; }
+    });
+    document.getElementById("hint").addEventListener("click", async () => {
+      if (busy || !state) return;
+      const r = await post("/api/play/hint");
+      if (r.error) { setText("moveerr", r.error); return; }
+      await show(r);   // the same position: it marks where the hinted move is pressed
+      clicked = []; mark();
+      for (const g of board.svg.querySelectorAll("g.pocket"))
+        g.querySelector(".hit").classList.toggle("hint", r.hint.presses.includes(+g.dataset.key));
+      setText("hinttext", "Hint " + r.hint.n + ": " + r.hint.move);
+      window.bawo.hint = r.hint;
     });
     document.getElementById("moveform").addEventListener("submit", (e) => {
       e.preventDefault();
