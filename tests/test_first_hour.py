@@ -11,6 +11,7 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record, RecordError
 
 from bawo import sim
+from bawo.sim.render import digits, render
 from bawo.play import play
 
 
@@ -201,7 +202,7 @@ def _colours(text):
 
 def test_the_pick_and_its_targets_show_on_a_screen(picked):
     prof, before, frame, st = picked
-    new = _colours(sim.render(frame, prof, st, color=True)) - _colours(sim.render(before, prof, st, color=True))
+    new = _colours(render(frame, prof, st, color=True)) - _colours(render(before, prof, st, color=True))
     from bawo.sim.render import SHOWN_MIN
     assert any(r == g == b >= SHOWN_MIN for r, g, b in new), new        # the pick: white
     assert any(g >= SHOWN_MIN and r == b == 0 for r, g, b in new), new  # its targets: green
@@ -209,7 +210,7 @@ def test_the_pick_and_its_targets_show_on_a_screen(picked):
 
 def test_the_digits_mark_the_pick_and_its_targets(picked):
     prof, _, frame, st = picked
-    text = sim.digits(frame, prof, st)
+    text = digits(frame, prof, st)
     south_front = [ln for ln in text.split("\n") if "*2" in ln]
     assert len(south_front) == 1
     assert south_front[0].split() == ["2", "2", ">2", "*2", ">2", "2", "2", "2"], text
