@@ -99,13 +99,8 @@ class SimBoard:
             f.write(self.relay.path + "\n")
 
     def kill(self):
-        self.relay.stop = True
         self.board.kill()
-        for fd in (self.relay.master, self.relay.slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self.relay.close()
         try:
             os.remove(os.path.join(self.data, "port"))
         except OSError:
@@ -121,10 +116,9 @@ def press_move(board, position, move, game="bawo"):
     t = None
     for i, k in enumerate(keys):
         if i:
-            # The board has taken the first press (its selection shows) before the next: on a
-            # loaded machine a fixed pause could let two presses overlap.
+            # The board has taken the press before (idle: its selection shows), however
+            # loaded the machine: two presses never overlap.
             board.idle()
-            time.sleep(0.07)
         t = time.time()
         board.tap(k)
     return t

@@ -21,7 +21,13 @@ def repl_board(tmp_path):
     tty.setraw(slave)
     proc = subprocess.Popen([micropython()], stdin=master, stdout=master, stderr=master, cwd=str(root),
                             start_new_session=True)
-    time.sleep(0.3)
+    # Ready once its REPL prompts (a fixed pause was too short on a loaded machine).
+    import select
+    seen, deadline = b"", time.monotonic() + 60
+    while b">>> " not in seen:
+        assert time.monotonic() < deadline and proc.poll() is None, seen
+        if select.select([slave], [], [], 0.5)[0]:
+            seen += os.read(slave, 4096)
     yield os.ttyname(slave), root
     proc.kill()
     proc.wait(5)

@@ -135,11 +135,8 @@ class _Board:
 
     def unplug(self):
         """The USB cable pulled: the board stops and its tty goes away under the host."""
-        self.relay.stop = True
         self.board.kill()
-        time.sleep(0.4)  # the relay thread leaves its select
-        os.close(self.relay.master)
-        os.close(self.relay.slave)
+        self.relay.close()
 
     def status(self):
         """The board's newest status line (older ones still queued are skipped)."""

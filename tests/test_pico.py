@@ -606,3 +606,37 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(bun
     assert len(new[0]) >= 2 and new[1][0] == {"ev": "boot", "n": 1, "t": 0}, new
     assert cycled == new
     assert after == fresh
+
+
+def test_a_picos_port_is_a_name_no_other_board_gets(tmp_path):
+    """The kernel gives a closed pty's /dev/pts/N to the next pty opened: a tool that opened a
+    Pico's port again after its power cycle (or another test's old port) reached the new board
+    and held its lock ("Could not exclusively lock port /dev/pts/7"). Each power-on's port is
+    a name of its own, gone once that USB connection is: opening an old one finds no board."""
+    import os
+    from bawo.pico import Pico, load_profile, make_flash
+    from bawo.ports import PortError, open_port
+    prof = load_profile("bawo-4x8")
+    a = Pico(prof, make_flash(tmp_path / "a.bin"), power_cycle=True)
+    try:
+        first = a.port
+        open_port(first).close()
+        a.cut()
+        a.power_on()
+        second = a.port
+        assert second != first
+        with pytest.raises(PortError, match="does not exist"):
+            open_port(first)                      # a stale name: never the new board
+        ser = open_port(second)                   # nothing else holds the new board's lock
+        ser.close()
+    finally:
+        a.close()
+    assert not os.path.exists(second)
+    b = Pico(prof, make_flash(tmp_path / "b.bin"))
+    try:
+        assert b.port not in (first, second)
+        with pytest.raises(PortError, match="does not exist"):
+            open_port(second)
+        open_port(b.port).close()
+    finally:
+        b.close()

@@ -21,9 +21,8 @@ from bawo import sim
 
 N_GAMES = 10000
 
-# The tests are one story on one board (the board page syncs the game the live page
-# followed): under pytest -n they run on one worker (pyproject's --dist loadgroup). Split
-# across two, the board page's test found no finished game and timed out.
+# One browser, one server and one simulated board for the module: under pytest -n its tests
+# run on one worker (pyproject's --dist loadgroup), so those are started once.
 pytestmark = pytest.mark.xdist_group("serve_browser")
 
 
@@ -98,32 +97,49 @@ def test_live_page_follows_a_whole_game_on_the_simulator(env):
     host = sorted(b for _, b in lat)
     print("live latency, press->page ms: median %.1f max %.1f; board event->page ms: median %.1f "
           "max %.1f; %d plies" % (press[len(lat) // 2], press[-1], host[len(lat) // 2], host[-1], len(lat)))
-    env["live_game"] = st["id"] if "id" in st else None
 
 
-def test_board_page_syncs_the_finished_game(env):
+def test_board_page_syncs_the_finished_game(env, tmp_path):
+    """A board of its own, with a finished game the firmware played (`bawo sim --random`), and
+    a server on a log of its own: the test needs no game an earlier test played."""
+    from _pico_helpers import sim_games
     drv = env["drv"]
-    drv.get(env["srv"].url + "board")
-    wait_for(lambda: "connected" in js(drv, "document.getElementById('status').textContent"), what="status")
+    data = tmp_path / "sim"
+    recs = sim_games(data, [("bawo", 25)])
+    assert len(recs) == 1
+    gid = next(iter(recs))[:-4]
+    db = str(tmp_path / "games.sqlite")
+    board = SimBoard(str(data), "bawo", speed=8)
+    srv = Server(db, sim=str(data))
+    try:
+        drv.get(srv.url + "board")
+        wait_for(lambda: "connected" in js(drv, "document.getElementById('status').textContent"),
+                 timeout=60, what="status")
 
-    def info():
-        return dict(js(drv, """Array.from(document.querySelectorAll('#boardinfo dt')).map(
-            dt => [dt.textContent, dt.nextElementSibling.textContent])"""))
-    wait_for(lambda: info().get("unsynced") == "1", what="one unsynced game shown")
-    assert info()["device"].startswith("sim-") and info()["profile"] == "bawo-4x8"
-    # The simulated board's HELLO says its free flash and heap (docs/protocol.md): shown as
-    # sizes a person reads, the protocol's version in words.
-    for k in ("flash free", "heap free"):
-        n, unit = info()[k].split()
-        assert unit in ("bytes", "KB", "MB", "GB") and float(n) > 0, info()
-    assert info()["protocol"].startswith("version "), info()
-    drv.find_element("id", "sync").click()
-    r = wait_for(lambda: js(drv, "window.bawo.sync"), timeout=60, what="the sync")
-    assert not r.get("error") and len(r["added"]) + len(r.get("reacked", [])) >= 1, r
-    wait_for(lambda: info().get("unsynced") == "0", what="nothing left to sync")
-    screenshot(drv, "board-page")
-    db = sqlite3.connect(env["db"])
-    assert db.execute("SELECT status FROM games WHERE id=?", (r["added"][0],)).fetchone()[0] == "done"
+        def info():
+            return dict(js(drv, """Array.from(document.querySelectorAll('#boardinfo dt')).map(
+                dt => [dt.textContent, dt.nextElementSibling.textContent])"""))
+        wait_for(lambda: info().get("unsynced") == "1", timeout=60, what="one unsynced game shown")
+        assert info()["device"].startswith("sim-") and info()["profile"] == "bawo-4x8"
+        # The simulated board's HELLO says its free flash and heap (docs/protocol.md): shown as
+        # sizes a person reads, the protocol's version in words.
+        for k in ("flash free", "heap free"):
+            n, unit = info()[k].split()
+            assert unit in ("bytes", "KB", "MB", "GB") and float(n) > 0, info()
+        assert info()["protocol"].startswith("version "), info()
+        drv.find_element("id", "sync").click()
+        r = wait_for(lambda: js(drv, "window.bawo.sync"), timeout=120, what="the sync")
+        assert not r.get("error") and r["added"] == [gid], r
+        wait_for(lambda: info().get("unsynced") == "0", timeout=60, what="nothing left to sync")
+        screenshot(drv, "board-page")
+    finally:
+        srv.stop()
+        board.kill()
+    c = sqlite3.connect(db)
+    try:
+        assert c.execute("SELECT status FROM games WHERE id=?", (gid,)).fetchone()[0] == "done"
+    finally:
+        c.close()
 
 
 def test_live_page_reconnects_after_the_simulator_restarts(env):

@@ -157,6 +157,20 @@ def test_relay_never_blocks_the_board_under_20000_back_to_back_requests(tmp_path
         board.kill()
 
 
+def test_a_closed_relay_has_left_its_pty_before_the_pty_closes():
+    """PtyRelay.close: the relay's thread is gone when its descriptors close (the tests slept
+    0.4 s for it; a descriptor closed under its select may be the next board's pty by then)."""
+    from bawo.sim import PtyRelay
+    relay = PtyRelay()
+    relay.start()
+    thread = relay._thread
+    relay.close()
+    assert not thread.is_alive()
+    for fd in (relay.master, relay.slave):
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
 class Terminal:
     """`bawo sim` on a pty of the given size, as a person sees and types it."""
 

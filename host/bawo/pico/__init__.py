@@ -7,7 +7,8 @@ Process layout::
     Pico.command()  --- JSON lines: keys, at, quiet ...->  stdin
     reader thread   <-- JSON lines: frame, boot, done ---   stdout
     pty master <--> relay thread <--> socketpair  <------>  fd 3: the USB CDC device's bytes
-      ^ slave /dev/pts/N: pyserial, mpremote, `bawo sync` open it like /dev/ttyACM0
+      ^ slave /dev/pts/N, as self.port: a link of its own to it (bawo-pico-*/ttyACM<power-on>)
+        pyserial, mpremote, `bawo sync` open it like /dev/ttyACM0
 
 The board's flash is a 2 MiB file (the MicroPython image at 0, littlefs at 0xA0000); the
 emulator writes through to it byte by byte, so a kill is a power cut. With power_cycle=True a
@@ -201,7 +202,11 @@ class Pico:
         self._closed = set()
         self.log = log
         self._power = 0            # power-ons in the emulator: each command names the one it is for
-        self._listen = self._sockdir = None
+        self._listen = None
+        # The Pico's own directory: its port's unique name (a link to the pty) and its USB socket.
+        import tempfile
+        self._sockdir = tempfile.mkdtemp(prefix="bawo-pico-")
+        self._link = None
         ours, theirs = socket.socketpair()
         # The flash chip's unique ID (uid: 8 bytes, else the flash file's own, read_uid).
         self.uid = bytes(uid) if uid is not None else read_uid(flash)
@@ -213,8 +218,6 @@ class Pico:
         cfg.update(options or {})     # runner switches for other images (bawo.pico.circuitpython)
         if power_cycle:
             # Where the emulator plugs its USB in again at each power-on.
-            import tempfile
-            self._sockdir = tempfile.mkdtemp(prefix="bawo-pico-")
             cfg["usb_path"] = os.path.join(self._sockdir, "usb")
             self._listen = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self._listen.bind(cfg["usb_path"])
@@ -238,7 +241,12 @@ class Pico:
         tty.setraw(slave)
         self._master = master
         self._slave = slave          # kept open so the pty survives clients closing it
-        self.port = os.ttyname(slave)
+        # The port is a name no other board ever has: a link to the pty, one per power-on. The
+        # kernel gives a closed pty's /dev/pts/N to the next pty opened on the machine: a tool
+        # that opened the old name again reached (and locked) another emulator's board.
+        self._link = os.path.join(self._sockdir, "ttyACM%d" % self._power)
+        os.symlink(os.ttyname(slave), self._link)
+        self.port = self._link
         self._unplugged = threading.Event()
         self._relay_thread = threading.Thread(target=self._relay, args=(master, usb, self._unplugged),
                                               daemon=True)
@@ -247,6 +255,13 @@ class Pico:
     def _unplug(self):
         # Once per _plug: a descriptor number closed twice may by then be another file's.
         self._unplugged.set()
+        # The name goes first: nothing opens this pty by it once the board is unplugged.
+        if self._link is not None:
+            try:
+                os.unlink(self._link)
+            except OSError:
+                pass
+            self._link = None
         self._relay_thread.join(timeout=2)
         for fd in (self._master, self._slave):
             if fd is not None:
@@ -487,7 +502,7 @@ class Pico:
         self._unplug()
         if self._listen is not None:
             self._listen.close()
-            shutil.rmtree(self._sockdir, ignore_errors=True)
+        shutil.rmtree(self._sockdir, ignore_errors=True)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 f.close()

@@ -48,6 +48,7 @@ class PtyRelay:
         self.to_board_r, self.to_board_w = os.pipe()
         self.from_board_r, self.from_board_w = os.pipe()
         self.stop = False
+        self._thread = None
 
     TO_BOARD_MAX = 1 << 16
     TO_TOOL_MAX = 1 << 16
@@ -58,7 +59,20 @@ class PtyRelay:
 
     def start(self):
         # The board ends stay open here too: the REPL takes them over when the firmware stops.
-        threading.Thread(target=self._run, daemon=True).start()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def close(self):
+        """Stop relaying and close the pty, once the relay has left its select: a descriptor
+        closed under it may by then be another file's (the next board's pty)."""
+        self.stop = True
+        if self._thread is not None:
+            self._thread.join(10)
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def _run(self):
         # Never blocks on the board's input: its output is read whenever a tool takes it (a
