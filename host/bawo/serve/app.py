@@ -30,7 +30,7 @@ from ..errors import BawoError
 from .. import export
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
-from .play import Session as PlaySession
+from .play import Session as PlaySession, default_game
 from .analysis import Analyses
 
 HERE = Path(__file__).resolve().parent
@@ -312,7 +312,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     session = PlaySession(cfg.db_path)
 
     def play_page(request):
-        return page("play", request, games=sorted(GAMES))
+        return page("play", request, games=sorted(GAMES), chosen=default_game(cfg.db_path))
 
     async def _body(request):
         try:
@@ -328,6 +328,9 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
             return JSONResponse(await run_in_threadpool(session.new, str(b.get("game", ""))[:16], side, level))
         except (ValueError, TypeError, BawoError) as e:
             return JSONResponse({"error": _one_line(e)}, status_code=400)
+
+    async def api_play(request):
+        return JSONResponse(await run_in_threadpool(session.current))
 
     async def api_play_move(request):
         b = await _body(request)
@@ -375,6 +378,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/stats", stats_page),
         Route("/board", board_page),
         Route("/play", play_page),
+        Route("/api/play", api_play),
         Route("/api/play/new", api_play_new, methods=["POST"]),
         Route("/api/play/move", api_play_move, methods=["POST"]),
         Route("/api/analysis/{gid:path}", api_analysis, methods=["GET", "POST"]),

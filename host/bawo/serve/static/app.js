@@ -388,6 +388,13 @@
       setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
               "Your move (" + (SIDES[r.you] || r.you) + ")");
       fillMoves(document.getElementById("moves"), r.moves, r.ply);
+      // The game's end: its replay and analysis, once it is in the log.
+      const links = document.getElementById("gamelinks");
+      links.hidden = !r.replay;
+      if (r.replay) {
+        document.getElementById("replaylink").href = r.replay;
+        document.getElementById("analyselink").href = r.replay + "#analyse";
+      }
       window.bawo.play = r;
     }
     async function send(mv) {
@@ -396,26 +403,49 @@
       setText("turnline", "The computer is thinking…");
       try { await show(await post("/api/play/move", { move: mv })); } finally { busy = false; }
     }
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+    // The picked pocket, and the pockets its moves go on to (the board's green targets).
     function mark() {
+      const targets = new Set();
+      if (clicked.length)
+        for (const m in state.presses) {
+          const p = state.presses[m];
+          if (p.length > clicked.length && pre(clicked, p)) targets.add(p[clicked.length]);
+        }
       for (const c in board.cells) board.cells[c].hit.classList.remove("last");
-      for (const g of board.svg.querySelectorAll("g.pocket"))
-        g.querySelector(".hit").classList.toggle("last", clicked.includes(+g.dataset.key));
+      for (const g of board.svg.querySelectorAll("g.pocket")) {
+        const hit = g.querySelector(".hit"), k = +g.dataset.key;
+        hit.classList.toggle("picked", clicked.includes(k));
+        hit.classList.toggle("target", targets.has(k));
+      }
+      bawo.targets = Array.from(targets).sort((a, b) => a - b);
     }
     function onClick(e) {
       const g = e.target.closest("g.pocket");
       if (!g || !state || busy) return;
-      clicked.push(+g.dataset.key);
-      const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-      const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+      const key = +g.dataset.key;
+      if (state.result) { setText("moveerr", "the game is over: start a new one"); return; }
+      clicked.push(key);
       let moves = Object.keys(state.presses);
+      let said = "";
       if (!moves.some((m) => pre(clicked, state.presses[m]))) {
-        clicked = [+g.dataset.key];                   // start again from this pocket
-        if (!moves.some((m) => pre(clicked, state.presses[m]))) clicked = [];
+        clicked = [key];                              // start again from this pocket
+        if (!moves.some((m) => pre(clicked, state.presses[m]))) {
+          clicked = [];
+          said = (state.why && state.why[key]) || "no move starts there";
+        }
       }
+      setText("moveerr", said);
       const done = moves.filter((m) => same(clicked, state.presses[m]));
       mark();
       if (done.length === 1) send(done[0]);
     }
+    // A page opened again (a reload) goes on with the game it had.
+    fetch("/api/play").then((r) => r.json()).then((r) => {
+      if (r.game && !state) show(Object.assign(r, { steps: [] }));
+      bawo.playReady = true;
+    });
     document.getElementById("newgame").addEventListener("submit", async (e) => {
       e.preventDefault();
       const f = new FormData(e.target);
