@@ -260,3 +260,38 @@ def test_text_from_a_board_never_reaches_the_terminal_raw(tmp_path):
     for c in ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\u202e"):
         assert c not in text, (c, text)
     assert "\\x1b]0;owned\\x07" in text and "ply 1: S plays A1+" in text, text
+
+
+@pytest.mark.parametrize("lost", ["dropped", "after the end"])
+def test_an_end_before_the_last_move_takes_the_boards_move_list(sim_board, tmp_path, lost):
+    """The board resends an EVENT the host did not ACK, after the ones that followed it (or
+    drops it after its retries): the game's end can come before its last move, or without it.
+    The watcher must not log the game short of a ply and without its result: the board's move
+    list (POSITION) fills the gap, as `bawo watch` does for a missed move."""
+    ser, link, info = connect(sim_board, None, timeout=3.0)
+    log = Log(str(tmp_path / "g.sqlite"))
+    out = io.StringIO()
+    try:
+        w = Watcher(log, info.get("board", "sim"), out, draw_board=False)
+        st = link.new_game("bawo")
+        gid = st["id"]
+        w.join(link)
+        moves = sim.random_moves("bawo", st["position"], 3, 300)
+        for k, m in enumerate(moves):
+            link.move(m)
+            evs = link.poll_events(0.0)
+            if k == len(moves) - 1:
+                kinds = [e["ev"] for e in evs]
+                assert kinds == ["move", "end"], kinds
+                evs = [evs[1]] + ([] if lost == "dropped" else [evs[0]])
+            for ev in evs:
+                if w.handle(ev) == "gap":
+                    w.join(link)
+        row = log.get(gid)
+        assert row["plies"] == len(moves) and row["status"] == "watched", out.getvalue()
+        assert row["result"] in ("S", "N") and row["reason"], dict(row)
+        assert out.getvalue().count("over:") == 1, out.getvalue()   # told once, late move or not
+        assert w.final is not None and w.final.ply == len(moves) and w.state is None
+    finally:
+        ser.close()
+        log.close()

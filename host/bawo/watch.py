@@ -7,12 +7,12 @@ replaces it with the board's own record (db.Log.add).
 import sys
 import time
 
-from shared_rules import game as make_game, State, GAMES
+from shared_rules import game as make_game, State, GAMES, winner_name
 from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
 from shared_rules.record_text import check_tag
 
-from .draw import draw
+from .draw import draw, result_line
 from .link import LinkError
 from .text import safe
 
@@ -41,6 +41,8 @@ class Watcher:
         self.state = None
         self.gid = None
         self.moves_seen = 0
+        self.final = None      # the State of the game that ended last (a page keeps showing it)
+        self.ended = None      # the id of that game: its late events are known, not a gap
 
     def say(self, text):
         """A line on the terminal. Ids, moves and results in it came from a board: shown with
@@ -49,6 +51,7 @@ class Watcher:
         self.out.flush()
 
     def start(self, d):
+        self.final = self.ended = None
         kind = _kind(d)
         if kind not in GAMES:
             self.say("board started an unknown game %r: not logged" % kind)
@@ -95,15 +98,20 @@ class Watcher:
             self.say("game %s left at ply %d on this screen; `bawo sync` fetches the board's record"
                      % (self.gid, self.state.ply))
             self.state = None
-        if not gid or (cur.get("mode") == "over" and str(gid) != self.gid):
-            return  # no game, or one that ended before we saw it: sync fetches it
+        over = cur.get("mode") == "over"
+        if not gid or (over and str(gid) != self.gid) or str(gid) == self.ended:
+            return  # no game, one that ended before we saw it (sync fetches it), or logged
         if not isinstance(cur.get("moves"), list) and self.state is not None:
+            if over:
+                self.end({})  # the moves we have are all the board can tell: logged as such
             return  # a board that cannot send its moves: keep following the events
         self.start(cur)
-        if self.state is not None and self.state.outcome() is not None:
-            self.end({})  # it ended while we were away
+        if self.state is not None and (over or self.state.outcome() is not None):
+            self.end(cur.get("result") if isinstance(cur.get("result"), dict) else {})
 
     def move(self, d):
+        if self.state is None and d.get("id") is not None and str(d["id"]) == self.ended:
+            return "move"  # a resent move of the game logged whole at its end
         if self.state is None or (d.get("id") and str(d["id"]) != self.gid):
             self.say("move %s of a game not followed from its start: catching up" % d.get("move"))
             return "gap"
@@ -133,10 +141,21 @@ class Watcher:
 
     def end(self, d):
         if self.state is not None:
-            o = self.state.outcome()
-            self.say("game %s over: %s" % (self.gid, d.get("result") or (o and o.reason) or "ended"))
+            self.say("game %s over: %s" % (self.gid, self.result_text(d)))
             self._store(final=True)
+            self.final, self.ended = self.state, self.gid
         self.state = None
+
+    def result_text(self, d=None):
+        """'South wins (front row empty)' from the rules' outcome of the game followed (or of
+        the one that ended last); else the board's own words, else 'ended'."""
+        s = self.state or self.final
+        o = s.outcome() if s is not None else None
+        if o is not None:
+            g = s.game
+            return result_line(g.name, winner_name(g, o), o.reason, g.format(s.position))
+        d = d or {}
+        return str(d.get("result") or "ended")[:80]
 
     def _show(self):
         # The drawing is ours (its colours are escape sequences), from the rules' position.
@@ -164,6 +183,12 @@ class Watcher:
         elif kind == "move":
             return self.move(ev) or kind
         elif kind == "end":
+            if (self.state is not None and self.state.outcome() is None
+                    and str(ev.get("id")) == self.gid):
+                # The board's game is over and ours is not: a move event is still to come
+                # (a resent frame arrives after the end) or was lost. join() takes the board's
+                # move list, so the log holds every ply and the result.
+                return "gap"
             self.end(ev)
         return kind
 
@@ -185,7 +210,9 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
                     kind = w.handle(ev)
                     if kind == "gap":
                         w.join(link)
-                    elif kind == "end" and exit_after_game:
+                        if w.state is None and w.ended is not None:
+                            kind = "end"   # the board's move list ended the game
+                    if kind == "end" and exit_after_game:
                         return 0
                 return 0
             except (LinkError, OSError) as e:  # serial.SerialException is an OSError

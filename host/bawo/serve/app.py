@@ -36,7 +36,7 @@ from .. import export
 from ..text import safe
 from . import board as B, library as L, stats as S
 from .live import Hub, Bridge
-from .play import Session as PlaySession
+from .play import Session as PlaySession, default_game
 from .analysis import Analyses
 from .request import BadRequest, Busy, Gate, Gone, int_field, json_body, text_field
 
@@ -361,7 +361,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
     session = PlaySession(cfg.db_path)
 
     def play_page(request):
-        return page("play", request, games=sorted(GAMES))
+        return page("play", request, games=sorted(GAMES), chosen=default_game(cfg.db_path))
 
     @api
     async def api_play_new(request):
@@ -372,6 +372,10 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
             return JSONResponse(await gate.run(session.new, name, side, level))
         except (ValueError, BawoError) as e:
             return JSONResponse({"error": _one_line(e)}, status_code=400)
+
+    @api
+    async def api_play(request):
+        return JSONResponse(await gate.run(session.current))
 
     @api
     async def api_play_move(request):
@@ -423,6 +427,7 @@ def create_app(cfg, port=None, sim=None, follow_board=True):
         Route("/stats", stats_page),
         Route("/board", board_page),
         Route("/play", play_page),
+        Route("/api/play", api_play),
         Route("/api/play/new", api_play_new, methods=["POST"]),
         Route("/api/play/move", api_play_move, methods=["POST"]),
         Route("/api/play/hint", api_play_hint, methods=["POST"]),

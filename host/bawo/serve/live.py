@@ -6,9 +6,11 @@ import io
 import queue
 import threading
 import time
+from urllib.parse import quote
 
 from bawo_firmware import protocol as _P
 
+from ..draw import result_line
 from ..errors import BawoError
 from .. import ports
 from ..db import Log
@@ -61,10 +63,13 @@ def _offer(q, msg):
         pass
 
 
-def _result_text(r):
-    if isinstance(r, dict):
-        return "%s (%s)" % (r.get("result"), r.get("reason"))
-    return r
+def _result_text(kind, pos):
+    """The board's result of its game, in the words `bawo play` uses: 'South wins (...)'."""
+    r = pos.get("result")
+    if not isinstance(r, dict):
+        return "game over"
+    who, why = r.get("result"), str(r.get("reason") or "")[:80]
+    return result_line(kind, None if who == "draw" else str(who)[:8], why, pos.get("position"))
 
 
 class _Say(io.TextIOBase):
@@ -255,15 +260,16 @@ class Bridge:
         self.watcher = w
         self._count_games(link)
         self.status(True, "connected to %s" % device)
+        w.join(link)   # the board's game from its first ply, as `bawo watch` takes it up
         cur = None
-        try:
-            cur = link.position()
-        except LinkError:
-            pass
-        if cur and cur.get("id") and cur.get("mode") != "over" and not cur.get("result"):
-            w.start(cur)
-        self._publish_position(w, cur if w.state is None else None)
+        if w.state is None:   # none, or one that ended before we came: the board's picture
+            try:
+                cur = link.position()
+            except LinkError:
+                pass
         later.flush()
+        self._publish_position(w, cur, logged=bool(cur and cur.get("id") is not None
+                                                   and log.get(str(cur["id"]))))
         quiet_since = time.monotonic()
         while not self.stop.is_set():
             self._run_commands(link, log, w)
@@ -271,24 +277,7 @@ class Bridge:
             if evs:
                 quiet_since = time.monotonic()
             for ev in evs:
-                t_recv = time.time() * 1000
-                before = (w.state.game.name, w.state.game.format(w.state.position)) \
-                    if w.state is not None else None
-                kind = w.handle(ev)
-                if kind == "move" and w.state is not None:
-                    self._publish_position(w, None, t_recv, ev.get("move"))
-                    if before is not None and before[0] == w.state.game.name:
-                        try:
-                            frames = B.sowing(before[0], before[1], ev.get("move"))
-                        except Exception:
-                            frames = []
-                        self.hub.publish({"type": "sow", "ply": w.state.ply, "frames": frames})
-                elif kind in ("start", "end"):
-                    if kind == "end":
-                        self._count_games(link)
-                        self.status(True, "connected to %s" % device)
-                    self._publish_position(w, ev if w.state is None else None, t_recv,
-                                           result=ev.get("result") if kind == "end" else None)
+                self._event(link, w, ev, device)
             later.flush()
             if time.monotonic() - quiet_since > HEARTBEAT_S:
                 link.retries = 1
@@ -297,6 +286,32 @@ class Bridge:
                 finally:
                     link.retries = 3
                 quiet_since = time.monotonic()
+
+    def _event(self, link, w, ev, device):
+        """One EVENT: the Watcher logs it, the pages are told. A gap (a move the events
+        missed, or an end before its last move) is filled from the board's move list."""
+        t_recv = time.time() * 1000
+        before = (w.state.game.name, w.state.game.format(w.state.position)) \
+            if w.state is not None else None
+        kind = w.handle(ev)
+        if kind == "gap":
+            w.join(link)
+            if w.state is None and w.ended is None:
+                return   # nothing the board can tell of: the next start is followed
+            kind = "end" if w.state is None else "joined"
+        if kind == "move" and w.state is not None:
+            self._publish_position(w, None, t_recv, ev.get("move"))
+            if before is not None and before[0] == w.state.game.name:
+                try:
+                    frames = B.sowing(before[0], before[1], ev.get("move"))
+                except Exception:
+                    frames = []
+                self.hub.publish({"type": "sow", "ply": w.state.ply, "frames": frames})
+        elif kind in ("start", "end", "joined"):
+            if kind == "end":
+                self._count_games(link)
+                self.status(True, "connected to %s" % device)
+            self._publish_position(w, None, t_recv)
 
     def _flash(self, profile, done, box):
         """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
@@ -328,27 +343,35 @@ class Bridge:
         self.info["records on the board"] = len(games)
         self.info["unsynced"] = len(pending(games))
 
-    def _publish_position(self, w, board_pos, t_recv=None, last=None, result=None):
+    def _publish_position(self, w, board_pos, t_recv=None, last=None, logged=False):
+        """What the live page shows: the game followed, else the one that ended last (its
+        final position, the winner and the reason stay until the next game), else the board's
+        own picture of a game we did not follow. replay: the game's page, once it is logged."""
         msg = {"type": "position", "t_recv": t_recv or time.time() * 1000, "note": self.note}
-        if w.state is not None:
-            s = w.state
+        s = w.state or w.final
+        if s is not None:
             g = s.game
-            o = s.outcome()
-            msg.update(game=g.name, id=w.gid, ply=s.ply, moves=[t for t in s.moves],
+            over = w.state is None or s.outcome() is not None
+            msg.update(game=g.name, id=w.gid, ply=s.ply, moves=list(s.moves),
                        last=last or (s.moves[-1] if s.ply else None),
-                       result=result or (o and o.reason) or None,
+                       result=w.result_text() if over else None, over=over,
                        picture=B.picture(g.name, g.format(s.position)))
+            logged = over and w.unlogged != w.gid
         elif board_pos and isinstance(board_pos.get("position"), str):
             kind = board_pos.get("kind") or board_pos.get("game") or "bawo"
             kind = {"baghchal": "bagh-chal"}.get(kind, kind)
+            over = board_pos.get("mode") == "over" or bool(board_pos.get("result"))
             try:
                 msg.update(game=kind, id=board_pos.get("id"), ply=board_pos.get("ply"),
-                           last=None, result=_result_text(board_pos.get("result")) or result,
-                           picture=B.picture(kind, board_pos["position"]))
+                           last=None, result=_result_text(kind, board_pos) if over else None,
+                           over=over, picture=B.picture(kind, board_pos["position"]))
             except Exception:
                 msg.update(game=None)
+            logged = logged and over
         else:
             msg.update(game=None)
+        if msg.get("game") and logged and msg.get("id") is not None:
+            msg["replay"] = "/game/" + quote(str(msg["id"]), safe="")
         self.hub.publish(msg)
 
     def _run_commands(self, link, log, w):
@@ -359,14 +382,14 @@ class Bridge:
                 return
             try:
                 if name == "move":
+                    # Its EVENTs (the move, then the end of a game it finishes) came before
+                    # the reply and wait, in order, for the next poll_events.
                     try:
                         box["result"] = link.move(arg)
                     except LinkError as e:
                         if e.code != _P.E_ILLEGAL_MOVE:
                             raise
                         raise BawoError(e.words)   # the rules' words, as the person typed it
-                    for ev in link.poll_events(0.0):   # its own EVENT follows as usual
-                        link._events.appendleft(ev)
                 elif name == "sync":
                     from ..sync import sync
                     box["result"] = sync(link, log).to_dict()

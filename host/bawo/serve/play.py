@@ -3,11 +3,13 @@
 (bawo.sim.presses_for), logged as `bawo play` logs it when it ends."""
 import threading
 import time
+from urllib.parse import quote
 
 from shared_rules import GAMES, game as make_game, State, winner_name
 from shared_rules.record import Record
 
 from .. import firmware, sim
+from ..draw import result_line
 from ..errors import BawoError
 from . import board as B
 
@@ -68,6 +70,11 @@ class Session:
             v["hint"] = {"move": text, "presses": v["presses"][text], "n": self.hints}
             return v
 
+    def current(self):
+        """The game of the page as it stands (a page opened again shows it), or {}."""
+        with self.lock:
+            return self.view() if self.s is not None else {}
+
     def _ai_turn(self):
         s, g = self.s, self.g
         out = []
@@ -99,15 +106,53 @@ class Session:
         o = s.outcome()
         result = None
         if o is not None:
-            w = winner_name(g, o)
-            result = "%s (%s)" % ("draw" if w is None else {"S": "South", "N": "North", "G": "Goats",
-                                                            "T": "Tigers"}.get(w, w) + " wins", o.reason)
-        presses = {}
+            result = result_line(g.name, winner_name(g, o), o.reason, pos)
+        presses, why = {}, {}
         if o is None and s.turn == self.human:
             prof = firmware.profile_path(sim.PROFILES[g.name])
             cells = sim.key_of_cell(prof, g.name)
             for text in s.legal_move_strs():
                 presses[text] = sim.presses_for(g.name, pos, text, cells)
-        return {"game": g.name, "id": self.gid, "ply": s.ply, "moves": s.moves, "picture": B.picture(g.name, pos),
-                "steps": list(steps), "presses": presses, "result": result, "logged": self.logged,
-                "you": g.sides[self.human], "level": self.level, "hints": self.hints}
+            why = self._why(cells, {p[0] for p in presses.values()})
+        out = {"game": g.name, "id": self.gid, "ply": s.ply, "moves": s.moves, "picture": B.picture(g.name, pos),
+               "steps": list(steps), "presses": presses, "why": why, "result": result,
+               "logged": self.logged, "you": g.sides[self.human], "level": self.level,
+               "hints": self.hints}
+        if self.logged:
+            out["replay"] = "/game/" + quote(self.gid, safe="")
+        return out
+
+    def _why(self, cells, starts):
+        """{key: why a press there starts no move}, in the player's words: whose pocket (or
+        piece) it is, or that it has no move now."""
+        s, g = self.s, self.g
+        me = self.human
+        names = {"S": "South", "N": "North", "G": "the goats", "T": "the tigers"}
+        mine = names.get(g.sides[me], g.sides[me])
+        out = {}
+        for cell, key in cells.items():
+            if key in starts:
+                continue
+            label = g.label(cell)
+            side = g.owner(cell, s.position.board[cell])
+            if side == 1 - me:
+                whose = names.get(g.sides[side], g.sides[side])
+                if g.name == "bagh-chal":
+                    out[key] = "%s holds %s; you play %s" % (whose, label, mine)
+                else:
+                    out[key] = "%s is %s's pocket; you play %s's" % (label, whose, mine)
+            else:
+                out[key] = "no move starts at %s now" % label
+        return out
+
+
+def default_game(log_path):
+    """The game the Play page offers first: the last one in the log, else Bawo."""
+    from ..db import Log
+    try:
+        with Log(log_path, readonly=True) as log:
+            row = log.db.execute("SELECT game FROM games ORDER BY COALESCE(NULLIF(start, ''), added) DESC"
+                                 " LIMIT 1").fetchone()
+    except Exception:   # no log yet, or one that cannot be read: the page still opens
+        row = None
+    return row[0] if row and row[0] in GAMES else "bawo"

@@ -91,7 +91,15 @@
       if (i + 1 === cur) li.className = "cur";
       ol.appendChild(li);
     });
-    const c = ol.querySelector(".cur"); if (c) c.scrollIntoView({ block: "nearest" });
+    // The current move in view within the list's own scroll box (.moves is positioned, so
+    // offsetTop counts from it); scrollIntoView would scroll the page too, on a phone past
+    // the board.
+    const c = ol.querySelector(".cur");
+    if (c) {
+      if (c.offsetTop < ol.scrollTop) ol.scrollTop = c.offsetTop;
+      else if (c.offsetTop + c.offsetHeight > ol.scrollTop + ol.clientHeight)
+        ol.scrollTop = c.offsetTop + c.offsetHeight - ol.clientHeight;
+    }
   }
   // Play a sowing: the firmware's own animation frames with its waits, squeezed into maxMs.
   async function animate(board, frames, maxMs, still) {
@@ -109,9 +117,19 @@
   function live() {
     let board = null, game = null, animating = 0, pending = null;
     const status = document.getElementById("status");
+    const links = document.getElementById("gamelinks");
     async function show(msg) {
+      setText("note", msg.note || "");   // the watcher's last line, e.g. a move that did not replay
       if (!msg.game || !msg.picture) {
-        setText("gametitle", "No game on the board"); return;
+        board = null; game = null; pending = null;
+        document.getElementById("board").textContent = "";
+        for (const id of ["ply", "last", "result"]) setText(id, "–");
+        document.getElementById("moves").textContent = "";
+        links.hidden = true;
+        setText("gametitle", "No game on the board");
+        setText("turnline", "Start a game on the board (MENU): it shows here move by move.");
+        bawo.updates.push({ ply: null, id: null, t_recv: msg.t_recv, t_page: Date.now() });
+        return;
       }
       if (game !== msg.game) { board = new Board(document.getElementById("board"), await getLayout(msg.game)); game = msg.game; }
       pending = msg;
@@ -120,11 +138,18 @@
       setText("ply", msg.ply === undefined || msg.ply === null ? "–" : msg.ply);
       setText("last", msg.last || "–");
       setText("result", msg.result || "–");
-      setText("note", msg.note || "");   // the watcher's last line, e.g. a move that did not replay
       setText("turnline", turnText(msg.picture, msg.result));
-      if (msg.moves) fillMoves(document.getElementById("moves"), msg.moves, msg.ply);
+      // A finished game stays on the page, with its replay and analysis once it is logged.
+      links.hidden = !msg.replay;
+      if (msg.replay) {
+        document.getElementById("replaylink").href = msg.replay;
+        document.getElementById("analyselink").href = msg.replay + "#analyse";
+      }
+      const ol = document.getElementById("moves");
+      if (msg.moves) fillMoves(ol, msg.moves, msg.ply); else ol.textContent = "";
       bawo.updates.push({ ply: msg.ply, id: msg.id, last: msg.last, t_recv: msg.t_recv, t_page: Date.now(),
-                          counts: msg.picture.counts });
+                          counts: msg.picture.counts, over: !!msg.over, result: msg.result || null,
+                          replay: msg.replay || null });
     }
     async function sow(msg) {
       if (!board || !msg.frames.length) return;
@@ -307,6 +332,7 @@
     });
     await go(0);
     window.bawo.ready = true;
+    if (location.hash === "#analyse") analyse();   // the live page's "Analyse" link
   }
 
   // -- board page ---------------------------------------------------------------------------
@@ -383,6 +409,13 @@
       setText("turnline", r.result ? "Game over: " + r.result + (r.logged ? " (logged)" : "") :
               "Your move (" + (SIDES[r.you] || r.you) + ")");
       fillMoves(document.getElementById("moves"), r.moves, r.ply);
+      // The game's end: its replay and analysis, once it is in the log.
+      const links = document.getElementById("gamelinks");
+      links.hidden = !r.replay;
+      if (r.replay) {
+        document.getElementById("replaylink").href = r.replay;
+        document.getElementById("analyselink").href = r.replay + "#analyse";
+      }
       window.bawo.play = r;
     }
     async function send(mv) {
@@ -391,26 +424,49 @@
       setText("turnline", "The computer is thinking…");
       try { await show(await post("/api/play/move", { move: mv })); } finally { busy = false; }
     }
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+    // The picked pocket, and the pockets its moves go on to (the board's green targets).
     function mark() {
+      const targets = new Set();
+      if (clicked.length)
+        for (const m in state.presses) {
+          const p = state.presses[m];
+          if (p.length > clicked.length && pre(clicked, p)) targets.add(p[clicked.length]);
+        }
       for (const c in board.cells) board.cells[c].hit.classList.remove("last");
-      for (const g of board.svg.querySelectorAll("g.pocket"))
-        g.querySelector(".hit").classList.toggle("last", clicked.includes(+g.dataset.key));
+      for (const g of board.svg.querySelectorAll("g.pocket")) {
+        const hit = g.querySelector(".hit"), k = +g.dataset.key;
+        hit.classList.toggle("picked", clicked.includes(k));
+        hit.classList.toggle("target", targets.has(k));
+      }
+      bawo.targets = Array.from(targets).sort((a, b) => a - b);
     }
     function onClick(e) {
       const g = e.target.closest("g.pocket");
       if (!g || !state || busy) return;
-      clicked.push(+g.dataset.key);
-      const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-      const pre = (a, b) => a.length <= b.length && a.every((x, i) => x === b[i]);
+      const key = +g.dataset.key;
+      if (state.result) { setText("moveerr", "the game is over: start a new one"); return; }
+      clicked.push(key);
       let moves = Object.keys(state.presses);
+      let said = "";
       if (!moves.some((m) => pre(clicked, state.presses[m]))) {
-        clicked = [+g.dataset.key];                   // start again from this pocket
-        if (!moves.some((m) => pre(clicked, state.presses[m]))) clicked = [];
+        clicked = [key];                              // start again from this pocket
+        if (!moves.some((m) => pre(clicked, state.presses[m]))) {
+          clicked = [];
+          said = (state.why && state.why[key]) || "no move starts there";
+        }
       }
+      setText("moveerr", said);
       const done = moves.filter((m) => same(clicked, state.presses[m]));
       mark();
       if (done.length === 1) send(done[0]);
     }
+    // A page opened again (a reload) goes on with the game it had.
+    fetch("/api/play").then((r) => r.json()).then((r) => {
+      if (r.game && !state) show(Object.assign(r, { steps: [] }));
+      bawo.playReady = true;
+    });
     document.getElementById("newgame").addEventListener("submit", async (e) => {
       e.preventDefault();
       const f = new FormData(e.target);
