@@ -131,7 +131,7 @@ class Session:
         mine = names.get(g.sides[me], g.sides[me])
         out = {}
         for cell, key in cells.items():
-            if key in starts:
+            if key in starts or cell >= len(s.position.board):   # a store is never pressed
                 continue
             label = g.label(cell)
             side = g.owner(cell, s.position.board[cell])
