@@ -160,4 +160,4 @@ def test_terminal_play_asks_before_quitting_a_game():
     out = io.StringIO()
     assert play("bawo", two_players=True, ask=ask, out=out) == 0
     assert asked[2].startswith("end this game here") and asked[5].startswith("end this game here")
-    assert asked[3] == "N to move (? for moves): " and "illegal" not in out.getvalue()
+    assert asked[3] == "N to move (? for moves, hint for one): " and "illegal" not in out.getvalue()

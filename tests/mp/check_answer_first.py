@@ -76,7 +76,7 @@ def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
     board.press(a.keys.menu)
     _steps(a, board, 2)
     assert a.mode == app.PLAY and a.header['id']
-    assert log[:4] == ['frame', 'frame', 'write counter', 'write cur.jnl'], log
+    assert log[:5] == ['frame', 'frame', 'write counter', 'write counter.2', 'write cur.jnl'], log
     assert seen[0][:2] == (app.MENU, False), seen[0][:2]   # the answer: no game loaded yet
     wire = seen[0][2]
     lit = [k for k in range(a.profile.n_keys)

@@ -23,8 +23,9 @@ def _full(status, prof):
     """The wire value of a full channel at the board's brightness (app.apply_brightness)."""
     cap = (prof.get("power") or {}).get("brightness_cap") or 255
     level = (status.get("settings") or {}).get("brightness")
-    if not isinstance(level, int) or not 1 <= level <= 8:
-        level = 8
+    if not isinstance(level, int) or not 1 <= level <= 8:   # unknown: a new board's, as drawn
+        from ..firmware import module
+        level = module("settings").DEFAULTS["brightness"]
     return max(1, cap * level // 8)
 
 
