@@ -109,7 +109,7 @@ def test_heap_used_by_list_does_not_depend_on_the_counter(tmp_path):
     script.write_text(HEAP_SCRIPT % {"board": BOARD})
     used = {}
     for last in (5, 1000, LIFETIME):
-        root = tmp_path / ("d%d" % last)
+        root = tmp_path / ("d%06d" % last)   # one path length: only the counter differs
         old_board(root, last)
         r = run_micropython([str(script), str(root)], heapsize="160k", path=(ROOT, FIRMWARE))
         assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
