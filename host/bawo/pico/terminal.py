@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import firmware
 from ..sim.board import SimError
-from ..sim.layout import GRID_KEYS, key_of_cell, presses_for
+from ..sim.layout import key_map, key_of_cell, presses_for
 from ..sim.render import clicked_key, geometry as leds_geometry, render
 from ..sim.script import random_moves, script_moves
 from ..sim.terminal import QUIT_KEYS
@@ -150,12 +150,7 @@ def _interactive(pico, prof, profile_file):
     import termios
     import tty
     rows = prof["grid"]["rows"]
-    keymap = {}
-    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
-        for c, ch in enumerate(chars):
-            keymap[ch] = r * len(chars) + c
-    keymap.update({"m": pico.menu_key, "\r": pico.menu_key, "\n": pico.menu_key,
-                   "\x7f": pico.back_key, "\b": pico.back_key, "-": pico.back_key})
+    keymap = key_map(rows, pico.menu_key, pico.back_key)
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)

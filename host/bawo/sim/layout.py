@@ -14,6 +14,17 @@ GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
              5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
 
 
+def key_map(rows, menu_key, back_key):
+    """{typed character: the board's key number}: the pocket grid, then MENU and BACK."""
+    keymap = {}
+    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
+        for c, ch in enumerate(chars):
+            keymap[ch] = r * len(chars) + c
+    keymap.update({"m": menu_key, "\r": menu_key, "\n": menu_key,
+                   "\x7f": back_key, "\b": back_key, "-": back_key})
+    return keymap
+
+
 def _grid(profile_file):
     prof = json.loads(Path(profile_file).read_text())
     return prof.get("pockets") or prof.get("points"), prof["grid"]["rows"], prof["grid"]["cols"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from bawo_firmware_sim import simpipe as P
 
 from .board import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
-from .layout import GRID_KEYS
+from .layout import key_map
 from .relay import PtyRelay, shut_down, start_repl
 from .render import clicked_key, fits_leds, geometry as leds_geometry, refused, screen
 
@@ -164,12 +164,7 @@ def _terminal(board, relay, data, boot):
 def _draw_board(board, relay, fd, color, view):
     """Draw the board and press its pockets until a quit (True) or its firmware stops."""
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
-    keymap = {}
-    for r, chars in enumerate(GRID_KEYS.get(rows, ())):
-        for c, ch in enumerate(chars):
-            keymap[ch] = r * len(chars) + c
-    keymap.update({"m": board.menu_key, "\r": board.menu_key, "\n": board.menu_key,
-                   "\x7f": board.back_key, "\b": board.back_key, "-": board.back_key})
+    keymap = key_map(rows, board.menu_key, board.back_key)
     assert not set(QUIT_KEYS + HINT_KEYS) & set(keymap) and VIEW_KEY not in keymap
     geometry = leds_geometry(board.profile_file)
     last = None
