@@ -54,7 +54,7 @@ def test_interactive_exposes_a_pty_link(tmp_path):
         while not (tmp_path / "port").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         path = (tmp_path / "port").read_text().strip()
-        assert path.startswith("/dev/")
+        assert os.path.realpath(path).startswith("/dev/pts/") and path != os.path.realpath(path)
         import serial
         ser = serial.serial_for_url(path, timeout=0.05)
         link = proto.BoardLink(ser, timeout=2.0)
@@ -164,8 +164,11 @@ def test_a_closed_relay_has_left_its_pty_before_the_pty_closes():
     relay = PtyRelay()
     relay.start()
     thread = relay._thread
+    path = relay.path
+    assert os.path.realpath(path).startswith("/dev/pts/")
     relay.close()
     assert not thread.is_alive()
+    assert not os.path.lexists(path)   # the name went first: no tool opens the next pty by it
     for fd in (relay.master, relay.slave):
         with pytest.raises(OSError):
             os.fstat(fd)

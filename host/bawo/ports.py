@@ -60,7 +60,8 @@ def running_sim_port(data_dir):
             path = f.read(4096).strip()
     except (OSError, ValueError):
         return None
-    if pid <= 0 or not path.startswith("/dev/") or not os.path.exists(path):
+    # The port is the sim's own link to its pty: opened only if it leads to a device.
+    if pid <= 0 or not os.path.realpath(path).startswith("/dev/") or not os.path.exists(path):
         return None
     try:
         os.kill(pid, 0)

@@ -7,7 +7,7 @@ Process layout::
     command pipe  --- "t 16\\n", "i\\n" ... ------->   fd BAWO_IN: presses, clock steps
     status pipe   <-- frames, "S {...}", "J 1 A1+" -   fd BAWO_OUT: LED frames, status
     pty master <--> relay <--> stdin/stdout pipes <->  the serial link (firmware/link.py)
-       ^ slave /dev/pts/N: host tools open it (path printed and written to DATA/port)
+       ^ slave /dev/pts/N, by a link of its own: host tools open it (printed, in DATA/port)
 
 The pipes' messages are firmware_sim/simpipe.py, imported by both ends. One module a job,
 in a one-way flow: board (the process), layout (cells on keys), relay (the serial pty and the

@@ -44,7 +44,13 @@ class PtyRelay:
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         os.set_blocking(self.master, False)
-        self.path = os.ttyname(self.slave)
+        # The port is a name no other board ever has: a link to the pty, gone before the pty
+        # closes. The kernel gives a closed pty's /dev/pts/N to the next pty opened: a tool
+        # that opened the old name again reached another board (bawo.pico does the same).
+        import tempfile
+        self._dir = tempfile.mkdtemp(prefix="bawo-sim-")
+        self.path = os.path.join(self._dir, "ttyACM0")
+        os.symlink(os.ttyname(self.slave), self.path)
         self.to_board_r, self.to_board_w = os.pipe()
         self.from_board_r, self.from_board_w = os.pipe()
         self.stop = False
@@ -66,6 +72,11 @@ class PtyRelay:
         """Stop relaying and close the pty, once the relay has left its select: a descriptor
         closed under it may by then be another file's (the next board's pty)."""
         self.stop = True
+        for name in (self.path, self._dir):   # the name first: nothing opens the pty by it now
+            try:
+                (os.unlink if name == self.path else os.rmdir)(name)
+            except OSError:
+                pass
         if self._thread is not None:
             self._thread.join(10)
         for fd in (self.master, self.slave):
