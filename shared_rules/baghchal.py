@@ -143,6 +143,7 @@ class BaghChal(BaseGame):
 
     name = "bagh-chal"
     sides = SIDES
+    words = ("piece", "pieces")  # what one cell and a side's cells are called, for messages
     repetition = 3
     adjacent = ADJ  # the lines: for each point, its neighbours; and (over, landing) jumps
     jumps = JUMPS

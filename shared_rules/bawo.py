@@ -95,6 +95,7 @@ class Bawo(BaseGame):
 
     name = "bawo"
     sides = SIDES
+    words = ("pocket", "rows")  # what one cell and a side's cells are called, for messages
 
     def __init__(self, max_laps=1000):
         self.max_laps = max_laps

@@ -88,6 +88,7 @@ class Oware(BaseGame):
 
     name = "oware"
     sides = SIDES
+    words = ("pit", "row")  # what one cell and a side's cells are called, for messages
     repetition = 3  # the third occurrence ends the game (RULES.md 2, [decision])
 
     def __init__(self):

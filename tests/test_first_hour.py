@@ -231,3 +231,35 @@ def test_a_refused_press_says_why_on_the_status_line(tmp_path):
         assert "B8 is North's" not in t.text(t.mark)
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("name,noun", [("bawo", "pocket"), ("oware", "pit"), ("bagh-chal", "piece")])
+def test_the_play_page_and_the_simulator_explain_the_other_sides_cell_alike(tmp_path, name, noun):
+    """One rule, two places: a press on the opponent's cell is explained by the Play page (to
+    "you") and by the simulator's status line (to whoever is to move) with the same words."""
+    from bawo import firmware
+    from bawo.serve.play import Session
+    from bawo.sim.render import refused
+    s = Session(str(tmp_path / "g.sqlite"))
+    v = s.new(name, 0, 1)
+    g = make_game(name)
+    st = State(g)
+    for m in v["moves"]:
+        st.push(m)
+    prof = firmware.profile_path(sim.PROFILES[name])
+    cells = sim.key_of_cell(prof, name)
+    mine = g.sides[0]
+    checked = 0
+    for cell, key in cells.items():
+        if cell >= len(st.position.board) or g.owner(cell, st.position.board[cell]) != 1:
+            continue
+        page = v["why"][key]
+        assert page.startswith("%s is %s" % (g.label(cell), "North's" if mine == "S" else "Tigers'"))
+        assert page.endswith("; you play %s" % ("South's rows" if name == "bawo" else
+                                                 "South's row" if name == "oware" else "Goats' pieces"))
+        assert (" %s;" % noun) in page
+        status = {"mode": "play", "game": name, "pos": g.format(st.position), "opponent": "people"}
+        said = refused(prof, status, key)
+        assert said.split(";")[0] == page.split(";")[0], (said, page)
+        checked += 1
+    assert checked, "no cell of the other side on the board"

@@ -335,3 +335,25 @@ def test_the_statistics_are_drawn_once_for_each_state_of_the_log(srv, monkeypatc
     again = get(srv, "/stats").text
     assert len(calls) == 2 and again != first                       # a changed log: drawn anew
     assert get(srv, "/stats?game=bawo").status_code == 200 and len(calls) == 3
+
+
+def test_a_sowing_request_is_bounded_by_the_boards_own_limits(srv):
+    """The attack: a crafted Bawo position (25 seeds a pocket) and a move made one GET cost
+    the server 40 s. A pocket is a byte and the board holds at most 255 seeds, so such a
+    position is refused before any sowing; the heaviest one the board can hold is sown within
+    max_laps and sent back sampled to MAX_ANIM_FRAMES frames."""
+    crafted = "/".join([",".join(["25"] * 8)] * 4) + " S"
+    r = get(srv, "/api/sow?game=bawo&move=A1%%2B&position=%s" % quote(crafted))
+    assert r.status_code == 400 and "too many seeds" in r.json()["error"], r.text
+    from shared_rules import State, game
+    g = game("bawo")
+    counts = [0] * 32
+    for k in range(255):                 # every seed the board can hold, most on South's side
+        counts[(k * 7) % 16 if k % 5 else 16 + (k % 16)] += 1
+    heavy = "/".join(",".join(str(c) for c in counts[r * 8:r * 8 + 8]) for r in range(4)) + " S"
+    moves = State(g, g.parse(heavy)).legal_move_strs()
+    assert moves, heavy
+    for mv in moves:
+        r = get(srv, "/api/sow?game=bawo&move=%s&position=%s" % (quote(mv), quote(heavy)))
+        assert r.status_code == 200, (mv, r.text)
+        assert 1 <= len(r.json()["frames"]) <= B.MAX_ANIM_FRAMES + 1, mv

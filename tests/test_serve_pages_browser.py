@@ -195,7 +195,7 @@ def test_play_page_opens_on_the_last_game_shows_targets_says_why_and_links_the_r
         north = next(k for k, p in sorted(pk.items()) if p["cell"] >> 4 == 1)
         drv.find_element("css selector", "#board g.pocket[data-key='%d'] rect.hit" % north).click()
         err = js(drv, "document.getElementById('moveerr').textContent")
-        assert err == "%s is North's pocket; you play South's" % pk[north]["label"], err
+        assert err == "%s is North's pocket; you play South's rows" % pk[north]["label"], err
         assert js(drv, "window.bawo.targets") == [] and js(drv, "window.bawo.play.ply") == 0
         # The game played out (the page's own requests, without the animations), then the
         # page opened again: the result and the link to the game's replay.

@@ -10,6 +10,7 @@ from shared_rules.record import Record
 
 from .. import firmware, sim
 from ..draw import result_line
+from ..sim.layout import not_yours
 from ..errors import BawoError
 from . import board as B
 
@@ -126,23 +127,13 @@ class Session:
         """{key: why a press there starts no move}, in the player's words: whose pocket (or
         piece) it is, or that it has no move now."""
         s, g = self.s, self.g
-        me = self.human
-        names = {"S": "South", "N": "North", "G": "the goats", "T": "the tigers"}
-        mine = names.get(g.sides[me], g.sides[me])
         out = {}
         for cell, key in cells.items():
             if key in starts or cell >= len(s.position.board):   # a store is never pressed
                 continue
-            label = g.label(cell)
-            side = g.owner(cell, s.position.board[cell])
-            if side == 1 - me:
-                whose = names.get(g.sides[side], g.sides[side])
-                if g.name == "bagh-chal":
-                    out[key] = "%s holds %s; you play %s" % (whose, label, mine)
-                else:
-                    out[key] = "%s is %s's pocket; you play %s's" % (label, whose, mine)
-            else:
-                out[key] = "no move starts at %s now" % label
+            owner = g.owner(cell, s.position.board[cell])
+            out[key] = (not_yours(g, cell, owner, self.human, you=True)
+                        or "no move starts at %s now" % g.label(cell))
         return out
 
 

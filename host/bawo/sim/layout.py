@@ -114,6 +114,23 @@ def cell_texts(game, position_text):
 SIDE_NAMES = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 
+def not_yours(g, cell, owner, mover, you=False):
+    """Why a press on `cell`, which holds seeds or a piece of side `owner`, starts no move for
+    side `mover` (0 or 1), in a player's words; None if the cell is not the other side's.
+    you: the person pressing plays `mover` (the Play page) rather than two people at a board."""
+    if owner not in (0, 1) or owner == mover:
+        return None
+    one, many = g.words
+    name = [SIDE_NAMES.get(s, s) for s in g.sides]
+    whose = [n + ("'" if n.endswith("s") else "'s") for n in name]    # Goats', South's
+    if you:
+        tail = "you play %s %s" % (whose[mover], many)
+    else:
+        tail = "%s %s to move, on %s %s" % (name[mover], "are" if name[mover].endswith("s") else "is",
+                                            whose[mover], many)
+    return "%s is %s %s; %s" % (g.label(cell), whose[owner], one, tail)
+
+
 def result_line(game_name, winner, reason, position=None):
     """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
     Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .layout import GRID_KEYS, SIDE_NAMES, cell_texts, key_of_cell, labels as cell_labels, result_line
+from .layout import GRID_KEYS, SIDE_NAMES, cell_texts, key_of_cell, labels as cell_labels, not_yours, result_line
 
 
 def _parse_frame(line):
@@ -308,12 +308,10 @@ def refused(profile_file, status, key):
     if cell is None:
         return "that key is no %s pocket" % game
     label = g.label(cell)
-    value = cell_texts(game, status["pos"])[cell]
-    owner = g.owner(cell, int(value) if value.isdigit() else {"G": 1, "T": 2}.get(value, 0))
-    if owner in (0, 1) and owner != pos.turn:
-        what = {"bawo": ("pocket", "rows"), "oware": ("pit", "row")}.get(game, ("piece", "pieces"))
-        return "%s is %s's %s; %s is to move, on %s's %s" % (
-            label, SIDE_NAMES.get(g.sides[owner], g.sides[owner]), what[0], mover, mover, what[1])
+    owner = g.owner(cell, pos.board[cell]) if cell < len(pos.board) else -1
+    other = not_yours(g, cell, owner, pos.turn)
+    if other:
+        return other
     sel = status.get("sel", -1)
     if isinstance(sel, int) and sel >= 0:
         to = [g.label(c) for c in targets(game, status["pos"], sel)]
