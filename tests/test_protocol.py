@@ -408,7 +408,7 @@ def test_board_fuzz_well_formed_frames_160k(tmp_path):
     # (_link_fuzz.run asserts all of it). Whether the running board had the room is where
     # things land on this heap, which even the interpreter's path moves: a seed's run differed
     # between a checkout and its clone. bench/link_fuzz.py --seeds measures that rate over
-    # many runs (README), not one.
+    # many runs (docs/benchmarks.md), not one.
     fig = _board_fuzz(tmp_path, 5000, 3)
     assert fig["games synced at the end"] >= fig["games recorded"] > 0
 
