@@ -45,6 +45,9 @@ def sim_canvas(line):
     return bytes.fromhex(line.split(" ", 1)[1].strip())
 
 
+HOLD_MS = 120
+
+
 class Twins:
     """The emulated Pico and the unix-port simulator (`bawo sim`) pressed alike; after every
     press both settle and their frames must be equal byte for byte. A selection or a
@@ -58,7 +61,9 @@ class Twins:
 
     def tap(self, key):
         n = len(self.pico.frames)
-        self.pico.tap(key, settle=False)
+        # Held as long as a person holds a pocket: a 30 ms press can fall whole inside a
+        # flash erase (45 ms, the scan stalled) and never be seen, as on the real board.
+        self.pico.tap(key, hold_ms=HOLD_MS, settle=False)
         wire = self.pico.settle(n, quiet_ms=self.quiet_ms)
         self.board.tap(key)
         self.board.idle()
@@ -95,6 +100,9 @@ class Twins:
         for k in menu_keys(prof, game, opponent, speed, level):
             self.tap(k)
         self.tap(self.pico.menu_key)
+        # The new game is journaled after its first frame (its file made: several erases,
+        # no frame): a second of the board's time lets that finish before the first move.
+        self.pico.run_ms(1000)
         # Settled: no frame for longer than the longest animation step (a narrow grid's menu has
         # fewer speed levels, so its fastest may not be instant).
         from animator import SPEED_MS
