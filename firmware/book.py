@@ -45,30 +45,49 @@ def pack(entries):
 
 
 class Book:
-    """An open book file. lookup(key) -> move or None."""
+    """An open book: the file at path, else the one a UF2 carries frozen in (book_data:
+    bytes in flash, never on the heap). lookup(key) -> move or None."""
 
     def __init__(self, path):
-        f = open(path, "rb")
+        self._f = self._data = None
         try:
-            head = f.read(HEAD)
-            if len(head) != HEAD or head[:4] != MAGIC:
-                raise BookError("%s is not a book file: it does not start with %r" % (path, MAGIC))
-            n = (head[4] << 8) | head[5]
-            size = f.seek(0, 2)
-            if n > MAX_ENTRIES or size != HEAD + n * ENTRY:
-                raise BookError("%s is damaged: %d bytes for %d entries" % (path, size, n))
-        except Exception:
-            f.close()
-            raise
-        self._f = f
-        self.count = n
+            f = open(path, "rb")
+        except OSError:
+            try:
+                from book_data import DATA
+            except ImportError:
+                raise OSError("no book file %s" % path)
+            self._data = DATA
+            self._check(path, DATA[:HEAD], len(DATA))
+        else:
+            try:
+                head = f.read(HEAD)
+                self._check(path, head, f.seek(0, 2))
+            except Exception:
+                f.close()
+                raise
+            self._f = f
         self._buf = bytearray(ENTRY)
 
+    def _check(self, path, head, size):
+        if len(head) != HEAD or head[:4] != MAGIC:
+            raise BookError("%s is not a book file: it does not start with %r" % (path, MAGIC))
+        n = (head[4] << 8) | head[5]
+        if n > MAX_ENTRIES or size != HEAD + n * ENTRY:
+            raise BookError("%s is damaged: %d bytes for %d entries" % (path, size, n))
+        self.count = n
+
     def _hash_at(self, i):
-        self._f.seek(HEAD + i * ENTRY)
         b = self._buf
-        if self._f.readinto(b) != ENTRY:
-            raise BookError("the book file changed while open")
+        if self._f is None:
+            at = HEAD + i * ENTRY
+            d = self._data
+            for k in range(ENTRY):
+                b[k] = d[at + k]
+        else:
+            self._f.seek(HEAD + i * ENTRY)
+            if self._f.readinto(b) != ENTRY:
+                raise BookError("the book file changed while open")
         return (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
 
     def lookup(self, key):
@@ -87,7 +106,8 @@ class Book:
         return None
 
     def close(self):
-        self._f.close()
+        if self._f is not None:
+            self._f.close()
 
 
 def path():

@@ -5,7 +5,7 @@ from link import LinkError
 import protocol as P
 import gc
 
-VERSION = '0.1.0'   # the firmware's, as HELLO reports it
+from buildinfo import VERSION, SOURCE, KIND
 
 # Bytes of move texts in one POSITION reply: the rest of it (legal moves, position) takes at
 # most ~450 of the frame's 1024.
@@ -30,7 +30,8 @@ class Handler:
         except OSError:
             flash = -1
         mem_free = getattr(gc, 'mem_free', None)
-        return {'fw': VERSION, 'rules': RULES_VERSION, 'board': a.journal.board_id,
+        return {'fw': VERSION, 'build': SOURCE, 'image': KIND,
+                'rules': RULES_VERSION, 'board': a.journal.board_id,
                 'flash_free': flash, 'heap_free': mem_free() if mem_free else -1,
                 'profile': a.profile.name, 'games': a.games}
 

@@ -23,6 +23,15 @@ def load_tables(path):
     is forgotten after, to leave its room to the game. ProfileError says what is wrong."""
     import pinmap
     try:
+        try:
+            open(path).close()
+        except OSError:
+            # No profile file: a UF2 carries its profile frozen in; a file overrides it.
+            try:
+                from default_profile import JSON
+                return pinmap.tables(pinmap.loads(JSON))
+            except ImportError:
+                pass
         return pinmap.tables(pinmap.load(path))
     finally:
         pinmap = None

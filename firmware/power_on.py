@@ -1,6 +1,5 @@
-# The Pico's power-on once main.py has built its board: the journal under the board's own id,
-# the App, the host link on USB, the journaled game resumed. Imported for that moment and
-# forgotten before the loop runs (main.py), so none of its code stays on the heap; the
+# The Pico's power-on: the board built from its profile, the journal under the board's own
+# id, the App, the host link on USB, the journaled game resumed, then the loop. The
 # simulator's power-on is firmware_sim/sim_boot.py.
 from app import App
 
@@ -35,3 +34,15 @@ def start(board, root='/games'):
     except ImportError:
         pass
     return app
+
+
+def main():
+    """Build the board from profile.json (or the image's own profile), then run the App."""
+    import hw
+    from pinmap import ProfileError
+    try:
+        board = hw.open_board('profile.json')
+    except ProfileError as e:
+        print('bawo: cannot start: %s (file profile.json)' % e)
+        raise SystemExit(2)
+    start(board).run()

@@ -277,6 +277,25 @@ def build_parser():
                         "drive (every file's hash checked); see hardware/README.md")
     s.set_defaults(func=cmd_flash)
 
+    s = _sub(subs, "build-uf2", "build the board's whole firmware as one UF2 file",
+             """Build MicroPython v1.28.0 for the Raspberry Pi Pico with the Bawo Board firmware,
+             shared_rules, the opening book and the profile frozen into flash, from the sources
+             this package carries. Copy the file onto a Pico's RPI-RP2 drive (hold BOOTSEL while
+             plugging it in) and it is a Bawo Board: nothing else to copy. Needs the ARM
+             toolchain and cmake (tools/install-system-deps.sh); about 1.5 minutes on 2 cores
+             the first time, then the image is cached until a firmware file changes.""",
+             """examples:
+               bawo build-uf2                       writes bawo-board-<version>.uf2 here
+               bawo build-uf2 --out /media/$USER/RPI-RP2     straight onto a Pico in BOOTSEL
+               bawo build-uf2 --profile grid-5x5 --out grid.uf2""")
+    s.add_argument("--profile", default="bawo-4x8", metavar="NAME",
+                   help="hardware profile frozen in, hardware/profiles/NAME.json (default "
+                        "bawo-4x8); a profile.json on the board overrides it")
+    s.add_argument("--out", metavar="PATH", default=".",
+                   help="file or directory to write the image to (default: here)")
+    s.add_argument("--force", action="store_true", help="build again even if the cache has it")
+    s.set_defaults(func=cmd_build_uf2)
+
     s = _sub(subs, "play", "play against the computer in the terminal",
              """Play a game in the terminal: type moves as in RULES.md (A1+ for Bawo, C for Oware,
              c3 / a1-a2 / a1xa3 for Bagh-Chal); `?` lists legal moves, `undo`, `quit`.
@@ -999,6 +1018,16 @@ def cmd_flash(args):
     return run(profile=args.profile, port=args.port, sim=_sim_arg(args), dry_run=args.dry_run,
                bundle_only=args.bundle_only, no_compile=args.no_compile, no_reset=args.no_reset,
                mpy=args.mpy)
+
+
+def cmd_build_uf2(args):
+    from .uf2 import build
+    from .firmware import profile_path
+    profile_path(args.profile)        # an unknown profile fails before any build
+    path = build(args.profile, out=args.out, force=args.force)
+    from .flash import source_hash
+    print("%s  (firmware sources %s)" % (path, source_hash(args.profile)))
+    return 0
 
 
 def cmd_play(args):

@@ -63,6 +63,35 @@ def sources(profile):
     return out
 
 
+BUILDINFO = "buildinfo.py"   # written by each build: what HELLO reports of the firmware
+
+
+def source_hash(profile):
+    """The first 16 hex digits of the sha256 of everything the board runs for profile (each
+    board path and its bytes, buildinfo.py left out: it carries this hash). A bundle and a UF2
+    built from one tree report the same hash in HELLO."""
+    h = hashlib.sha256()
+    for path, src in sources(profile):
+        if path == BUILDINFO:
+            continue
+        with open(src, "rb") as f:
+            data = f.read()
+        h.update(b"%s\0%d\0" % (path.encode(), len(data)))
+        h.update(data)
+    return h.hexdigest()[:16]
+
+
+def buildinfo_text(kind, source):
+    """buildinfo.py as a build writes it: this tree's version, the source hash, the kind."""
+    with open(os.path.join(firmware_dir(), BUILDINFO), encoding="utf-8") as f:
+        text = f.read()
+    text, n = re.subn(r"(?m)^SOURCE = .*$", "SOURCE = %r" % source, text)
+    text, m = re.subn(r"(?m)^KIND = .*$", "KIND = %r" % kind, text)
+    if n != 1 or m != 1:
+        raise FlashError("firmware/%s has no SOURCE or KIND line to fill in" % BUILDINFO)
+    return text
+
+
 def _rules_not_run(profile_file):
     """shared_rules' files this board never imports: the engines of the games its profile
     cannot play (not in its list, or not fitting its grid: the firmware offers only games that
@@ -149,12 +178,19 @@ def build(dest, profile, compile_=True, march="armv6m"):
     """Write the bundle into dest; returns {board path: sha256 hex}."""
     exe = mpy_cross_exe() if compile_ else None
     hashes = {}
+    os.makedirs(dest, exist_ok=True)
+    info = os.path.join(dest, ".buildinfo.py")
+    with open(info, "w", encoding="utf-8") as f:
+        f.write(buildinfo_text("files", source_hash(profile)))
     for path, src in sources(profile):
+        if path == BUILDINFO:
+            src = info
         if compile_ and path.endswith(".py") and path not in KEEP_PY:
+            name = os.path.basename(path)
             path = path[:-3] + ".mpy"
             out = os.path.join(dest, path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
-            r = subprocess.run([exe, "-march=" + march, "-o", out, "-s", os.path.basename(src), src],
+            r = subprocess.run([exe, "-march=" + march, "-o", out, "-s", name, src],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise FlashError("mpy-cross failed on %s: %s" % (src, " ".join(r.stderr.split())[:300]))
@@ -166,6 +202,7 @@ def build(dest, profile, compile_=True, march="armv6m"):
             shutil.copyfile(src, out)
         with open(out, "rb") as f:
             hashes[path] = hashlib.sha256(f.read()).hexdigest()
+    os.remove(info)
     return hashes
 
 

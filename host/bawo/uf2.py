@@ -1,0 +1,232 @@
+"""`bawo build-uf2`: MicroPython v1.28.0 for the Pico with the firmware frozen into flash.
+
+The image holds MicroPython, the board's modules, shared_rules, the opening book and the
+profile: copied onto a Pico's RPI-RP2 drive, it is the whole board. Its bytecode runs from
+flash, so the heap holds only the game. Built from the sources this package carries
+(pico/images/micropython-v1.28.0-rp2-src.tar.xz) with Debian's arm-none-eabi toolchain and
+cmake (tools/install-system-deps.sh), and cached by a hash of every input: a second build of
+one tree takes the cached image, and a clean build gives the same bytes.
+"""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+from . import flash
+from .errors import BawoError
+from .firmware import firmware_dir
+
+HERE = Path(__file__).resolve().parent
+ARCHIVE = HERE / "pico" / "images" / "micropython-v1.28.0-rp2-src.tar.xz"
+MICROPYTHON = "v1.28.0"
+BOARD = "RPI_PICO"
+# Bumped when the way the image is built changes (this file's steps), so old images go.
+RECIPE = 1
+TOOLS = ("arm-none-eabi-gcc", "cmake", "make", "cc", "c++")
+
+
+class BuildError(BawoError):
+    pass
+
+
+def cache_dir():
+    """$BAWO_CACHE, else $XDG_CACHE_HOME/bawo, else ~/.cache/bawo."""
+    d = os.environ.get("BAWO_CACHE")
+    if not d:
+        d = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "bawo")
+    return Path(d)
+
+
+def image_name(version=None):
+    from .firmware import module
+    return "bawo-board-%s.uf2" % (version or module("buildinfo").VERSION)
+
+
+def frozen_tree(profile):
+    """{frozen path: bytes}: the bundle `bawo flash` copies, as modules. The profile and the
+    book become data modules (default_profile.JSON, book_data.DATA), which stay in flash;
+    buildinfo.py says 'uf2' and the sources' hash."""
+    out = {}
+    for path, src in flash.sources(profile):
+        data = Path(src).read_bytes()
+        if path == flash.BUILDINFO:
+            continue
+        if path == "profile.json":
+            flash._check_profile(src)
+            text = json.dumps(json.loads(data), separators=(",", ":"), sort_keys=True)
+            out["default_profile.py"] = (
+                b"# The profile frozen into this image; profile.json on the board overrides it.\n"
+                b"JSON = %s\n" % repr(text).encode())
+        elif path == "bawo_book.bin":
+            out["book_data.py"] = (b"# The opening book, frozen into flash (book.py reads it).\n"
+                                   b"DATA = %s\n" % repr(data).encode())
+        elif path.endswith(".py"):
+            out[path] = data
+        else:
+            raise BuildError("cannot freeze %s: only modules, the profile and the book" % path)
+    out[flash.BUILDINFO] = flash.buildinfo_text("uf2", flash.source_hash(profile)).encode()
+    return out
+
+
+def _archive_hash():
+    h = hashlib.sha256()
+    with open(ARCHIVE, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def input_hash(profile, tree=None):
+    """What the image is made of: the MicroPython sources, this recipe, the frozen tree."""
+    tree = frozen_tree(profile) if tree is None else tree
+    h = hashlib.sha256(b"bawo-uf2 %d %s %s\0" % (RECIPE, BOARD.encode(), _archive_hash().encode()))
+    for path in sorted(tree):
+        h.update(b"%s\0%d\0" % (path.encode(), len(tree[path])))
+        h.update(tree[path])
+    return h.hexdigest()[:16]
+
+
+def _missing_tools():
+    return [t for t in TOOLS if shutil.which(t) is None]
+
+
+def _source_date_epoch():
+    # The archive's newest file: a date the sources fix, not the day of the build.
+    with tarfile.open(ARCHIVE) as t:
+        return max(int(m.mtime) for m in t.getmembers())
+
+
+class _Steps:
+    """Runs the build's commands with their output in a log; says each step and its time."""
+
+    def __init__(self, log, say):
+        self.log, self.say = log, say
+
+    def run(self, what, cmd, cwd=None, env=None):
+        t0 = time.monotonic()
+        self.say("%s ..." % what)
+        with open(self.log, "ab") as f:
+            f.write(b"\n$ %s\n" % " ".join(map(str, cmd)).encode())
+            f.flush()
+            r = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, stdout=f,
+                               stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            tail = Path(self.log).read_text(errors="replace").strip().splitlines()[-12:]
+            raise BuildError("%s failed (exit %d); the last lines of %s:\n  %s"
+                             % (what, r.returncode, self.log, "\n  ".join(tail)))
+        self.say("%s: done in %.0f s" % (what, time.monotonic() - t0))
+
+
+def _unpack(dest, say):
+    """The MicroPython sources, once per archive, into dest (made whole, then renamed)."""
+    if (dest / ".complete").exists():
+        return dest
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    say("unpacking %s ..." % ARCHIVE.name)
+    tmp.mkdir(parents=True)
+    with tarfile.open(ARCHIVE) as t:
+        t.extractall(tmp, filter="data")
+    # The archive carries the build trees its image was made in: ours start clean.
+    for stale in ("picotool/build", "micropython/ports/rp2/build-RPI_PICO",
+                  "micropython/mpy-cross/build"):
+        shutil.rmtree(tmp / stale, ignore_errors=True)
+    (tmp / ".complete").write_text("ok\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    return dest
+
+
+def _manifest(stage):
+    # The port's own frozen modules (_boot.py, which makes the filesystem on first boot;
+    # neopixel, asyncio), then everything of ours, by its path in the stage.
+    return ('include("$(PORT_DIR)/boards/manifest.py")\n'
+            'freeze("%s")\n' % stage)
+
+
+def build(profile="bawo-4x8", out=None, say=None, jobs=None, force=False):
+    """The UF2 for profile: from the cache when its inputs are unchanged, else built. out: also
+    copy it there (a file or a directory). Returns the image's path."""
+    say = say or (lambda msg: print(msg, file=sys.stderr))
+    tree = frozen_tree(profile)
+    key = input_hash(profile, tree)
+    root = cache_dir() / "uf2"
+    from .firmware import profile_names
+    # A profile of one's own is a path: never part of a file name here.
+    label = profile if profile in profile_names() else "own-profile"
+    image = root / "images" / ("%s-%s-%s" % (label, key, image_name()))
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # one build at a time (parallel test workers)
+        if force or not image.exists():
+            _build(label, tree, key, root, image, say, jobs)
+        else:
+            say("the image for these sources is built already (%s)" % image)
+    if out:
+        out = Path(out)
+        dest = out / image_name() if out.is_dir() else out
+        shutil.copyfile(image, dest)
+        image = dest
+    return image
+
+
+def _build(label, tree, key, root, image, say, jobs):
+    missing = _missing_tools()
+    if missing:
+        raise BuildError("building the image needs %s: run tools/install-system-deps.sh (Debian: "
+                         "apt install gcc-arm-none-eabi libnewlib-arm-none-eabi "
+                         "libstdc++-arm-none-eabi-newlib cmake build-essential)" % ", ".join(missing))
+    t0 = time.monotonic()
+    jobs = jobs or os.cpu_count() or 2
+    src = _unpack(root / ("src-" + _archive_hash()[:16]), say)
+    mpy = src / "micropython"
+    log = root / "build.log"
+    log.write_bytes(b"")
+    steps = _Steps(log, say)
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(_source_date_epoch()),
+               MICROPY_GIT_TAG=MICROPYTHON, MICROPY_GIT_HASH="release",
+               LC_ALL="C", TZ="UTC")
+    # Builds under different directories give the same bytes: paths in the objects are
+    # written relative to the sources.
+    prefix = "-ffile-prefix-map=%s=." % src
+    for var in ("CFLAGS", "CXXFLAGS", "ASMFLAGS"):
+        env[var] = prefix
+    # pico-sdk wants picotool at configure time and would clone it: build the archive's.
+    tool = src / "picotool-install"
+    if not (tool / "picotool" / "picotoolConfig.cmake").exists():
+        env_host = {k: v for k, v in env.items() if k not in ("CFLAGS", "CXXFLAGS", "ASMFLAGS")}
+        steps.run("building picotool (once)",
+                  ["cmake", "-S", src / "picotool", "-B", src / "picotool-build",
+                   "-DPICO_SDK_PATH=%s" % (mpy / "lib" / "pico-sdk"), "-DPICOTOOL_NO_LIBUSB=1",
+                   "-DPICOTOOL_FLAT_INSTALL=1", "-DCMAKE_INSTALL_PREFIX=%s" % tool], env=env_host)
+        steps.run("compiling picotool", ["cmake", "--build", src / "picotool-build", "-j", jobs,
+                                         "--target", "install"], env=env_host)
+    stage = src / "frozen"
+    shutil.rmtree(stage, ignore_errors=True)
+    for path, data in tree.items():
+        p = stage / path
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    (src / "bawo_manifest.py").write_text(_manifest(stage))
+    bdir = src / "build"
+    steps.run("configuring MicroPython %s for %s" % (MICROPYTHON, BOARD),
+              ["cmake", "-S", mpy / "ports" / "rp2", "-B", bdir,
+               "-DMICROPY_BOARD=%s" % BOARD, "-DMICROPY_BOARD_DIR=%s" % (mpy / "ports" / "rp2" / "boards" / BOARD),
+               "-DMICROPY_FROZEN_MANIFEST=%s" % (src / "bawo_manifest.py"),
+               "-Dpicotool_DIR=%s" % (tool / "picotool")], env=env)
+    steps.run("compiling MicroPython with %d frozen files (%d jobs)" % (len(tree), jobs),
+              ["cmake", "--build", bdir, "-j", jobs], env=env)
+    built = bdir / "firmware.uf2"
+    image.parent.mkdir(parents=True, exist_ok=True)
+    for old in image.parent.glob("%s-*.uf2" % profile):
+        old.unlink()          # one image a profile: the newest sources'
+    tmp = image.with_suffix(".tmp")
+    shutil.copyfile(built, tmp)
+    tmp.rename(image)
+    say("built %s (%d KB) in %.0f s" % (image, image.stat().st_size // 1024, time.monotonic() - t0))
