@@ -142,7 +142,7 @@ def pico_scenario(name, bundle):
         data = os.path.join(root, "games")
         os.makedirs(data)
         _pico_data(name, data)
-        files = dict(bundle)
+        files = bundle.copy()
         files["boot.py"] = _pico_fuzz.BOOT_PY % int(heap.rstrip("k"))
         files["ballast.py"] = b"keep = None\n"
         for f in os.listdir(data):

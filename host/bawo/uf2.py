@@ -49,11 +49,11 @@ def image_name(version=None):
 
 
 def frozen_tree(profile):
-    """{frozen path: bytes}: the bundle `bawo flash` copies, as modules. The profile and the
-    book become data modules (default_profile.JSON, book_data.DATA), which stay in flash;
-    buildinfo.py says 'uf2' and the sources' hash."""
+    """{frozen path: bytes}: the bundle `bawo flash` copies, as modules, with every game's
+    engine. The profile and the book become data modules (default_profile.JSON,
+    book_data.DATA), which stay in flash; buildinfo.py says 'uf2' and the sources' hash."""
     out = {}
-    for path, src in flash.sources(profile):
+    for path, src in flash.sources(profile, every_game=True):
         data = Path(src).read_bytes()
         if path == flash.BUILDINFO:
             continue
@@ -70,7 +70,7 @@ def frozen_tree(profile):
             out[path] = data
         else:
             raise BuildError("cannot freeze %s: only modules, the profile and the book" % path)
-    out[flash.BUILDINFO] = flash.buildinfo_text("uf2", flash.source_hash(profile)).encode()
+    out[flash.BUILDINFO] = flash.buildinfo_text("uf2", flash.source_hash(profile, True)).encode()
     return out
 
 
@@ -224,7 +224,7 @@ def _build(label, tree, key, root, image, say, jobs):
               ["cmake", "--build", bdir, "-j", jobs], env=env)
     built = bdir / "firmware.uf2"
     image.parent.mkdir(parents=True, exist_ok=True)
-    for old in image.parent.glob("%s-*.uf2" % profile):
+    for old in image.parent.glob("%s-*.uf2" % label):
         old.unlink()          # one image a profile: the newest sources'
     tmp = image.with_suffix(".tmp")
     shutil.copyfile(built, tmp)

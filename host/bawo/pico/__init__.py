@@ -95,11 +95,30 @@ def uf2_blocks(data, limit=FS_OFFSET):
         yield addr - 0x10000000, b[32:32 + size]
 
 
-def make_flash(path, files=None, image=IMAGE, uid=None):
-    """Write a 2 MiB flash file: the MicroPython image, and (if files is not None) a
-    littlefs holding files ({path on the board: bytes}); None leaves the filesystem
-    erased, as on a Pico that only had the UF2 copied (MicroPython formats it at boot).
+class Install(dict):
+    """What a Pico's flash holds: a UF2 image (.image) and the files of its filesystem
+    ({path on the board: bytes}, this dict). The stock image with a `bawo flash` bundle, or
+    a `bawo build-uf2` image with its firmware frozen in and only data on the filesystem."""
+
+    def __init__(self, files=(), image=IMAGE):
+        dict.__init__(self, files)
+        self.image = Path(image)
+
+    def copy(self):
+        return Install(self, self.image)
+
+    def __repr__(self):
+        return "Install(%d files, image=%r)" % (len(self), self.image.name)
+
+
+def make_flash(path, files=None, image=None, uid=None):
+    """Write a 2 MiB flash file: the image (default: files.image for an Install, else the
+    stock MicroPython image), and (if files is not None) a littlefs holding files ({path on
+    the board: bytes}); None leaves the filesystem erased, as on a Pico that only had the
+    UF2 copied (MicroPython formats it at boot).
     uid: the chip's unique ID (8 bytes, else a random one), in the file beside it (uid_file)."""
+    if image is None:
+        image = getattr(files, "image", IMAGE)
     flash = bytearray(b"\xff" * FLASH_SIZE)
     for off, payload in uf2_blocks(Path(image).read_bytes()):
         flash[off:off + len(payload)] = payload
