@@ -1,11 +1,13 @@
-"""The board measured on the emulated RP2040: MicroPython v1.28.0's rp2 image on rp2040js, with
-the bundle `bawo flash` builds on its flash (bawo.pico). Every time is EMULATED time (the
-emulator's clock at 125 MHz), so the figures are the same on any PC; the wall time it takes
-only depends on the PC.
+"""The board measured on the emulated RP2040 (rp2040js, bawo.pico), as it ships and as it is
+updated, in the same run: the frozen image (`bawo build-uf2`: MicroPython v1.28.0 with the
+firmware frozen into flash) and the stock rp2 image with the bundle `bawo flash` copies onto
+its filesystem. Every time is EMULATED time (the emulator's clock at 125 MHz), so the figures
+are the same on any PC; the wall time it takes only depends on the PC.
 
     python bench/pico.py                     # all of it (20 midgame positions a game)
     python bench/pico.py --positions 3 --only boot press ai sync
     python bench/pico.py --only ai --levels 5 --ai-games oware --peer-bytecode
+    python bench/pico.py --images frozen     # one of the two (default: both, frozen first)
 
 - boot: power-on to the first bit of the first frame on the LED data pin;
 - press: a switch closes -> the first bit of the frame that answers it, against the wire time
@@ -25,7 +27,6 @@ only depends on the PC.
 """
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -38,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from bawo import firmware, sim  # noqa: E402
-from bawo.pico import Pico, load_profile, make_flash, menu_keys, read_files  # noqa: E402,F401
+from bawo.pico import Pico, load_profile, make_flash, menu_keys  # noqa: E402
 from shared_rules import State, game  # noqa: E402
 
 GAMES = ("bawo", "oware", "bagh-chal")
@@ -132,7 +133,7 @@ print('PART journal_line', t(line, 3))
 
 
 def bench_parts(files, d):
-    files = dict(files)
+    files = files.copy()
     files["partsbench.py"] = PARTS_SCRIPT.encode()
     p = boot(files, "bawo-4x8", d)
     try:
@@ -153,6 +154,21 @@ def bench_parts(files, d):
 def bundle(profile, dest):
     from _pico_helpers import build_bundle
     return build_bundle(dest, profile)
+
+
+def frozen(profile, dest=None):
+    """The frozen image with nothing on its filesystem but, for another profile than the one
+    frozen in, that profile as profile.json (one image plays every game)."""
+    from _pico_helpers import frozen_install
+    files = frozen_install("bawo-4x8")
+    if profile != "bawo-4x8":
+        with open(firmware.profile_path(profile), "rb") as f:
+            files["profile.json"] = f.read()
+    return files
+
+
+INSTALLS = {"frozen": ("the frozen UF2 image", frozen),
+            "stock": ("the stock image with the bundle on littlefs", bundle)}
 
 
 def boot(files, profile, d):
@@ -222,7 +238,7 @@ def midgame(name, count, seed=5):
 AI_PROFILE = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
 
 
-def bench_ai(d, positions, levels, games=GAMES, nodes=None, peer=False):
+def bench_ai(d, positions, levels, games=GAMES, nodes=None, peer=False, install=bundle):
     """{(game, level, kernel): [(seconds, nodes, move)]}; with peer, each search is run again on
     the engine's bytecode (kernel False), the yardstick for a viper kernel in the same run."""
     res = {}
@@ -235,7 +251,7 @@ def bench_ai(d, positions, levels, games=GAMES, nodes=None, peer=False):
                 for lv in levels:
                     for kernel in ((True, False) if peer else (True,)):
                         jobs.append((name, lv, text, nodes, kernel))
-        files = dict(bundle(profile, d / ("bundle-" + profile)))
+        files = install(profile, d / ("bundle-" + profile)).copy()
         files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
         (d / profile).mkdir()
         p = boot(files, profile, d / profile)
@@ -259,7 +275,7 @@ def bench_sync(files, d, games):
     from _pico_helpers import sim_games
     runs = [("oware" if i % 2 else "bawo", 25 + i) for i in range(games)]
     recs = sim_games(d / "sim", runs)
-    files = dict(files)
+    files = files.copy()
     files.update({"games/" + n: b for n, b in recs.items()})
     p = boot(files, "bawo-4x8", d)
     try:
@@ -308,69 +324,75 @@ def main():
     ap.add_argument("--nodes", type=int, help="ai: this node budget instead of the levels' own")
     ap.add_argument("--peer-bytecode", action="store_true",
                     help="ai: each search again without the engine's viper kernel, as the peer")
+    ap.add_argument("--images", nargs="*", default=["frozen", "stock"], choices=sorted(INSTALLS),
+                    help="which installs to measure (default both, in the same run)")
     a = ap.parse_args()
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
-        d = Path(tmp)
-        files = bundle("bawo-4x8", d / "bundle")
-        if "boot" in a.only or "press" in a.only:
-            (d / "bp").mkdir()
-            r = bench_boot_press(files, d / "bp", a.presses)
-            lat = r["press_ms"]
-            print("boot to first frame: %.0f ms (emulated)" % r["boot_ms"])
-            print("one frame on the wire: %.2f ms (512 LEDs)" % r["frame_wire_ms"])
-            print("press to first bit of the answering frame: mean %.1f ms, max %.1f ms over %d "
-                  "presses (%.2fx / %.2fx the wire time)" % (
-                      sum(lat) / len(lat), max(lat), len(lat), sum(lat) / len(lat) / r["frame_wire_ms"],
-                      max(lat) / r["frame_wire_ms"]))
-            n_menu = len(lat) - a.presses
-            print("  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
-                  % ", ".join("%.0f" % x for x in lat[:n_menu]))
-            print("  MENU: the answer (the menu dark but the game's pocket) %.0f ms, the game's start "
-                  "position %.0f ms" % (lat[n_menu - 1], r["menu_start_ms"]))
-            print("  game presses (start pocket, then target: the move is journaled): %s ms"
-                  % ", ".join("%.0f" % x for x in lat[n_menu:]))
-        if "emulator" in a.only:
-            (d / "em").mkdir()
-            slow, fast, emu_s = bench_emulator(files, d / "em")
-            print("emulator: %.1f s of the Pico (boot, menu, MENU, 2 moves, scripted): node CPU %.1f s "
-                  "on rp2040js alone, %.1f s with the runner's fast paths: %.2fx (frames identical)"
-                  % (emu_s, slow, fast, slow / fast))
-        if "parts" in a.only:
-            (d / "pa").mkdir()
-            parts = bench_parts(files, d / "pa")
-            print("parts of an answer on the Pico (best of 5, emulated ms): "
-                  + ", ".join("%s %.2f" % kv for kv in parts.items()))
-        if "sync" in a.only:
-            (d / "sy").mkdir()
-            n, secs, nbytes = bench_sync(files, d / "sy", a.games)
-            print("bawo sync: %d games in %.2f s emulated: %.1f games/s, %.1f KB/s of records"
-                  % (n, secs, n / secs, nbytes / secs / 1024))
-        if "ai" in a.only:
-            (d / "ai").mkdir()
-            levels = [int(x) for x in a.levels.split(",")]
-            res = bench_ai(d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode)
-            print("| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |")
-            print("|---|---:|---|---:|---:|---:|---:|---:|")
-            for name in a.ai_games:
-                for lv in levels:
-                    for kernel in ((True, False) if a.peer_bytecode else (True,)):
-                        r = res[(name, lv, kernel)]
-                        t = [x[0] for x in r]
-                        n = [x[1] for x in r]
-                        print("| %s | %d | %s | %d | %.3f | %.3f | %.0f | %.0f |" % (
-                            name, lv, "as deployed" if kernel else "bytecode (peer)", len(t),
-                            sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
-                    if a.peer_bytecode:
-                        fast, slow = res[(name, lv, True)], res[(name, lv, False)]
-                        same = all(x[1:] == y[1:] for x, y in zip(fast, slow))
-                        capped = sum(x[1] for x in slow) < sum(x[1] for x in fast)
-                        print("|  | | deployed / peer: %.2fx the nodes a second, %s |" % (
-                            (sum(x[1] for x in fast) / sum(x[0] for x in fast))
-                            / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
-                            "the same moves and nodes" if same else
-                            "the peer searched fewer nodes (the time cap)" if capped else
-                            "**moves or nodes differ**"))
+        for kind in a.images:
+            title, make = INSTALLS[kind]
+            print("\n## %s" % title)
+            d = Path(tmp) / kind
+            d.mkdir()
+            files = make("bawo-4x8", d / "bundle")
+            if "boot" in a.only or "press" in a.only:
+                (d / "bp").mkdir(parents=True)
+                r = bench_boot_press(files, d / "bp", a.presses)
+                lat = r["press_ms"]
+                print("boot to first frame: %.0f ms (emulated)" % r["boot_ms"])
+                print("one frame on the wire: %.2f ms (512 LEDs)" % r["frame_wire_ms"])
+                print("press to first bit of the answering frame: mean %.1f ms, max %.1f ms over %d "
+                      "presses (%.2fx / %.2fx the wire time)" % (
+                          sum(lat) / len(lat), max(lat), len(lat), sum(lat) / len(lat) / r["frame_wire_ms"],
+                          max(lat) / r["frame_wire_ms"]))
+                n_menu = len(lat) - a.presses
+                print("  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
+                      % ", ".join("%.0f" % x for x in lat[:n_menu]))
+                print("  MENU: the answer (the menu dark but the game's pocket) %.0f ms, the game's start "
+                      "position %.0f ms" % (lat[n_menu - 1], r["menu_start_ms"]))
+                print("  game presses (start pocket, then target: the move is journaled): %s ms"
+                      % ", ".join("%.0f" % x for x in lat[n_menu:]))
+            if "emulator" in a.only:
+                (d / "em").mkdir(parents=True)
+                slow, fast, emu_s = bench_emulator(files, d / "em")
+                print("emulator: %.1f s of the Pico (boot, menu, MENU, 2 moves, scripted): node CPU %.1f s "
+                      "on rp2040js alone, %.1f s with the runner's fast paths: %.2fx (frames identical)"
+                      % (emu_s, slow, fast, slow / fast))
+            if "parts" in a.only:
+                (d / "pa").mkdir(parents=True)
+                parts = bench_parts(files, d / "pa")
+                print("parts of an answer on the Pico (best of 5, emulated ms): "
+                      + ", ".join("%s %.2f" % kv for kv in parts.items()))
+            if "sync" in a.only:
+                (d / "sy").mkdir(parents=True)
+                n, secs, nbytes = bench_sync(files, d / "sy", a.games)
+                print("bawo sync: %d games in %.2f s emulated: %.1f games/s, %.1f KB/s of records"
+                      % (n, secs, n / secs, nbytes / secs / 1024))
+            if "ai" in a.only:
+                (d / "ai").mkdir(parents=True)
+                levels = [int(x) for x in a.levels.split(",")]
+                res = bench_ai(d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode, make)
+                print("| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |")
+                print("|---|---:|---|---:|---:|---:|---:|---:|")
+                for name in a.ai_games:
+                    for lv in levels:
+                        for kernel in ((True, False) if a.peer_bytecode else (True,)):
+                            r = res[(name, lv, kernel)]
+                            t = [x[0] for x in r]
+                            n = [x[1] for x in r]
+                            print("| %s | %d | %s | %d | %.3f | %.3f | %.0f | %.0f |" % (
+                                name, lv, "as deployed" if kernel else "bytecode (peer)", len(t),
+                                sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
+                        if a.peer_bytecode:
+                            fast, slow = res[(name, lv, True)], res[(name, lv, False)]
+                            same = all(x[1:] == y[1:] for x, y in zip(fast, slow))
+                            capped = sum(x[1] for x in slow) < sum(x[1] for x in fast)
+                            print("|  | | deployed / peer: %.2fx the nodes a second, %s |" % (
+                                (sum(x[1] for x in fast) / sum(x[0] for x in fast))
+                                / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
+                                "the same moves and nodes" if same else
+                                "the peer searched fewer nodes (the time cap)" if capped else
+                                "**moves or nodes differ**"))
     print("(wall time of this run: %.0f s)" % (time.time() - wall))
 
 

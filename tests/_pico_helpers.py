@@ -40,10 +40,10 @@ def boot_pico(flash_file, files, profile="bawo-4x8"):
     return p
 
 
-def exec_on_pico(flash_file, files, module, timeout=3000):
+def exec_on_pico(flash_file, files, module, timeout=3000, profile="bawo-4x8"):
     """Boot a Pico with `files` on its flash and import `module` there by mpremote (after its
     soft reset, so the heap starts as at power-on); the finished mpremote process."""
-    pico = boot_pico(flash_file, files)
+    pico = boot_pico(flash_file, files, profile)
     try:
         return subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
                                "import " + module], capture_output=True, text=True, timeout=timeout)

@@ -49,6 +49,12 @@ def test_sync_watch_and_flash_find_the_simulator_in_its_default_dir(user_env, tm
         r = bawo(user_env, "flash", "--dry-run")
         assert r.returncode == 0 and "would be copied" in r.stdout, r.stderr
         assert "board answers" in r.stderr and p.poll() is None, r.stderr   # still running
+        # Which firmware runs, and which this tree's bundle would be (issue 25).
+        assert "the board runs Bawo Board 0.1.0 (run from the source tree, as the simulator does)" in r.stderr, r.stderr
+        assert "this tree's bundle would be Bawo Board 0.1.0 (files copied by bawo flash, build " in r.stderr
+        r = bawo(user_env, "ports")
+        assert r.returncode == 0 and "bawo sim (simulated board)" in r.stdout, r.stdout
+        assert "runs Bawo Board 0.1.0 (run from the source tree, as the simulator does)" in r.stdout, r.stdout
     finally:
         stop_sim(p)
     # Gone, it is not found any more: its pty is not opened by name.

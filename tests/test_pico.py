@@ -253,6 +253,82 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
         assert files[path] == data, path
 
 
+def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(bundle_4x8, frozen_4x8, tmp_path):
+    """Issue 25: `bawo flash --uf2` on a board running the stock image with a bundle and a
+    game on flash. The bundle's code goes (it would shadow the frozen modules), the board is
+    asked into its boot ROM, the image is copied onto the RPI-RP2 drive with progress, and the
+    same board answers again, running the frozen image of this tree, its game still there.
+    The test plays the boot ROM: the drive appears while the command waits for it, and once
+    the copy is done the Pico restarts on its flash with the image written over its firmware
+    (bawo.pico.write_uf2), the filesystem kept, as an RP2040 does."""
+    import os
+    import subprocess
+    import sys
+    from bawo.flash import source_hash
+    from bawo.pico import Pico, load_profile, make_flash, read_uid, write_uf2
+    from _pico_helpers import ROOT, sim_games
+    prof = load_profile("bawo-4x8")
+    recs = sim_games(tmp_path / "sim", [("oware", 2983)])
+    files = bundle_4x8.copy()
+    files.update({"games/" + n: b for n, b in recs.items()})
+    flash = make_flash(tmp_path / "flash.bin", files)
+    uid = read_uid(flash)
+    pico = Pico(prof, flash)
+    port = tmp_path / "ttyACM0"             # where the host finds the board, before and after
+    drive = tmp_path / "RPI-RP2"
+    said = []
+    try:
+        pico.wait_boot(timeout=300)
+        os.symlink(pico.port, port)
+        cmd = subprocess.Popen([sys.executable, "-m", "bawo.cli", "flash", "--uf2", "--port",
+                                str(port), "--drive", str(drive), "--drive-timeout", "300"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=str(ROOT))
+        for line in cmd.stderr:
+            said.append(line.rstrip())
+            if line.startswith("waiting for the RPI-RP2 drive") and not drive.exists():
+                drive.mkdir()
+                (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v3.0\nModel: Raspberry Pi "
+                                                    "RP2\nBoard-ID: RPI-RP2\n")
+            if line.startswith("copied "):
+                pico.close()
+                write_uf2(flash, drive / frozen_4x8.image.name)
+                pico = Pico(prof, flash, uid=uid)
+                pico.wait_boot(timeout=300)
+                os.unlink(port)
+                os.symlink(pico.port, port)
+        assert cmd.wait(timeout=300) == 0, "\n".join(said)
+    finally:
+        pico.close()
+    text = "\n".join(said)
+    assert "the board runs Bawo Board 0.1.0 (files copied by bawo flash" in text, text
+    assert "removed %d file(s) of an older bundle" % (len(bundle_4x8) - 1) in text, text
+    assert "copying %s onto %s: 100%%" % (frozen_4x8.image.name, drive) in text, text
+    assert ("the board runs Bawo Board 0.1.0 (the frozen UF2 image, build %s)"
+            % source_hash("bawo-4x8", True)) in text.splitlines()[-1], text
+    on_flash = read_files(flash)
+    for n, data in recs.items():
+        assert on_flash["games/" + n] == data
+    assert "profile.json" in on_flash           # the board's own pin map stays
+    assert not [p for p in on_flash if not p.startswith("games/") and p != "profile.json"], sorted(on_flash)
+
+
+def test_flash_uf2_says_what_to_do_when_no_drive_appears(bundle_4x8, tmp_path):
+    from bawo.pico import Pico, load_profile, make_flash
+    from _pico_helpers import bawo
+    pico = Pico(load_profile("bawo-4x8"), make_flash(tmp_path / "flash.bin", bundle_4x8))
+    try:
+        pico.wait_boot(timeout=300)
+        r = bawo("flash", "--uf2", "--port", pico.port, "--drive", str(tmp_path / "none"),
+                 "--drive-timeout", "2")
+    finally:
+        pico.close()
+    assert r.returncode != 0
+    text = " ".join(r.stderr.split())
+    assert "no RPI-RP2 drive appeared at %s within 2 s" % (tmp_path / "none") in text, text
+    assert "hold its BOOTSEL button while you plug it in" in text, text
+
+
 def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
     """Cut the power `cuts` times at random emulated instants while a person plays Bawo by
     presses: each cut falls in the 250 ms after the first press of a move, so during play

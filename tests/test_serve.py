@@ -266,6 +266,22 @@ def test_board_facts_show_free_flash_and_heap_or_unknown():
     assert len(facts({"board": "x" * 5000})["device"]) <= 64
 
 
+def test_board_facts_say_how_the_firmware_was_installed():
+    # Issue 25: the board page, `bawo flash --dry-run` and `bawo flash --uf2` say it alike.
+    from bawo.ports import firmware_words
+    from bawo.serve.live import facts
+    hello = {"fw": "0.1.0", "build": "1a92625bc2d09661", "image": "uf2"}
+    assert facts(hello)["installed as"] == "the frozen UF2 image, build 1a92625bc2d09661"
+    assert firmware_words(hello) == "Bawo Board 0.1.0 (the frozen UF2 image, build 1a92625bc2d09661)"
+    assert firmware_words({"fw": "0.1.0", "image": "files", "build": "00ff"}) == \
+        "Bawo Board 0.1.0 (files copied by bawo flash, build 00ff)"
+    # An older firmware says neither; a hostile one gets no raw text through.
+    assert "installed as" not in facts({"fw": "0.0.9"})
+    assert firmware_words({"fw": "0.0.9"}) == "Bawo Board 0.0.9"
+    bad = {"fw": "1\x1b[2J\u202e", "image": "<script>", "build": "\u202egnp.exe"}
+    assert firmware_words(bad) == "Bawo Board 1[2J" and "installed as" not in facts(bad)
+
+
 def test_analysis_api_estimates_oware_once_and_refuses_what_it_cannot(srv):
     from shared_rules import game as make_game, State
     g = make_game("oware")

@@ -98,12 +98,16 @@ def build_parser():
     subs.required = True
 
     s = _sub(subs, "ports", "list serial ports that may be a board",
-             """List serial ports, boards first (USB vendor 2e8a, Raspberry Pi).
-             A board is only sure to be a Bawo Board once it answers `bawo sync`/`bawo watch`.""",
+             """List serial ports, boards first (USB vendor 2e8a, Raspberry Pi), and a
+             simulator running in the default data dir. Each board is asked which firmware it
+             runs (its version, UF2 image or files, the hash of its sources); a port another
+             program holds is said to be busy.""",
              """examples:
                bawo ports
-               bawo ports --json""")
+               bawo ports --json
+               bawo ports --no-ask          list only; talk to no board""")
     s.add_argument("--json", action="store_true", help="print a JSON array")
+    s.add_argument("--no-ask", action="store_true", help="do not ask the boards which firmware they run")
     s.set_defaults(func=cmd_ports)
 
     s = _sub(subs, "sync", "copy finished games from the board into the game log",
@@ -253,12 +257,17 @@ def build_parser():
     s.set_defaults(func=cmd_serve)
 
     s = _sub(subs, "flash", "install or update the firmware on the board",
-             """Build the firmware bundle (compiled with mpy-cross for the board's MicroPython),
-             copy it to a staging dir on the board, check every file's SHA-256 there, move it into
-             place, reset and shake hands. The board must be at the REPL or running the firmware;
-             mpremote does the copying.""",
+             """Two ways. With --uf2, put the whole firmware image (bawo build-uf2) on a board
+             that runs MicroPython: the board goes into its boot ROM, the image is copied onto
+             its RPI-RP2 drive, the board restarts into it; its games stay. Without it, build
+             the firmware bundle (compiled with mpy-cross for the board's MicroPython), copy it
+             to a staging dir on the board, check every file's SHA-256 there, move it into
+             place, reset and shake hands: the update path, fast when a few files changed. The
+             board must be at the REPL or running the firmware; mpremote does the copying.""",
              """examples:
-               bawo flash --dry-run                what would change
+               bawo flash --uf2                    build (or take the cached) image, install it
+               bawo flash --uf2 bawo-board-0.1.0.uf2 --drive /media/$USER/RPI-RP2
+               bawo flash --dry-run                what runs now, and what would change
                bawo flash --profile bawo-4x8
                bawo flash --port /dev/ttyACM0 --profile grid-5x5
                bawo flash --bundle-only out/       build the bundle into out/ and stop
@@ -275,6 +284,13 @@ def build_parser():
     s.add_argument("--circuitpython", metavar="DRIVE",
                    help="a Pico running CircuitPython: copy the .py bundle onto its mounted CIRCUITPY "
                         "drive (every file's hash checked); see hardware/README.md")
+    s.add_argument("--uf2", metavar="IMAGE", nargs="?", const="",
+                   help="install a whole UF2 image (default: this tree's, built by bawo build-uf2) "
+                        "through the board's boot ROM drive")
+    s.add_argument("--drive", metavar="PATH",
+                   help="with --uf2: the mounted RPI-RP2 drive (default: the one that appears)")
+    s.add_argument("--drive-timeout", metavar="S", type=float, default=30.0,
+                   help="with --uf2: how long to wait for the RPI-RP2 drive (default 30)")
     s.set_defaults(func=cmd_flash)
 
     s = _sub(subs, "build-uf2", "build the board's whole firmware as one UF2 file",
@@ -572,8 +588,16 @@ def _out_json_list(items):
 
 
 def cmd_ports(args):
-    from .ports import candidates
+    from .ports import ask_firmware, candidates, default_sim_port
     c = candidates()
+    sim_pty = default_sim_port()
+    if sim_pty:
+        c.append({"device": sim_pty, "vid": None, "pid": None, "serial": None,
+                  "description": "bawo sim (simulated board)", "pico": True})
+    if not args.no_ask:
+        for d in c:
+            if d["pico"]:
+                d["firmware"] = ask_firmware(d["device"])
     if args.json:
         _out_json(c)
         return 0
@@ -582,7 +606,10 @@ def cmd_ports(args):
         return 0
     for d in c:
         print(safe("%-20s %s:%s  %s%s" % (d["device"], d["vid"] or "----", d["pid"] or "----",
-                                         d["description"] or "", "  <- Raspberry Pi (board?)" if d["pico"] else "")))
+                                         d["description"] or "", "  <- Raspberry Pi (board?)"
+                                         if d["pico"] and "firmware" not in d else "")))
+        if d.get("firmware"):
+            print(safe("%-20s runs %s" % ("", d["firmware"])))
     return 0
 
 
@@ -1007,6 +1034,17 @@ def cmd_sim(args):
 
 
 def cmd_flash(args):
+    if args.uf2 is not None:
+        from .flash_uf2 import run as run_uf2
+        if args.circuitpython or args.bundle_only or args.no_compile or args.mpy:
+            raise BawoError("--uf2 installs a whole image: it takes --port, --sim, --profile, "
+                            "--drive, --drive-timeout and --dry-run")
+        if not 1 <= args.drive_timeout <= 600:
+            raise BawoError("--drive-timeout is seconds from 1 to 600")
+        return run_uf2(args.uf2 or None, args.profile, args.port, _sim_arg(args), args.drive,
+                       args.drive_timeout, args.dry_run)
+    if args.drive:
+        raise BawoError("--drive goes with --uf2")
     if args.circuitpython:
         from .flash_circuitpython import install
         if args.bundle_only or args.port or args.no_compile or args.mpy:

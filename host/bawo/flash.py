@@ -20,6 +20,7 @@ import tempfile
 import threading
 
 from .errors import BawoError
+from .ports import firmware_words
 from .firmware import book_path, firmware_dir, profile_path, rules_dir
 
 STAGE = ".bawo_new"
@@ -475,6 +476,8 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
     # Who answers now, if the firmware runs: after a restart or reset the port must lead back
     # to this same board (a pty or USB name freed meanwhile may be another board's by then).
     before = board_hello(port)
+    if before is not None:
+        say("the board runs %s" % firmware_words(before))
     if dry_run:
         # A dry run must leave the board as it was: mpremote stops the firmware to reach the
         # REPL, so restart it afterwards if it was running (and only then).
@@ -518,6 +521,9 @@ def _board_march(remote, emitted, say):
 
 
 def _dry_run(profile, mpy, remote, march, emitted, say):
+    from .firmware import module
+    say("this tree's bundle would be %s" % firmware_words(
+        {"fw": module("buildinfo").VERSION, "image": "files", "build": source_hash(profile)}))
     if emitted is not None and not mpy:
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
@@ -532,18 +538,11 @@ def _dry_run(profile, mpy, remote, march, emitted, say):
 
 def board_hello(port):
     """The HELLO reply of the Bawo firmware on port right now (one short try), else None."""
-    from .link import BoardLink, LinkError
-    from .ports import open_port, PortError
+    from .ports import hello_once, PortError
     try:
-        ser = open_port(port)
+        return hello_once(port)
     except PortError:
         return None
-    try:
-        return BoardLink(ser, timeout=0.5, retries=1).hello()
-    except LinkError:
-        return None
-    finally:
-        ser.close()
 
 
 def restart_firmware(port, say, before=None):
@@ -562,8 +561,13 @@ def restart_firmware(port, say, before=None):
 
 
 def _confirm(port, say, restarted=False, expect=None):
-    """Wait for the firmware's handshake on port; expect: the HELLO flash started with, whose
-    board must be the one answering (FlashError otherwise)."""
+    wait_hello(port, say, restarted, expect)
+    return 0
+
+
+def wait_hello(port, say, restarted=False, expect=None):
+    """Wait for the firmware's handshake on port and return it; expect: the HELLO flash
+    started with, whose board must be the one answering (FlashError otherwise)."""
     import time
     from .ports import connect, PortError
     deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
@@ -582,7 +586,7 @@ def _confirm(port, say, restarted=False, expect=None):
                              "board with `bawo ports` and run the command again"
                              % (port, info.get("board"), expect.get("board")))
         say("board answers: %s" % ", ".join("%s=%s" % kv for kv in sorted(info.items())))
-        return 0
+        return info
     if restarted:
         raise FlashError("the board did not start its firmware again at its REPL's soft reboot (%s): "
                          "unplug and replug it" % last)

@@ -190,7 +190,7 @@ class BoardLink:
     def hello(self):
         info = self.request(P.HELLO, {"proto": P.VERSION, "host": "bawo-host"})
         _int(info, "proto", 0, 65535, "HELLO")
-        for k in ("board", "fw", "profile"):
+        for k in ("board", "fw", "profile", "build", "image"):
             if info.get(k) is not None and (type(info[k]) is not str or len(info[k]) > 64):
                 raise ReplyError("the board sent a malformed HELLO reply: %s is %s" % (k, _show(info[k])))
         self.info = info

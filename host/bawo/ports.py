@@ -202,3 +202,51 @@ def connect(port=None, sim=None, timeout=2.0):
         msg = "; ".join(errors)
     raise PortError("no Bawo board answered on %s (%s): if the board shows a REPL instead of the "
                     "game, install the firmware with `bawo flash`" % (", ".join(paths), msg))
+
+
+KINDS = {"uf2": "the frozen UF2 image", "files": "files copied by bawo flash",
+         "source": "run from the source tree, as the simulator does"}
+
+
+def install_words(info):
+    """How a HELLO says the firmware was installed, and the hash of its sources: 'the frozen
+    UF2 image, build 1a92625bc2d09661'; '' from a firmware older than these fields."""
+    kind = KINDS.get(info.get("image"))
+    build = info.get("build")
+    extra = [kind] if kind else []
+    if isinstance(build, str) and 0 < len(build) <= 16 and all(c in "0123456789abcdef" for c in build):
+        extra.append("build %s" % build)
+    return ", ".join(extra)
+
+
+def firmware_words(info):
+    """What a HELLO says of the firmware, as a person reads it: 'Bawo Board 0.1.0 (the frozen
+    UF2 image, build 1a92625bc2d09661)'."""
+    fw = str(info.get("fw") or info.get("firmware") or "unknown")[:32]
+    fw = "".join(c for c in fw if " " < c < "\x7f") or "unknown"   # a board's text, shown raw
+    how = install_words(info)
+    return "Bawo Board %s%s" % (fw, " (%s)" % how if how else "")
+
+
+def hello_once(path):
+    """The HELLO answer of the Bawo firmware on path right now (one short try), or None if
+    nothing answers as it; PortError if the port cannot be opened."""
+    from .link import BoardLink, LinkError
+    ser = open_port(path)
+    try:
+        return BoardLink(ser, timeout=0.5, retries=1).hello()
+    except LinkError:
+        return None
+    finally:
+        ser.close()
+
+
+def ask_firmware(path):
+    """What runs on the board at path, in words: firmware_words of its HELLO, or why not."""
+    try:
+        info = hello_once(path)
+    except PortError as e:
+        return "busy: another program has the port" if "busy" in str(e) else "cannot open the port"
+    if info is None:
+        return "no Bawo firmware answered (MicroPython at its REPL, or another device)"
+    return firmware_words(info)

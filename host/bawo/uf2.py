@@ -20,7 +20,6 @@ from pathlib import Path
 
 from . import flash
 from .errors import BawoError
-from .firmware import firmware_dir
 
 HERE = Path(__file__).resolve().parent
 ARCHIVE = HERE / "pico" / "images" / "micropython-v1.28.0-rp2-src.tar.xz"

@@ -120,13 +120,27 @@ def make_flash(path, files=None, image=None, uid=None):
     if image is None:
         image = getattr(files, "image", IMAGE)
     flash = bytearray(b"\xff" * FLASH_SIZE)
-    for off, payload in uf2_blocks(Path(image).read_bytes()):
-        flash[off:off + len(payload)] = payload
+    _program(flash, image)
     if files is not None:
         flash[FS_OFFSET:] = littlefs_image(files)
     Path(path).write_bytes(bytes(flash))
     write_uid(path, uid)
     return path
+
+
+def _program(flash, image):
+    for off, payload in uf2_blocks(Path(image).read_bytes()):
+        flash[off:off + len(payload)] = payload
+
+
+def write_uf2(path, image):
+    """What the RP2040's boot ROM does with a UF2 copied onto its RPI-RP2 drive: write the
+    image's blocks into the flash file, whose filesystem (past the image) stays as it is."""
+    flash = bytearray(Path(path).read_bytes())
+    if len(flash) != FLASH_SIZE:
+        raise PicoError("%s is not a 2 MiB flash file" % path)
+    _program(flash, image)
+    Path(path).write_bytes(bytes(flash))
 
 
 def uid_file(flash):

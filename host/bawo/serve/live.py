@@ -152,6 +152,9 @@ def facts(hello):
             v = str(v)[:64]
         if v is not None:
             out[k] = v
+    how = ports.install_words(hello)   # as bawo flash --dry-run says it
+    if how:
+        out["installed as"] = how
     if "proto" in out:   # docs/protocol.md's version, in words
         out["protocol"] = "version %s" % out.pop("proto")
     if "rules" in out:
