@@ -560,18 +560,22 @@ def test_heap_level_5_moves_on_the_pico(frozen_4x8, tmp_path):
     assert low > 8192          # what the search keeps alive leaves a margin
 
 
-def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(tmp_path):
+@pytest.mark.parametrize("image", ["stock", "uf2"])
+def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(frozen_4x8, tmp_path, image):
     import subprocess
     import sys
+    uf2 = ["--uf2"] if image == "uf2" else []
     r = subprocess.run([sys.executable, "-m", "bawo.sim", "--pico", "--moves", "A1+",
-                        "--data", str(tmp_path), "--quiet"], capture_output=True, text=True,
+                        "--data", str(tmp_path), "--quiet"] + uf2, capture_output=True, text=True,
                        timeout=1200)
     assert r.returncode == 0, r.stderr + r.stdout
     assert "emulated Pico" in r.stdout
+    assert ("the UF2 image" if uf2 else "the stock image with the bundle") in r.stdout, r.stdout
     # The worked turn of 001, as the referee and the unix-port simulator give it.
     assert "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N" in r.stdout
     assert "bawo " in r.stdout and "North to move, ply 1" in r.stdout
-    assert (tmp_path / "pico-flash.bin").exists() and re.search(r"serial port /\S+/ttyACM\d+", r.stdout), r.stdout
+    flash = tmp_path / ("pico-uf2-flash.bin" if uf2 else "pico-flash.bin")
+    assert flash.exists() and re.search(r"serial port /\S+/ttyACM\d+", r.stdout), r.stdout
     # Withdrawn at the end, as `bawo sim` withdraws its own: tools never follow a gone pty.
     assert not (tmp_path / "port").exists()
 

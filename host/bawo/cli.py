@@ -492,7 +492,8 @@ def _add_sim_parser(subparsers):
                bawo sim --moves "A1+ B7-"          press these moves, print the result
                bawo sim --random 40 --seed 7       40 random plies, the same ones each time
                bawo sim --ai-vs-ai --level 5       the board's AI against itself, a whole game
-               bawo sim --pico                     the Pico's own MicroPython on an emulated RP2040""")
+               bawo sim --pico                     the Pico's own MicroPython on an emulated RP2040
+               bawo sim --pico --uf2               ... booting this tree's frozen image, as a board ships""")
     p.add_argument("--game", choices=("bawo", "oware", "bagh-chal"),
                    help="the game: scripted, the one played (default bawo); interactive, the "
                         "one the board's menu opens on (default: its last choice)")
@@ -525,6 +526,10 @@ def _add_sim_parser(subparsers):
                    help="drive the terminal board with MicroPython's rp2 image on an emulated "
                         "RP2040 (rp2040js, needs Node.js): Pico timing, heap and flash; its flash "
                         "is DATA/pico-flash.bin")
+    p.add_argument("--uf2", metavar="IMAGE", nargs="?", const="",
+                   help="with --pico: boot a UF2 image (default: this tree's, bawo build-uf2) on "
+                        "its own flash, DATA/pico-uf2-flash.bin, instead of the stock image with "
+                        "the bundle")
     p.add_argument("--mpy", action="store_true",
                    help="run precompiled .mpy files, as deployed on a Pico (scripted modes; implied by --heap)")
     p.set_defaults(func=cmd_sim)
@@ -1025,7 +1030,7 @@ def cmd_watch(args):
 
 
 SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", "heap", "moves",
-               "script", "random", "demo", "ai_vs_ai", "opponent", "level", "pico", "mpy")
+               "script", "random", "demo", "ai_vs_ai", "opponent", "level", "pico", "mpy", "uf2")
 
 
 def cmd_sim(args):

@@ -16,11 +16,26 @@ from ..sim.layout import key_map, key_of_cell, presses_for
 from ..sim.render import clicked_key, geometry as leds_geometry, render
 from ..sim.script import random_moves, script_moves
 from ..sim.terminal import QUIT_KEYS
-from . import Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys
+from . import (Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys,
+               write_uf2)
 
 
-def flash_file(data, profile):
-    """DATA/pico-flash.bin, made from a fresh bundle the first time."""
+def flash_file(data, profile, uf2=None):
+    """The emulated Pico's flash. The stock image with the bundle: DATA/pico-flash.bin, made
+    the first time. uf2 (an image path, '' for this tree's): DATA/pico-uf2-flash.bin, the
+    image written over its firmware at each start as a copy onto RPI-RP2 does, its games kept."""
+    if uf2 is not None:
+        path = Path(data) / "pico-uf2-flash.bin"
+        if uf2:
+            image = Path(uf2)
+        else:
+            from ..uf2 import build
+            image = build(profile if profile in firmware.profile_names() else "bawo-4x8")
+        if not path.exists():
+            make_flash(path, None, image=image)      # blank: MicroPython makes the filesystem
+        else:
+            write_uf2(path, image)
+        return path
     path = Path(data) / "pico-flash.bin"
     if not path.exists():
         from ..flash import build
@@ -61,14 +76,15 @@ def run(args, data):
     if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:
         raise SimError("--pico plays people against people in the scripted modes; "
                            "use the menu (interactive) for the board's AI")
-    path = flash_file(data, profile_file)
+    path = flash_file(data, args.profile if args.uf2 is not None else profile_file, args.uf2)
     pico = Pico(prof, path, realtime=not scripted)
     try:
         # Written whole, then renamed: a tool that finds the file reads the whole path.
         (Path(data) / "port.tmp").write_text(pico.port + "\n")
         os.replace(Path(data) / "port.tmp", Path(data) / "port")
-        print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js), flash %s, "
-              "serial port %s" % (path, pico.port), flush=True)
+        print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js, %s), flash %s, "
+              "serial port %s" % ("the UF2 image" if args.uf2 is not None else
+                                  "the stock image with the bundle", path, pico.port), flush=True)
         pico.wait_boot(timeout=600)
         if scripted:
             return _scripted(args, pico, prof, profile_file)

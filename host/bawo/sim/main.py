@@ -21,11 +21,11 @@ class Options:
 
     def __init__(self, game=None, profile=None, data=None, seed=None, speed=None, headless=False,
                  quiet=False, heap=None, moves=None, script=None, random=None, demo=False,
-                 ai_vs_ai=False, opponent=None, level=None, pico=False, mpy=False):
+                 ai_vs_ai=False, opponent=None, level=None, pico=False, mpy=False, uf2=None):
         self.game, self.profile, self.data, self.seed, self.speed = game, profile, data, seed, speed
         self.headless, self.quiet, self.heap, self.moves, self.script = headless, quiet, heap, moves, script
         self.random, self.demo, self.ai_vs_ai, self.opponent = random, demo, ai_vs_ai, opponent
-        self.level, self.pico, self.mpy = level, pico, mpy
+        self.level, self.pico, self.mpy, self.uf2 = level, pico, mpy, uf2
 
 
 def clock_seed():
@@ -50,6 +50,8 @@ def run(**options):
         # Said where the seed chooses the game: random plies, or the board's AI playing.
         if o.random is not None or o.demo or o.ai_vs_ai or o.opponent not in (None, "people"):
             print("bawo sim: seed %d (--seed %d plays this game again)" % (o.seed, o.seed), flush=True)
+    if o.uf2 is not None and not o.pico:
+        raise SimError("--uf2 boots an image on the emulated Pico: it goes with --pico")
     data = o.data or default_data_dir()
     os.makedirs(data, exist_ok=True)
     lock = lock_data_dir(data)
