@@ -161,21 +161,25 @@ def _with_ballast(install, heap):
     return files
 
 
-def link_scenario(name, install):
+def _boot_with_games(root, install, heap, data):
+    """A PicoLink to the emulated Pico with install, the heap cut, and data's games on flash."""
     import _pico_fuzz
+    files = _with_ballast(install, heap)
+    for f in os.listdir(data):
+        with open(os.path.join(data, f), "rb") as fh:
+            files["games/" + f] = fh.read()
+    try:
+        return _pico_fuzz.PicoLink(os.path.join(root, "flash.bin"), files)
+    except Exception as e:   # noqa: BLE001 - a board that does not boot fails the size
+        raise AssertionError("did not boot: %s" % e)
 
+
+def link_scenario(name, install):
     def fn(root, heap, _mpy=None):
         data = os.path.join(root, "games")
         os.makedirs(data)
         _pico_data(name, data)
-        files = _with_ballast(install, heap)
-        for f in os.listdir(data):
-            with open(os.path.join(data, f), "rb") as fh:
-                files["games/" + f] = fh.read()
-        try:
-            link = _pico_fuzz.PicoLink(os.path.join(root, "flash.bin"), files)
-        except Exception as e:   # noqa: BLE001 - a board that does not boot fails the size
-            raise AssertionError("did not boot: %s" % e)
+        link = _boot_with_games(root, install, heap, data)
         try:
             r = _PicoRun(link)
             STEPS[name](r)
@@ -217,20 +221,12 @@ def full_board(data, board="pico-00000000"):
 
 
 def sync_full_scenario(install):
-    import _pico_fuzz
     from bawo.link import BoardLink
 
     def fn(root, heap, _mpy=None):
         data = os.path.join(root, "games")
         n = full_board(data)
-        files = _with_ballast(install, heap)
-        for f in os.listdir(data):
-            with open(os.path.join(data, f), "rb") as fh:
-                files["games/" + f] = fh.read()
-        try:
-            link = _pico_fuzz.PicoLink(os.path.join(root, "flash.bin"), files)
-        except Exception as e:   # noqa: BLE001
-            raise AssertionError("did not boot: %s" % e)
+        link = _boot_with_games(root, install, heap, data)
         try:
             host = BoardLink(link.port, timeout=5.0)
             host.hello()

@@ -115,6 +115,37 @@ def copy_image(image, drive, say):
     return dest
 
 
+RP2040_FAMILY = 0xE48BFF56
+MAX_IMAGE = 4 * 1024 * 1024
+
+
+def check_image(image):
+    """Refuse, before the board is touched, a file that is not a whole RP2040 UF2 or that
+    would write where the board keeps its games: MicroPython's filesystem starts at 640 KB
+    of the Pico's flash (bawo.pico.FS_OFFSET), and a UF2 copied onto RPI-RP2 overwrites
+    whatever its blocks name."""
+    from .pico import FS_OFFSET, PicoError, uf2_blocks
+    try:
+        size = image.stat().st_size
+    except OSError as e:
+        raise UF2Error("cannot read %s: %s" % (image, e.strerror or e))
+    if not image.is_file() or size == 0 or size % 512 or size > MAX_IMAGE:
+        raise UF2Error("%s is not a UF2 image (a whole number of 512-byte blocks, at most 4 MB)"
+                       % image)
+    data = image.read_bytes()
+    for i in range(0, size, 512):
+        if int.from_bytes(data[i + 28:i + 32], "little") != RP2040_FAMILY:
+            raise UF2Error("%s is not an image for the RP2040 (block %d names another chip "
+                           "family)" % (image, i // 512))
+    try:
+        blocks = sum(1 for _ in uf2_blocks(data, FS_OFFSET))
+    except PicoError as e:
+        raise UF2Error("%s: %s at or past %d KB of flash, where the board keeps its games: it "
+                       "is not a Bawo Board image, and copied by hand it would erase them"
+                       % (image, e, FS_OFFSET // 1024))
+    return blocks
+
+
 def run(image=None, profile="bawo-4x8", port=None, sim=None, drive=None, timeout=DRIVE_WAIT_S,
         dry_run=False, say=None):
     """`bawo flash --uf2 [IMAGE]`: image None builds this tree's (bawo build-uf2, cached)."""
@@ -127,8 +158,7 @@ def run(image=None, profile="bawo-4x8", port=None, sim=None, drive=None, timeout
         image = build(profile, say=say)
         expect = flash.source_hash(profile, every_game=True)
     image = Path(image)
-    if not image.is_file() or image.read_bytes()[:8] != b"UF2\nWQ]\x9e":
-        raise UF2Error("%s is not a UF2 image" % image)
+    check_image(image)
     port = resolve(port, sim)[0]
     before = flash.board_hello(port)
     if before is not None:
