@@ -22,8 +22,9 @@ def build_bundle(dest, profile="bawo-4x8"):
 
 def frozen_install(profile="bawo-4x8"):
     """The `bawo build-uf2` image of this tree, with nothing on the filesystem: a Pico given
-    only the UF2. Built by the first test that asks (about a minute on 2 cores; a lock keeps
-    parallel workers to one build), then taken from the cache until a firmware file changes."""
+    only the UF2. Built by the test run's controller as the run starts (conftest.py), or by the
+    first test that asks (about a minute on 2 cores; a lock keeps it to one build), then taken
+    from the cache until a firmware file changes."""
     from bawo.uf2 import build
     return Install({}, image=build(profile))
 

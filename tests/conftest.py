@@ -57,6 +57,35 @@ def mpy_cross_all(files, tmp_path):
     return errors
 
 
+_prebuild = None
+
+
+def pytest_configure(config):
+    """On several workers, xdist's controller starts building the frozen image the emulated-Pico
+    tests boot (bawo build-uf2), if the cache lacks it: the first tests spend much of their time
+    waiting on simulated boards, and the build takes that CPU instead of stopping both workers
+    at their first Pico test. A Pico test waits on the build's lock; one that comes first builds
+    it itself."""
+    global _prebuild
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from bawo import uf2
+    if uf2.cached("bawo-4x8"):
+        return
+    uf2.cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(uf2.cache_dir() / "prebuild.log", "wb") as log:
+        _prebuild = subprocess.Popen([sys.executable, "-c", "from bawo.uf2 import build; build()"],
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def pytest_unconfigure(config):
+    # A run that ends (or is stopped) before the build does ends the build too: cmake's
+    # children are in its process group. The next build goes on from what it compiled.
+    if _prebuild is not None and _prebuild.poll() is None:
+        os.killpg(_prebuild.pid, signal.SIGTERM)
+        _prebuild.wait()
+
+
 @pytest.fixture
 def micropython():
     return run_micropython

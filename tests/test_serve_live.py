@@ -61,7 +61,7 @@ def test_a_game_played_to_its_end_is_logged_whole_and_stays_on_the_page(live, by
     b.menu()                                   # a new Bawo game, people vs people
     st = b.idle()
     gid = st["id"]
-    moves = sim.random_moves("bawo", st["pos"], 21, 400)
+    moves = sim.random_moves("bawo", st["pos"], 27, 400)   # 9 plies to its end
     assert len(moves) >= 9
     for mv in moves:
         if by == "page":                       # the live page's move box: POST /api/move

@@ -90,7 +90,7 @@ def test_live_page_keeps_the_finished_game_after_its_end_and_a_reload(live, drv)
     b.menu()
     st = b.idle()
     gid = st["id"]
-    moves = sim.random_moves("bawo", st["pos"], 21, 400)
+    moves = sim.random_moves("bawo", st["pos"], 27, 400)   # 9 plies to its end
     for k, mv in enumerate(moves, 1):
         if k % 2:                        # typed into the page's move box ...
             box = drv.find_element("id", "move")

@@ -555,7 +555,13 @@ def test_random_plies_are_seeded_from_the_clock_and_the_seed_is_printed(tmp_path
         assert m, r.stdout[:300]
         runs.append((int(m.group(1)), plies(r.stdout)))
     (s1, moves1), (s2, moves2) = runs
-    assert s1 != s2 and moves1 != moves2 and len(moves1) > 5
+    # A clock seed can end a Bawo game in 3 plies (South wins, front row empty), and two short
+    # games of two seeds can be the same: the seeds must differ, the games need not.
+    assert s1 != s2 and moves1 and moves2
     again = sim("--random", "40", "--speed", "8", "--seed", str(s1), "--data", str(tmp_path / "2"))
     assert again.returncode == 0 and "seed" not in again.stdout.split("\n")[0], again.stdout[:200]
     assert plies(again.stdout) == moves1
+    # The seed chooses the plies: two fixed seeds, two games.
+    fixed = [plies(sim("--random", "40", "--speed", "8", "--seed", str(k), "--data",
+                       str(tmp_path / ("f%d" % k))).stdout) for k in (1, 2)]
+    assert fixed[0] and fixed[1] and fixed[0] != fixed[1]

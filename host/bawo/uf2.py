@@ -152,6 +152,19 @@ def _manifest(stage):
             'freeze("%s")\n' % stage)
 
 
+def _cached_path(profile, key):
+    from .firmware import profile_names
+    # A profile of one's own is a path: never part of a file name here.
+    label = profile if profile in profile_names() else "own-profile"
+    return label, cache_dir() / "uf2" / "images" / ("%s-%s-%s" % (label, key, image_name()))
+
+
+def cached(profile="bawo-4x8"):
+    """The image of this tree for profile if the cache has it, else None."""
+    image = _cached_path(profile, input_hash(profile))[1]
+    return image if image.exists() else None
+
+
 def build(profile="bawo-4x8", out=None, say=None, jobs=None, force=False):
     """The UF2 for profile: from the cache when its inputs are unchanged, else built. out: also
     copy it there (a file or a directory). Returns the image's path."""
@@ -159,10 +172,7 @@ def build(profile="bawo-4x8", out=None, say=None, jobs=None, force=False):
     tree = frozen_tree(profile)
     key = input_hash(profile, tree)
     root = cache_dir() / "uf2"
-    from .firmware import profile_names
-    # A profile of one's own is a path: never part of a file name here.
-    label = profile if profile in profile_names() else "own-profile"
-    image = root / "images" / ("%s-%s-%s" % (label, key, image_name()))
+    label, image = _cached_path(profile, key)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build at a time (parallel test workers)
