@@ -281,13 +281,7 @@ def pico_rows(names, plies, frames, smallest_kb, say, images=("frozen", "stock")
             bundles[profile] = build_bundle(Path(tempfile.mkdtemp()) / "bundle", profile)
         return bundles[profile]
 
-    def frozen(profile="bawo-4x8"):
-        files = frozen_install("bawo-4x8")
-        if profile != "bawo-4x8":
-            from bawo import firmware
-            with open(firmware.profile_path(profile), "rb") as f:
-                files["profile.json"] = f.read()
-        return files
+    frozen = frozen_install
 
     def make(name, install):
         if name in STEPS:

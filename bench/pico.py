@@ -157,14 +157,8 @@ def bundle(profile, dest):
 
 
 def frozen(profile, dest=None):
-    """The frozen image with nothing on its filesystem but, for another profile than the one
-    frozen in, that profile as profile.json (one image plays every game)."""
     from _pico_helpers import frozen_install
-    files = frozen_install("bawo-4x8")
-    if profile != "bawo-4x8":
-        with open(firmware.profile_path(profile), "rb") as f:
-            files["profile.json"] = f.read()
-    return files
+    return frozen_install(profile)
 
 
 INSTALLS = {"frozen": ("the frozen UF2 image", frozen),

@@ -21,12 +21,17 @@ def build_bundle(dest, profile="bawo-4x8"):
 
 
 def frozen_install(profile="bawo-4x8"):
-    """The `bawo build-uf2` image of this tree, with nothing on the filesystem: a Pico given
-    only the UF2. Built by the test run's controller as the run starts (conftest.py), or by the
-    first test that asks (about a minute on 2 cores; a lock keeps it to one build), then taken
-    from the cache until a firmware file changes."""
+    """The `bawo build-uf2` image of this tree, with nothing on the filesystem but, for another
+    profile than the bawo-4x8 frozen in, that profile as profile.json (one image plays every
+    game): a Pico given only the UF2. Built by the test run's controller as the run starts
+    (conftest.py), or by the first test that asks (about a minute on 2 cores; a lock keeps it
+    to one build), then taken from the cache until a firmware file changes."""
     from bawo.uf2 import build
-    return Install({}, image=build(profile))
+    files = Install({}, image=build("bawo-4x8"))
+    if profile != "bawo-4x8":
+        with open(firmware.profile_path(profile), "rb") as f:
+            files["profile.json"] = f.read()
+    return files
 
 
 def boot_pico(flash_file, files, profile="bawo-4x8"):

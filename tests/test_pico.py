@@ -117,13 +117,10 @@ def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game,
     assert t.compared >= len(moves)
 
 
-def test_grid_5x5_plays_a_bagh_chal_game(frozen_4x8, tmp_path_factory):
+def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
     # The one image carries every game: a profile.json on the board chooses the 5x5 build.
     d = tmp_path_factory.mktemp("g5")
-    files = frozen_4x8.copy()
-    with open(firmware.profile_path("grid-5x5"), "rb") as f:
-        files["profile.json"] = f.read()
-    pico = boot_pico(d / "flash.bin", files, "grid-5x5")
+    pico = boot_pico(d / "flash.bin", frozen_install("grid-5x5"), "grid-5x5")
     board = sim.BoardProcess("grid-5x5", str(d / "sim"), speed=None)
     try:
         assert len(pico.frames[0][2]) == 3 * 256

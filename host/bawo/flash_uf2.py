@@ -115,7 +115,6 @@ def copy_image(image, drive, say):
     return dest
 
 
-RP2040_FAMILY = 0xE48BFF56
 MAX_IMAGE = 4 * 1024 * 1024
 
 
@@ -125,6 +124,7 @@ def check_image(image):
     of the Pico's flash (bawo.pico.FS_OFFSET), and a UF2 copied onto RPI-RP2 overwrites
     whatever its blocks name."""
     from .pico import FS_OFFSET, PicoError, uf2_blocks
+    from .uf2 import RP2040_FAMILY
     try:
         size = image.stat().st_size
     except OSError as e:
