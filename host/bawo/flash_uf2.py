@@ -139,10 +139,10 @@ def check_image(image):
                            "family)" % (image, i // 512))
     try:
         blocks = sum(1 for _ in uf2_blocks(data, FS_OFFSET))
-    except PicoError as e:
-        raise UF2Error("%s: %s at or past %d KB of flash, where the board keeps its games: it "
+    except PicoError:
+        raise UF2Error("%s writes at or past %d KB of flash, where the board keeps its games: it "
                        "is not a Bawo Board image, and copied by hand it would erase them"
-                       % (image, e, FS_OFFSET // 1024))
+                       % (image, FS_OFFSET // 1024))
     return blocks
 
 
