@@ -1,6 +1,6 @@
-"""Well-formed frames against the simulated board under a 160 KB heap (tests/_link_fuzz.py):
+"""Well-formed frames against the simulated board in a tight heap (tests/_link_fuzz.py):
 
-    python bench/link_fuzz.py [--frames 100000] [--seed 12] [--heap 160k] [--keep DIR]
+    python bench/link_fuzz.py [--frames 100000] [--seed 12] [--heap 192k] [--keep DIR]
     python bench/link_fuzz.py --frames 10000 --seeds 1-16
 
 One seed: progress every 1000 frames (replies by code so far) and the figures at the end:
@@ -75,7 +75,7 @@ def main():
     ap.add_argument("--frames", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--seeds", type=_seeds, metavar="A-B", help="one run a seed, and the totals")
-    ap.add_argument("--heap", default="160k")
+    ap.add_argument("--heap", default=_link_fuzz.TIGHT_HEAP)
     ap.add_argument("--pico", action="store_true",
                     help="the emulated Pico (rp2 MicroPython) instead of the simulator")
     ap.add_argument("--keep", metavar="DIR",

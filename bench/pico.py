@@ -113,7 +113,7 @@ def select():
     return time.ticks_diff(time.ticks_us(), t0)
 print('PART draw_select', min(select() for _ in range(5)))
 print('PART settings', t(a.save_settings))
-s = a.s
+s = a.session.s
 m = sorted(s.legal_moves)[0]
 gc.collect()
 t0 = time.ticks_us()
@@ -127,7 +127,7 @@ j = a.journal
 
 
 def line():
-    j.append(a.s.ply + 1, 'A1+')
+    j.append(a.session.s.ply + 1, 'A1+')
 print('PART journal_line', t(line, 3))
 """
 
@@ -320,11 +320,16 @@ def main():
                     help="ai: each search again without the engine's viper kernel, as the peer")
     ap.add_argument("--images", nargs="*", default=["frozen", "stock"], choices=sorted(INSTALLS),
                     help="which installs to measure (default both, in the same run)")
+    ap.add_argument("--uf2", metavar="IMAGE",
+                    help="also measure this UF2 (say, the image of the tree before a change), last")
     a = ap.parse_args()
+    installs = [(kind,) + INSTALLS[kind] for kind in a.images]
+    if a.uf2:
+        from bawo.pico import Install
+        installs.append(("given", "the image %s" % a.uf2, lambda profile, dest: Install({}, image=a.uf2)))
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
-        for kind in a.images:
-            title, make = INSTALLS[kind]
+        for kind, title, make in installs:
             print("\n## %s" % title)
             d = Path(tmp) / kind
             d.mkdir()

@@ -59,7 +59,7 @@ SCENES = (
 )
 
 def _cell(game, name):
-    """Engine cell index (what App.key_of_cell is indexed by) of a pocket or point name
+    """Engine cell index (what the scene's cell_of_key holds) of a pocket or point name
     (Bawo: A1..B8 South's, a1..b8 North's), from the engine's labels."""
     from shared_rules import game as make_game
     g = make_game(game)
@@ -95,7 +95,7 @@ def run_scene(prof_name, game, position, presses):
 
         settle(5)
         for name in presses:
-            a.on_press(a.key_of_cell[_cell(game, name)])
+            a.on_press(bytes(a.scene.cell_of_key).index(_cell(game, name)))
             settle(5)
         # Let animations end; then stop where blinking cells are lit.
         settle(2000)

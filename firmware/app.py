@@ -1,23 +1,30 @@
-# The board's application: menu, play, animation, journal and the host link, in one
-# cooperative loop (no threads): scan keys, advance the animation by ticks, poll the link.
-# Every move goes through play(): the engine computes it in RAM, the journal makes it
-# durable, and only then does the animation start (docs/visual-language.md). What the LEDs
-# show is render.py's, from the App's Scene; the showing of a move is animator.py's.
+# The board's application: one cooperative loop (no threads) that scans the keys, advances
+# the animation by ticks, lets the board think, draws and polls the host link. The game in
+# progress is the Session's (session.py): every move is played and journaled there before
+# it is animated (docs/visual-language.md). The menu, the hint, the board's opponent and the
+# link's handler are parts the App hands what they need. What the LEDs show is render.py's,
+# from the App's Scene; the showing of a move is animator.py's.
 import gc
-from compat import const, ticks_diff, ticks_add, forget, run_part
+from compat import const, ticks_ms, ticks_diff, ticks_add
 from keys import PRESSED, KEY_MASK
 import view as V
-from journal import unload_records
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, AI_MODULES
-import shared_rules
-from shared_rules import GAMES, fits
+from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES
+from shared_rules import GAMES, fits, game as make_game
 from shared_rules.errors import RulesError
 from animator import Animator, SPEED_MS
 import render
-from render import Scene, set_position, show_position
+from render import Scene, set_position, show_position, place
+import settings as settings_file
+from session import Session, resume, check_board_id
+import menu as M
+import opponent
+import hint
+import snapshot
 
 FLASH_MS = const(350)
 BLINK_MS = const(450)
+KEPT = ('no memory to resume the game in progress: it is kept on flash; '
+        'press BACK to try again')
 
 
 class App:
@@ -27,7 +34,7 @@ class App:
         self.keys = board.keys
         self.view = V.View(board.pixels, profile)
         self.journal = journal
-        self.board_id = board_id
+        journal.board_id = board_id   # one board id: the games' ids and their records'
         self.hook = hook            # hook(kind, data): the simulator's window on the app
         # The profile's games whose layout fits its grid, in its order.
         r, c = profile.grid_rows, profile.grid_cols
@@ -35,32 +42,25 @@ class App:
         if not self.games:
             raise ValueError("profile field 'games': none of %s fits a %dx%d grid"
                              % (', '.join(profile.games), profile.grid_rows, profile.grid_cols))
-        self.anim = Animator()   # the long-lived buffers before the passing parts
+        self.anim = Animator()
         self.scene = Scene(profile.n_keys, self.anim)   # what the LEDs show (render.py)
-        self.settings = run_part('settings', 'load', journal, settings)
+        self.settings = settings_file.load(journal, settings)
         if self.settings.get('game') not in self.games:
             self.settings['game'] = self.games[0]
-        gc.collect()   # the settings' code gone before the rest settles
-        self.menu = None            # the menu's code is on the heap only while it is open
+        self.menu = M.Menu(profile, self.games, self.settings)
         self.link = None
         self.epoch_s = -1           # epoch seconds at tick epoch_ref, once a host set the time
         self.epoch_ref = 0
         self.mode = MENU
-        self.s = None
-        self.g = None
-        self.header = None
-        self.opponent = None
-        self.board_side = -1        # 0, 1, 2 = both, -1 = none (BOARD_SIDES)
-        self.host_side = -1
+        self.session = None         # the game on the board (session.py)
+        self.opponent = None        # the board's side of it, made at its first move
         self.thinking = False
         self.abort_key = -1         # MENU or BACK pressed while the board thought
         self.abort_think = False    # a link request wants the board to stop thinking
         self.thinks = 0             # searches finished, their total and longest real time
         self.think_ms = 0
         self.think_max = 0
-        self.key_of_cell = bytearray(32)
         self.direct = {}            # cell -> the move one press there plays
-        self.hints = 0              # hints asked for in this game (the record says so)
         self.flash_until = 0
         self.flashes = 0
         self.now = board.ticks_ms()
@@ -70,16 +70,12 @@ class App:
         self.settings_due = False   # a menu press changed them: written after its frame
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
-        self.behind = False         # a full flash: see full()
-        self.unarchived = False
-        self.recorded = True        # the game's record is written (or kept, unarchived)
         self.unresumed = False      # the journaled game could not be replayed at power-on
-        self.freed = 0              # journal.freed when save() was last tried
         self.apply_brightness()
 
-    # -- settings ---------------------------------------------------------------------
+    # -- settings and messages ----------------------------------------------------------
     def save_settings(self):
-        run_part('settings', 'save', self.journal, self.settings)
+        settings_file.save(self.journal, self.settings)
 
     def apply_brightness(self):
         px = self.board.pixels
@@ -95,72 +91,165 @@ class App:
         self.redraw = True
         self.version += 1
 
-    # -- boot and games: their code in start.py and finish.py ----------------------------
+    def event(self, kind, data):
+        if self.link is not None:
+            try:
+                self.link.send_event(kind, data)
+            except Exception as e:  # the game must go on without a host
+                print('bawo: link event failed:', e)
+
+    # -- the game on the board ----------------------------------------------------------
     def boot(self):
         """Resume the journaled game if there is one, else open the menu."""
-        self.journal.make_room()
-        unload_records(self.journal)   # the journal's check of the records is done: resume needs the room
-        gc.collect()
-        if run_part('start', 'boot', self):
-            gc.collect()   # the start's code gone before the menu's comes
+        j = self.journal
+        j.make_room()
+        check_board_id(j, self.say)
+        resumed = None
+        for _ in range(2):
+            try:
+                resumed = self._resume()
+                break
+            except MemoryError:
+                self._drop_game()   # once more on the cleaner heap
+        if resumed is None:
+            # No room to replay the journaled game: it stays in cur.jnl as it is, and no new
+            # game may replace it until the replay finds room (resume_kept: BACK or MENU in
+            # the menu, a host's NEW, each on a heap that is not the power-on's).
+            self.unresumed = True
+            self.say(KEPT)
+            resumed = False
+        for w in j.aside:   # once: the names set aside at this boot (the journal logged why)
+            self.say('warning: damaged file set aside: %s' % w)
+        if not resumed and self.mode != OVER:
             self.open_menu()
 
     def resume_kept(self):
-        """BACK in the menu while the journaled game power-on had no room for is only on
-        flash: its replay tried again."""
-        return run_part('start', 'retry', self)
+        """The journaled game power-on had no room to replay, replayed now: True if it is
+        back (or was over, and is recorded), False if it is still only on flash."""
+        try:
+            self._resume()
+        except MemoryError:
+            self._drop_game()
+            self.open_menu()
+            self.say(KEPT)
+            return False
+        self.unresumed = False
+        if self.session is None:
+            self.open_menu()   # cur.jnl was gone or set aside meanwhile: nothing to go back to
+        return True
 
-    def _setup(self, header):
-        run_part('start', 'setup', self, header)
+    def _resume(self):
+        # True if the journaled game goes on (False: none, or it was over).
+        se = resume(self.journal, self.games, self.say, self._on_line)
+        if se is None:
+            return False
+        self._take(se)
+        self.say('resumed %s %s at ply %d' % (se.name, se.header['id'], se.s.ply))
+        self._position_changed()
+        if se.over():
+            self._finish()
+            return False
+        self.mode = PLAY
+        self.changed()
+        return True
 
-    def _new_opponent(self):
-        # The board's side of this game (opponent.py): on the heap with the AI it makes, and
-        # dropped with it (AI_MODULES).
-        import opponent
-        return opponent.new(self.g, self.header, self.board_side, self._think_poll, self.say)
+    def _take(self, se):
+        # Session `se` on the board's keys.
+        self.session = se
+        self.opponent = None
+        self.scene.hint_move = -1
+        place(self.scene, se.g, self.profile)
+        self.view.reset(pieces=(se.name == 'bagh-chal'))
+
+    def _drop_game(self):
+        self.session = self.opponent = None
+        gc.collect()
+
+    def _on_line(self, ply, text):
+        if self.hook:
+            self.hook('journal', (ply, text))
 
     def new_game(self, name, position=None, opponent=None):
-        """Start a game (archiving an unfinished one). A bad game or position raises
+        """Start a game (recording an unfinished one). A bad game or position raises
         ValueError (RulesError) before anything changes: the game in progress goes on. False,
         with the menu open, while the game before is not on flash (flash full: sync first)."""
-        unload_records(self.journal)   # a sync's code makes room for the start's
-        gc.collect()
-        if self.link is not None:
-            self.link.rest()   # no host talking (a game from MENU): the game has its room
-        return run_part('start', 'new_game', self, name, position, opponent)
-
-    def _record_text(self):
-        return run_part('finish', 'record_text', self)
+        if name not in self.games:
+            raise ValueError('game %s does not fit this board' % name)
+        if position:
+            make_game(name).parse(position)
+        if self.unresumed and not self.resume_kept():
+            return False   # the kept game first: a new game would write over its journal
+        self.skip()
+        se = self.session
+        if se is not None and not se.recorded:
+            # Unfinished, or over but its record found no room (play raised): recorded now,
+            # before journal.start writes the new game over its journal.
+            if se.s.ply:
+                self._finish()
+            else:
+                self.journal.discard_current()
+                se.behind = False
+        if se is not None and se.unarchived and not se.save():
+            # The game before is only in RAM (and partly in cur.jnl): a new game would
+            # replace both. The board waits for a sync to make room (docs/visual-language.md).
+            self.say('flash full: game %s not saved yet; sync the board (bawo sync), '
+                     'then start a new game' % se.header['id'])
+            self.open_menu()
+            return False
+        opp = opponent or self.settings['opponent']
+        header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
+        if opp in BOARD_SIDES:
+            header['level'] = self.settings['level']
+        if position:
+            header['position'] = position
+        start = self.start_time()
+        if start:
+            header['start'] = start
+        try:
+            se = Session(self.journal, header, self.say, self._on_line)
+            self._take(se)
+            # Answered at once, as a move's press is (_answer): the start position goes out
+            # before the journal's flash writes (the counter and cur.jnl, each possibly a
+            # 45 ms erase on a Pico). A game with no move yet has nothing a cut could lose.
+            self._position_changed()
+            self.mode = PLAY
+            self.draw()
+            self.view.show()
+            se.start()
+        except Exception:
+            # Out of memory making the game or naming it (the request was checked above):
+            # no game now, so the menu, as at boot; never a game without its engine or id.
+            self._drop_game()
+            try:
+                self.journal.discard_current()   # its journal, if it got that far
+            except Exception:
+                pass
+            self.open_menu()
+            raise
+        self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
+        self.say('new %s game %s' % (name, header['id']))
+        self.event('start', {'id': header['id'], 'game': name})
+        self.changed()
+        return True
 
     def _finish(self):
-        run_part('finish', 'finish', self)
-
-    # -- a full flash -------------------------------------------------------------------
-    # A write that fails (OSError: ENOSPC on a full littlefs) never stops the board: the
-    # game goes on in RAM, `behind` says cur.jnl lacks some of it, `unarchived` that the
-    # finished game's record is not on flash. Both are written as soon as a file is removed
-    # (a sync's ACK_GAME lets make_room delete synced games); until then the board shows
-    # "flash full, sync me" and starts no new game over an unsaved one.
-    def full(self):
-        return self.behind or self.unarchived
-
-    def _unsaved(self, e):
-        # Marked before anything that allocates: on a tight heap the message may fail, and
-        # a move appended after one missing would leave a gap that no power-on replays.
-        told = self.full()
-        self.behind = True
-        self.freed = self.journal.freed
+        # The game is over (or given up for a new one): its record to flash, then OVER.
+        se = self.session
+        self.opponent = None   # the board is done with this game: its AI's tables go
+        out = se.finish()
+        if self.hook:
+            self.hook('record', se.header['id'])
+        if out is not None:
+            self.mode = OVER
+            res, why = se.result()
+            self.say('game over: %s (%s)' % ('draw' if res == 'draw' else res + ' wins', why))
+            self.event('end', {'id': se.header['id'], 'result': res, 'reason': why})
         self.changed()
-        if not told:
-            try:
-                self.say('flash full (%s): the game goes on, sync the board (bawo sync) '
-                         'to save it' % e)
-            except MemoryError:
-                pass
 
-    def save(self):
-        """Write what RAM holds and the flash lacks. True when the flash is up to date."""
-        return not self.full() or run_part('finish', 'save', self)
+    def full(self):
+        """True while the flash lacks some of the game on the board: the board shows "flash
+        full, sync me" and starts no new game over an unsaved one."""
+        return self.session is not None and self.session.full()
 
     def set_time(self, t):
         """A host's clock (TIME, epoch seconds). Kept as the seconds at a tick and moved on
@@ -186,77 +275,61 @@ class App:
         return '%04d-%02d-%02d %02d:%02d:%02d' % t[:6]
 
     def _position_changed(self):
-        self.direct = set_position(self.scene, self.g, self.s)
+        se = self.session
+        self.direct = set_position(self.scene, se.g, se.s)
         self.changed()
-
-    def _sync_shown(self):
-        show_position(self.scene, self.g, self.s.position)
-        self.changed()
-
-    def room_for_records(self):
-        """A host syncs (LIST, GET, ACK_GAME) between the board's moves: the records' code
-        (archive.py) takes the room the board's AI has while it plays; the AI comes back at
-        the board's next move (_think), which drops the records' code in turn."""
-        if self.opponent is not None and not self.thinking:
-            self._shed(records=False)
 
     def _board_to_move(self):
-        return (self.mode == PLAY and self.board_side >= 0 and self.s.outcome() is None
-                and (self.board_side == 2 or self.s.turn == self.board_side))
+        return self.mode == PLAY and self.session.board_to_move()
 
     def _host_to_move(self):
-        return self.mode == PLAY and self.s.turn == self.host_side and self.s.outcome() is None
+        return self.mode == PLAY and self.session.host_to_move()
 
-    def _think(self):
-        """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
-        run_part('think', 'think', self)
+    def playing(self):
+        """True while a game is on the board and its moves can be played (not in the menu)."""
+        return self.session is not None and self.mode != MENU
 
-    def _think_poll(self):
-        # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
-        now = self.board.ticks_ms()
-        self._keys(now, True)
-        self._frame(now)
-        if self.link is not None:
-            self.link.poll()
-        return self.abort_key >= 0 or self.abort_think
+    def legal_move(self, text):
+        """The legal move `text` names in the game's position; RulesError says why not."""
+        s = self.session.s
+        move = s.parse_move(text)
+        if move not in s.legal_moves:
+            # The rules' reason (a pocket too small, a capture due), for the person to read.
+            raise RulesError(self.session.g.why_illegal(s.position, move))
+        return move
 
+    def moves(self, first=0):
+        """The game's moves from ply first + 1 on, as text, one at a time (none without a
+        game)."""
+        return iter(()) if self.session is None else self.session.s.iter_moves(first)
+
+    def snapshot(self, moves=True, legal=False):
+        """The board as the link handler, the simulator and the host read it (snapshot.py)."""
+        return snapshot.take(self, moves, legal)
+
+    # -- moves ----------------------------------------------------------------------------
     def play(self, move, intro=False):
         """Play a legal move: journal first, then animate. On a full flash the move is
-        played all the same and kept in RAM (see full()); True.
+        played all the same and kept in RAM (Session.full); True.
         intro: a move the person did not press (board or host): its start blinks first."""
-        s = self.s
+        se = self.session
+        s = se.s
         mover = s.turn
-        # The pocket (point) the move starts from blinks first.
-        start = self.g.move_cell(move, mover) if intro else -1
-        text = s.move_str(move)
+        start = se.g.move_cell(move, mover) if intro else -1
         animate = SPEED_MS[self.settings['speed']] > 0
         events = self.anim
         events.clear()
-        s.push(move, events if animate else False)
-        if not self.behind:
-            j = self.journal
-            try:
-                if 0 <= j.plies < s.ply - 1:
-                    # Lines a full heap kept off the flash at an earlier move (MemoryError
-                    # comes before a byte is written): appended now, in order, with this one.
-                    for m in s.iter_moves(j.plies):
-                        self._journal(j.plies + 1, m)
-                else:
-                    self._journal(s.ply, text)
-            except MemoryError:
-                pass   # not written: the next move appends it (journal.plies says how far)
-            except (OSError, ValueError) as e:
-                self._unsaved(e)   # the line may be half written: rewritten whole later
+        text = se.push(move, events if animate else False)
         # The move is on flash: what follows must not kill the board for want of memory.
-        # Once, the board's AI (made again at its next move) and the records' code go to
-        # make room, and it is done again (each step of it is safe to do twice).
+        # Once, the board's AI (made again at its next move) goes to make room, and it is
+        # done again (each step of it is safe to do twice).
         told = False
         for attempt in (0, 1):
             try:
                 if not told:
                     over = s.outcome() is not None
-                    self.event('move', {'id': self.header['id'], 'ply': s.ply, 'move': text,
-                                        'position': self.g.format(s.position)})
+                    self.event('move', {'id': se.header['id'], 'ply': s.ply, 'move': text,
+                                        'position': se.g.format(s.position)})
                     told = True
                 if over and self.mode != OVER:
                     self._finish()
@@ -266,11 +339,6 @@ class App:
                 if attempt:
                     raise
                 self._shed()
-
-    def _journal(self, ply, text):
-        self.journal.append(ply, text)
-        if self.hook:
-            self.hook('journal', (ply, text))
 
     def _after_move(self, start, mover, animated):
         sc = self.scene
@@ -284,21 +352,79 @@ class App:
         else:
             self._anim_done()
 
-    def _shed(self, records=True):
-        # What the board can make again: its AI (at its next move) and the records' code.
+    def _shed(self):
+        # What the board can make again: its AI's tables (made at its next move).
         self.opponent = None
-        if self.g is not None:
-            shared_rules.unload(keep=self.g.name, also=AI_MODULES)
-        if records:
-            unload_records(self.journal)
         gc.collect()
 
-    def event(self, kind, data):
+    def _think(self):
+        """The board's move: search, then play it, unless MENU/BACK or the link stopped it."""
+        se = self.session
+        s = se.s
+        self.abort_key = -1
+        self.abort_think = False
+        self.thinking = True
+        t0 = ticks_ms()
+        try:
+            if self.opponent is None:
+                self.opponent = opponent.new(se.g, se.header, se.board_side,
+                                             self._think_poll, self.say)
+            move = self.opponent.choose(s)
+        except MemoryError:
+            # No room to search this once: the game goes on with a random legal move rather
+            # than a dead board.
+            self._shed()
+            self.say('no memory to think: a random move')
+            move = opponent.RandomOpponent(s.ply + 1).choose(s)
+        finally:
+            self.thinking = False
+        if getattr(self.opponent, 'retry', False):
+            self.opponent = None   # no room for the AI this time: asked again next move
+        t = ticks_diff(ticks_ms(), t0)
+        if move is not None:
+            self.thinks += 1
+            self.think_ms += t
+            if t > self.think_max:
+                self.think_max = t
+        if move is None or self.session is not se:
+            self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
+            self._stopped()
+            return
+        self.play(move, True)
+
+    def _stopped(self):
+        # A search MENU or BACK stopped: that press is taken now.
+        key = self.abort_key
+        self.abort_key = -1
+        if key >= 0:
+            self.on_press(key)
+
+    def _think_poll(self):
+        # Called by the search every 16 nodes: the loop's keys, flashes and link go on.
+        now = self.board.ticks_ms()
+        self._keys(now, True)
+        self._frame(now)
         if self.link is not None:
-            try:
-                self.link.send_event(kind, data)
-            except Exception as e:  # the game must go on without a host
-                print('bawo: link event failed:', e)
+            self.link.poll()
+        return self.abort_key >= 0 or self.abort_think
+
+    def show_hint(self):
+        """BACK held, MENU pressed: the move the board would play for the person, lit as a
+        selection."""
+        se = self.session
+        if se.board_to_move() or se.host_to_move() or se.over():
+            return
+        self.abort_key = -1   # MENU or BACK pressed during the hint's search stops it
+        m = hint.best_move(se, self.opponent, self._think_poll)
+        if m is None:
+            self._stopped()
+            return
+        self.abort_key = -1
+        se.add_hint()
+        self.say('hint %d: %s' % (se.hints, se.g.move_str(m)))
+        self.scene.sel = se.g.move_cell(m, se.s.turn)
+        self.scene.hint_move = m
+        self.changed()
 
     # -- animation (animator.py) ------------------------------------------------------
     def skip(self):
@@ -312,7 +438,7 @@ class App:
             self._position_changed()
             self.board_at = ticks_add(self.now, BOARD_MOVE_MS)
         else:
-            self._sync_shown()
+            show_position(self.scene, self.session.g, self.session.s.position)
         self.changed()
 
     def busy(self):
@@ -345,16 +471,7 @@ class App:
         if self.anim.on:
             self.skip()   # and the press counts: the person already saw whose turn it is
         if self.mode == MENU:
-            # The open menu takes its presses (menu.py): its code is on the heap only then.
-            try:
-                m = self._load_menu()
-            except MemoryError:
-                gc.collect()
-                m = None
-            if m is not None:
-                m.key(self, key)
-            elif key == k.menu:
-                self.new_game(self.settings['game'])   # no room for the menu: a game still starts
+            self._menu_press(key)
             return
         if key == k.menu:
             if k.back >= 0 and k.is_pressed(k.back) and self.mode == PLAY:
@@ -369,7 +486,7 @@ class App:
             return
         if key >= self.profile.n_keys:
             return
-        hint = sc.hint_move
+        hint_move = sc.hint_move
         sc.hint_move = -1   # a pocket press: the hint has been seen
         if self.mode != PLAY or self._board_to_move() or self._host_to_move():
             self.flash(key)
@@ -380,9 +497,9 @@ class App:
             return
         if sc.sel >= 0:
             if cell == sc.sel:
-                if hint >= 0 and self.direct.get(cell) == hint:
+                if hint_move >= 0 and self.direct.get(cell) == hint_move:
                     self._answer(key, cell)
-                    self.play(hint)   # a hinted one-press move: pressing it plays it
+                    self.play(hint_move)   # a hinted one-press move: pressing it plays it
                     return
                 sc.sel = -1
                 self.changed()
@@ -401,6 +518,29 @@ class App:
         else:
             self.flash(key)
 
+    def _menu_press(self, key):
+        # The open menu takes its presses (menu.py says what each one means).
+        what = self.menu.key(key, self.keys)
+        if what == M.START:
+            # Answered before the game's engine loads, as a move's press is (_answer).
+            self.menu.draw_start(self.view)
+            self.view.show()
+            self.new_game(self.settings['game'])
+        elif what == M.BACK:
+            se = self.session
+            if self.unresumed:
+                self.resume_kept()
+            elif se is not None and not (se.unarchived and not se.over()):
+                self.mode = OVER if se.over() else PLAY
+                self.view.reset(pieces=(se.name == 'bagh-chal'))
+                self.changed()
+        elif what == M.CHOSE:
+            self.apply_brightness()
+            self.settings_due = True
+            self.changed()
+        elif what == M.REFUSED:
+            self.flash(key)
+
     def _answer(self, key, cell):
         # A press that plays a move is answered at once: its pocket lit as pressed goes out
         # first, then the move is played and journaled (on a Pico that is the rules engine,
@@ -409,73 +549,23 @@ class App:
         self.view.cell(key, self.scene.shown[cell], V.BG_SELECT)
         self.view.show()
 
-    def show_hint(self):
-        run_part('hint', 'show', self)
-
-    def playing(self):
-        """True while a game is on the board and its moves can be played (not in the menu)."""
-        return self.s is not None and self.mode != MENU
-
-    def legal_move(self, text):
-        """The legal move `text` names in the game's position; RulesError says why not."""
-        s = self.s
-        move = s.parse_move(text)
-        if move not in s.legal_moves:
-            # The rules' reason (a pocket too small, a capture due), for the person to read.
-            raise RulesError(self.g._why_illegal(s.position, move))
-        return move
-
-    def moves(self, first=0):
-        """The game's moves from ply first + 1 on, as text, one at a time (none without a
-        game)."""
-        return iter(()) if self.s is None else self.s.iter_moves(first)
-
-    def snapshot(self, moves=True, legal=False):
-        """The board as the link handler, the simulator and the host read it, a new dict:
-        mode ('menu', 'play', 'over'), flash state, selection, message, settings, and with a
-        game its name, id, position text ('pos'), side to move, ply, opponent, set-up
-        position ('root', only for one), result and reason once over; `moves` the moves
-        played, `legal` the legal moves' texts."""
-        try:
-            return run_part('snapshot', 'take', self, moves, legal)
-        except MemoryError:
-            # No room to load its code: a sync's records code goes first (it comes back at
-            # the next LIST or GET), as the AI goes for a sync (room_for_records).
-            unload_records(self.journal)
-            gc.collect()
-            return run_part('snapshot', 'take', self, moves, legal)
-
     def open_menu(self):
         self.mode = MENU
         self.scene.sel = -1
         self.view.reset()
         self.changed()
-        try:
-            self._load_menu()
-        except MemoryError:
-            gc.collect()   # drawn (and pressed) once there is room: draw() asks again
-
-    def _load_menu(self):
-        if self.menu is None:
-            from menu import Menu
-            self.menu = Menu(self.profile, self.games, self.settings)
-        return self.menu
-
-    def close_menu(self):
-        # Left for a game: the menu's code goes until MENU opens it again.
-        self.menu = None
-        forget('menu')
 
     # -- drawing (render.py) ------------------------------------------------------------
     def draw(self):
         # The scene is lent the game and the open menu for this frame only: kept between
-        # frames they would hold a game's engine that a NEW has let go of on the heap.
+        # frames they would hold a game that a NEW has let go of on the heap.
         self.redraw = False
         sc = self.scene
+        se = self.session
         sc.mode = self.mode
-        sc.menu = self._load_menu() if self.mode == MENU else None
-        sc.g = self.g
-        sc.s = self.s
+        sc.menu = self.menu if self.mode == MENU else None
+        sc.g = se.g if se is not None else None
+        sc.s = se.s if se is not None else None
         sc.warn = 2 if self.full() else 1 if self.journal.low else 0
         try:
             render.draw(self.view, sc)
@@ -485,16 +575,16 @@ class App:
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
         """One pass of the main loop at ticks `now`. A pass that finds no room sheds what
-        the board can make again (its AI, the records' code) and the next pass goes on: a
-        full heap costs a pass, never the board (the journal has every move it played)."""
+        the board can make again (its AI) and the next pass goes on: a full heap costs a
+        pass, never the board (the journal has every move it played)."""
         try:
             self._pass(now)
         except MemoryError:
             self._shed()
             self.redraw = True
         # The link apart from the pass: a pass that keeps finding no room must not leave the
-        # board deaf to a host (a sync is what frees the flash and, through the AI's shedding,
-        # the heap). The link copes with a full heap itself (NAK, or the reply kept).
+        # board deaf to a host (a sync is what frees the flash). The link copes with a full
+        # heap itself (NAK, or the reply kept).
         if self.link is not None:
             self.link.poll()
 
@@ -532,16 +622,16 @@ class App:
         sc = self.scene
         an = self.anim
         if an.on:
-            if an.advance(now, sc.shown, self.g.cells, SPEED_MS[self.settings['speed']]):
+            if an.advance(now, sc.shown, self.session.g.cells, SPEED_MS[self.settings['speed']]):
                 if an.on:
                     self.redraw = True
                 else:
                     self._anim_done()
         elif self._board_to_move() and ticks_diff(now, self.board_at) >= 0:
             self._think()
-        if self.full() and self.journal.freed != self.freed:
-            self.freed = self.journal.freed   # a file went (a sync): room may be back
-            self.save()
+        se = self.session
+        if se is not None and se.full() and self.journal.freed != se.freed and se.save():
+            self.changed()   # a file went (a sync): the flash had room again
         if ticks_diff(now, self.blink_at) >= 0:
             if self.epoch_s >= 0:
                 self._epoch()
@@ -572,15 +662,11 @@ class App:
     def attach_link(self, read, write):
         try:
             import link
+            from handler import Handler
         except ImportError:
             return None
-        # The handler (and the protocol) only while a host talks: link.Link sleeps.
-        self.link = link.Link(read, write, make_handler=self._handler, now_ms=self.board.ticks_ms)
+        self.link = link.Link(read, write, Handler(self), now_ms=self.board.ticks_ms)
         return self.link
-
-    def _handler(self):
-        from handler import Handler
-        return Handler(self)
 
     def run(self, sleep_ms=1):
         import time
@@ -589,4 +675,3 @@ class App:
             if sleep_ms:
                 # CircuitPython's time has no sleep_ms.
                 time.sleep_ms(sleep_ms) if hasattr(time, 'sleep_ms') else time.sleep(sleep_ms / 1000)
-

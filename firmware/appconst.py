@@ -1,4 +1,4 @@
-# Values the app's parts share (app, start, finish, settings, hint): one place, imported by
+# Values the app's parts share (app, session, menu, settings, render): one place, imported by
 # each of them and importing none of them.
 MENU = 0   # the app's modes
 PLAY = 1
@@ -13,5 +13,3 @@ BOARD_SIDES = {'board-first': 0, 'board-second': 1, 'board-both': 2}
 # second side; the first.
 OPPONENTS = ('people', 'board-second', 'board-first')
 HOST_SIDES = {'host-first': 0, 'host-second': 1}
-# Loaded while the board plays a side: its search, and the board's side that holds it.
-AI_MODULES = ('shared_rules.ai', 'shared_rules.evaluate', 'opponent')

@@ -1,11 +1,11 @@
 # Finished-game records on flash, as a host sees them: check at boot, LIST (with its cache),
-# GET and ACK_GAME. Kept out of journal.py because only boot and a sync need it: the journal
-# loads it on use and the app drops it when a game starts (journal.unload_records).
+# GET and ACK_GAME. The journal's (journal.py) functions for them, kept apart: only boot and
+# a sync use them.
 import os
 from array import array
 from compat import const
-from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, _MAX_COUNTER, crc32, _sync,
-                       _is_dir, _counter_of)
+from datafiles import (REC, SYN, BAD, FILES, CRC_TAIL, CACHE_MAX, MAX_COUNTER, crc32, sync_fs,
+                       is_dir, counter_of)
 
 
 def records(j):
@@ -14,13 +14,13 @@ def records(j):
     board keeps synced records until the flash is needed, thousands on a Pico: as a list of
     names they took ~100 bytes each, and 200 of them stopped a 160 KB board at power-on.
     Names of two board ids (the id changed) are rare: then a plain list of names. Kept in
-    j._rl while the board's own writes leave it right and the records number the same, so a
+    j.record_list while the board's own writes leave it right and the records number the same, so a
     sync's LIST pages do not make it each time."""
     n = _count(j)
-    if j._rl is None or count(j._rl) != n:
-        j._rl = None
-        j._rl = scan_records(j, n)
-    return j._rl
+    if j.record_list is None or count(j.record_list) != n:
+        j.record_list = None
+        j.record_list = scan_records(j, n)
+    return j.record_list
 
 
 def count(rl):
@@ -58,10 +58,10 @@ def scan_records(j, n=None):
     board = None
     for name in j.names():
         if _is_record(name) and i < n:
-            c = _counter_of(name)
+            c = counter_of(name)
             if board is None:
                 board = name[:name.rfind('-')]
-            if not 0 <= c < _MAX_COUNTER or name[:-4] != '%s-%04d' % (board, c):
+            if not 0 <= c < MAX_COUNTER or name[:-4] != '%s-%04d' % (board, c):
                 own = None
                 return _named(j)
             own[i] = c << 1 | name.endswith(SYN)
@@ -101,7 +101,7 @@ def _named(j):
     out = []
     for name in j.names():
         if _is_record(name):
-            out.append((_counter_of(name), name))
+            out.append((counter_of(name), name))
     out.sort()
     return [x[1] for x in out]
 
@@ -167,10 +167,10 @@ def check(j):
         if name.endswith('.tmp') or name in FILES:
             fix.append(name)
     for name in fix:
-        if _is_dir(j.path(name)):
+        if is_dir(j.path(name)):
             j.set_aside(name, 'a directory where a file belongs')
         elif name.endswith('.tmp'):
-            j._remove(name)
+            j.remove(name)
     rl = records(j)
     for i in range(count(rl)):
         name = name_at(rl, i)
@@ -212,16 +212,16 @@ def mark_synced(j, gid):
     if name is None:
         return False
     if name.endswith(REC):
-        j._rl = None   # its name changes
+        j.record_list = None   # its name changes
         try:
             os.rename(j.path(name), j.path(gid + SYN))
         except OSError as e:
             # A littlefs too full even to rename: the host has the game, so it may go.
             j.log('%s synced, removed: flash too full to mark it (%s)' % (name, e))
             os.remove(j.path(name))
-            j._forget(name)
+            j.uncache(name)
             j.freed += 1
-        _sync()
+        sync_fs()
     j.make_room()
     return True
 
@@ -244,18 +244,18 @@ def _summary(j, name):
     records on flash (see _size_cache), never by the game counter: a board that played
     100,000 games has the cache of a new one. A record's slot is its counter modulo the
     size; the first array holds 1 + the counter there (0: empty), the others its plies
-    and 1 + game/result/reason indexes in j._strs. Foreign names are scanned every
+    and 1 + game/result/reason indexes in j.strings. Foreign names are scanned every
     time. list_games returns a view, so a LIST page builds only its own dicts."""
     gid = name[:-4]
-    c = _counter_of(gid)
-    if c < 0 or c >= _MAX_COUNTER or gid != '%s-%04d' % (j.board_id, c):
+    c = counter_of(gid)
+    if c < 0 or c >= MAX_COUNTER or gid != '%s-%04d' % (j.board_id, c):
         c = -1
-    tag, ply, codes = j._meta
+    tag, ply, codes = j.summaries
     i = c & (len(tag) - 1)
     if c >= 0 and len(tag) and tag[i] == c + 1:
         code = codes[i] - 1
         plies = ply[i]
-        st = j._strs
+        st = j.strings
         game, result, reason = st[code & 127], st[code >> 7 & 127], st[code >> 14]
     else:
         game, plies, result, reason = _scan(j, name)
@@ -281,22 +281,22 @@ def _size_cache(j, n):
     size = 64
     while size < n and size < CACHE_MAX:
         size <<= 1
-    if len(j._meta[0]) != size:
-        j._meta = None   # the old cache's room first
+    if len(j.summaries[0]) != size:
+        j.summaries = None   # the old cache's room first
         try:
-            j._meta = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
+            j.summaries = (array('I', bytes(4 * size)), array('H', bytes(2 * size)),
                        array('I', bytes(4 * size)))
         except MemoryError:
             # No room: an empty cache (every summary read from its file), never none at all
             # (every LIST after would fail on it: the fuzzer found that).
-            j._meta = (array('I'), array('H'), array('I'))
+            j.summaries = (array('I'), array('H'), array('I'))
             raise
 
 
 def _code(j, s):
     # Index of s in the interned strings (a handful: games, results, reasons); a large
     # negative number when the table is full, so the summary is not cached.
-    st = j._strs
+    st = j.strings
     for i in range(len(st)):
         if st[i] == s:
             return i

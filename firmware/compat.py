@@ -40,27 +40,3 @@ if not _native:
         half = TICKS_PERIOD >> 1
         return ((a - b + half) & (TICKS_PERIOD - 1)) - half
 
-
-def run_part(part, fn, *args):
-    """fn(*args) of module `part`, imported for the call and forgotten after it: a part of
-    the board used for a moment (a game's start or end, the settings file, a hint, the
-    board's move), whose bytecode is heap the game and a sync can use between those
-    moments. A part that calls back into one still imported (start.new_game ->
-    App._setup) finds it there: one load a call."""
-    import sys
-    outer = part not in sys.modules
-    m = __import__(part)
-    try:
-        return getattr(m, fn)(*args)
-    finally:
-        if outer:
-            forget(part)
-
-
-def forget(name):
-    """Drop module `name` so the collector frees its bytecode; it loads again on its next
-    import. Only where the heap is the board's: on CPython (the host runs firmware modules
-    for drawing) modules stay."""
-    import sys
-    if sys.implementation.name != 'cpython':
-        sys.modules.pop(name, None)

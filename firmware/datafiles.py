@@ -26,7 +26,7 @@ CRC_TAIL = 14  # len(b'#crc 01234567\n') at the end of a record file
 # games passed 64 (ERROR 9 on 40% of its requests after 50,000 frames, 23,572 in 100,000;
 # 13,095 with this cap). A record past it has its summary read from its file at each LIST.
 CACHE_MAX = 64
-_MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
+MAX_COUNTER = 1000000000  # counters cached (a tag is 1 + counter in 32 bits)
 
 
 def crc32(data, crc=0):
@@ -74,13 +74,13 @@ def move_of(text, ply):
     return parts[2]
 
 
-def _sync():
+def sync_fs():
     s = getattr(os, 'sync', None)
     if s is not None:
         s()
 
 
-def _exists(path):
+def exists(path):
     try:
         os.stat(path)
         return True
@@ -88,24 +88,24 @@ def _exists(path):
         return False
 
 
-def _is_dir(path):
+def is_dir(path):
     try:
         return os.stat(path)[0] & 0x4000 != 0
     except OSError:
         return False
 
 
-def _free_name(bad):
+def free_name(bad):
     # 'x.bad', else 'x.2.bad', 'x.3.bad'...: a quarantine name not taken yet
     base = bad[:-len(BAD)]
     k = 1
-    while _exists(bad):
+    while exists(bad):
         k += 1
         bad = '%s.%d%s' % (base, k, BAD)
     return bad
 
 
-def _header_of(text):
+def header_of(text):
     # The journal's header line as a dict, or None unless every field the app uses has its
     # type: its id names files (so only letters, digits and '-'), the rest reach the engine.
     if not text.startswith('H '):
@@ -133,7 +133,7 @@ def _header_of(text):
     return h
 
 
-def _drop(path):
+def drop_file(path):
     # A temp file of ours that failed: gone, without counting as room freed.
     try:
         os.remove(path)
@@ -141,7 +141,7 @@ def _drop(path):
         pass
 
 
-def _replace(tmp, path):
+def replace_file(tmp, path):
     # littlefs and POSIX replace atomically; old FAT ports refuse an existing target
     # (EEXIST). Any other error (ENOSPC on a full littlefs) must leave the target alone.
     try:
@@ -153,7 +153,7 @@ def _replace(tmp, path):
         os.rename(tmp, path)
 
 
-def _counter_of(name):
+def counter_of(name):
     # '<board>-0007.rec' (or '.rec.bad', or a bare id) -> 7; -1 if not one of ours
     dash = name.rfind('-')
     if dash < 0:

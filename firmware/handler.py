@@ -49,11 +49,9 @@ class Handler:
 
     def _records(self):
         # A sync's requests wait for the search to end (the host asks again: at most the
-        # board's ~2 s a move), without stopping it: the records' code and the AI's never
-        # share the heap (App.room_for_records).
+        # board's ~2 s a move), without stopping it.
         if self.app.thinking:
             raise self._err(P.E_BUSY, 'busy: the board is thinking, ask again')
-        self.app.room_for_records()
         return self.app.journal
 
     def list_games(self):

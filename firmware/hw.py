@@ -1,7 +1,6 @@
 # Backend selection: the rest of the firmware calls open_board() and open_journal() and
 # never imports a backend directly, so the same main loop runs on the Pico, CircuitPython and the sim.
 import sys
-from compat import forget
 
 
 def backend_name():
@@ -19,23 +18,19 @@ def backend_name():
 
 
 def load_tables(path):
-    """The profile at path as the running board reads it (pinmap.tables); the loader's code
-    is forgotten after, to leave its room to the game. ProfileError says what is wrong."""
+    """The profile at path as the running board reads it (pinmap.tables). ProfileError says
+    what is wrong."""
     import pinmap
     try:
+        open(path).close()
+    except OSError:
+        # No profile file: a UF2 carries its profile frozen in; a file overrides it.
         try:
-            open(path).close()
-        except OSError:
-            # No profile file: a UF2 carries its profile frozen in; a file overrides it.
-            try:
-                from default_profile import JSON
-                return pinmap.tables(pinmap.loads(JSON))
-            except ImportError:
-                pass
-        return pinmap.tables(pinmap.load(path))
-    finally:
-        pinmap = None
-        forget('pinmap')
+            from default_profile import JSON
+            return pinmap.tables(pinmap.loads(JSON))
+        except ImportError:
+            pass
+    return pinmap.tables(pinmap.load(path))
 
 
 def open_board(profile, **kw):

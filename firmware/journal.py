@@ -21,10 +21,11 @@
 import os
 import json
 from array import array
-from compat import forget
-from datafiles import (CUR, REC, SYN, BAD, COUNTER, COUNTER2, SETTINGS, _MAX_COUNTER, crc32, seal, read_line,
-                       unseal, _sync, _exists, _is_dir, _free_name, _header_of, _drop,
-                       _replace, _counter_of)
+import archive
+import journal_read
+from datafiles import (CUR, REC, SYN, BAD, COUNTER, COUNTER2, SETTINGS, MAX_COUNTER, crc32, seal, read_line,
+                       unseal, sync_fs, exists, is_dir, free_name, header_of, drop_file,
+                       replace_file, counter_of)
 
 _ILIST = hasattr(os, 'ilistdir')   # MicroPython: names one at a time
 
@@ -46,18 +47,18 @@ class Journal:
         self.freed = 0            # bumped whenever a file is removed: room may have come back
         self.crash_hook = None
         self.plies = -1           # moves in cur.jnl, as far as this journal wrote or read them
-        self._meta = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
-        self._strs = ['']         # game names, results and reasons seen (at most 127)
+        self.summaries = (array('I'), array('H'), array('I'))  # list_games cache, see _summary
+        self.strings = ['']         # game names, results and reasons seen (at most 127)
         self.aside = []           # names set aside since boot, for the app's one warning
-        self._rl = None           # archive.records(self) until a record file comes or goes
+        self.record_list = None           # archive.records(self) until a record file comes or goes
         self._make_root()
         self.check_records()
 
     def _make_root(self):
         # A file (or anything not a directory) where the games directory should be is set
         # aside under a name of ours, never deleted: it may hold a person's data.
-        if _exists(self.root) and not _is_dir(self.root):
-            bad = _free_name(self.root + BAD)
+        if exists(self.root) and not is_dir(self.root):
+            bad = free_name(self.root + BAD)
             try:
                 os.rename(self.root, bad)
                 self.aside.append(bad)
@@ -85,13 +86,13 @@ class Journal:
     def set_aside(self, name, why):
         """Rename a damaged file (or a directory where a file belongs) to *.bad so boot
         never trips on it again. Nothing is deleted: it may be the only copy of a game."""
-        bad = _free_name(self.path(name + BAD))
+        bad = free_name(self.path(name + BAD))
         try:
             os.rename(self.path(name), bad)
         except OSError as e:
             self.log('%s is damaged (%s) and cannot be set aside: %s' % (name, why, e))
             return
-        self._forget(name)
+        self.uncache(name)
         bad = bad[len(self.root) + 1:]
         self.aside.append(bad)
         self.log('%s set aside as %s: %s' % (name, bad, why))
@@ -102,12 +103,7 @@ class Journal:
         A torn last line is dropped (and cut off the file); a damaged line anywhere else
         sets the journal aside. Read a line at a time, each at most LINE_MAX bytes: the
         memory it takes is the game's, never the file's (a damaged file may be any size)."""
-        # Only a power-on reads the journal back: its code is on the heap for that moment.
-        import journal_read
-        try:
-            return journal_read.read_current(self)
-        finally:
-            forget('journal_read')
+        return journal_read.read_current(self)
 
     def start(self, header):
         """Begin a new game journal; fills header['id'] first, so the game has its id even
@@ -128,9 +124,9 @@ class Journal:
         of space (the old file may end in a partial line). Atomic: OSError leaves it as it was.
         moves: any iterable of move texts (State.iter_moves: no list of a long game's moves
         on a heap that just lacked room for one line)."""
-        self._write_cur(header, moves)
+        self.write_cur(header, moves)
 
-    def _write_cur(self, header, moves):
+    def write_cur(self, header, moves):
         p = self.path(CUR + '.tmp')
         n = 0
         try:
@@ -140,11 +136,11 @@ class Journal:
                     n += 1
                     f.write(seal('M %d %s' % (n, m)))
                 f.flush()
-            _replace(p, self.path(CUR))
+            replace_file(p, self.path(CUR))
         except (OSError, MemoryError):
-            _drop(p)
+            drop_file(p)
             raise
-        _sync()
+        sync_fs()
         self.torn = False
         self.plies = n
 
@@ -159,7 +155,7 @@ class Journal:
         with open(p, 'ab') as f:
             f.write(line)
             f.flush()
-        _sync()
+        sync_fs()
         self.plies = ply
 
     def check_ply(self, ply):
@@ -171,49 +167,44 @@ class Journal:
     def finish(self, gid, text):
         """Store the record text of the current game and drop its journal."""
         b = text.encode()
-        self._rl = None
+        self.record_list = None
         self._rewrite(gid + REC, b + b'#crc %08x\n' % crc32(b))
-        self._remove(CUR)
+        self.remove(CUR)
         self.plies = -1
         self.make_room()
 
     def discard_current(self):
-        self._remove(CUR)
+        self.remove(CUR)
         self.plies = -1
 
     # -- records ----------------------------------------------------------------------
     def find_record(self, gid):
         """The file name of record gid (unsynced or synced), None if there is none."""
         for ext in (REC, SYN):
-            if _exists(self.path(gid + ext)):
+            if exists(self.path(gid + ext)):
                 return gid + ext
         return None
 
-    def _forget(self, name):
-        self._rl = None
-        c = _counter_of(name)
-        tag = self._meta[0]
-        if 0 <= c < _MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
+    def uncache(self, name):
+        self.record_list = None
+        c = counter_of(name)
+        tag = self.summaries[0]
+        if 0 <= c < MAX_COUNTER and len(tag) and tag[c & (len(tag) - 1)] == c + 1:
             tag[c & (len(tag) - 1)] = 0
 
-    # Finished records are read only at boot and while a host syncs: that code lives in
-    # archive.py, loaded when asked for and dropped when a game starts (unload_records), so
-    # its bytecode does not sit on the heap beside a game's.
+    # Finished records are read only at boot and while a host syncs: that code is archive.py's.
     def check_records(self):
         """Set aside every record that fails its checksum, and a directory wherever the
         board keeps a file; drop leftover temp files."""
-        import archive
         archive.check(self)
 
     def list_games(self):
         """Sequence of {'id', 'game', 'plies', 'result', 'reason', 'synced', 'crc'}, oldest first
         (see archive.list_games)."""
-        import archive
         return archive.list_games(self)
 
     def record_bytes(self, gid, off, n):
         """(bytes, total, crc32 of the whole record) of record `gid`, or None if unknown."""
-        import archive
         return archive.record_bytes(self, gid, off, n)
 
     def read_record(self, gid):
@@ -222,7 +213,6 @@ class Journal:
 
     def mark_synced(self, gid):
         """True if the record exists (synced now or before)."""
-        import archive
         return archive.mark_synced(self, gid)
 
     # -- space ------------------------------------------------------------------------
@@ -246,14 +236,13 @@ class Journal:
         if free >= self.min_free:
             self.low = False
             return
-        import archive   # the records' code, for this moment (a full flash) only
         rl = archive.scan_records(self)   # not kept: make_room runs as games start
         for i in range(archive.count(rl)):
             name = archive.name_at(rl, i)
             if free >= self.min_free:
                 break
             if name.endswith(SYN):
-                self._remove(name)
+                self.remove(name)
                 self.log('deleted synced %s to free flash' % name)
                 free = self.free_bytes()
         self.low = free < self.min_free
@@ -261,14 +250,14 @@ class Journal:
             self.log('flash low (%d bytes free): fetch games to a host' % free)
 
     # -- helpers ----------------------------------------------------------------------
-    def _remove(self, name):
-        self._rl = None
+    def remove(self, name):
+        self.record_list = None
         try:
             os.remove(self.path(name))
             self.freed += 1
         except OSError:
             pass
-        self._forget(name)
+        self.uncache(name)
 
     def write_settings(self, text):
         """The settings file (the menu's choices), replaced whole, sealed."""
@@ -280,12 +269,12 @@ class Journal:
             with open(tmp, 'wb') as f:
                 f.write(data)
                 f.flush()
-            _replace(tmp, self.path(name))
+            replace_file(tmp, self.path(name))
         except OSError:
             # Flash full: no partial temp file may stay to take the room.
-            _drop(tmp)
+            drop_file(tmp)
             raise
-        _sync()
+        sync_fs()
 
     def _next_counter(self):
         # Never back: the larger of the counter's two copies, the names on flash (records,
@@ -301,12 +290,12 @@ class Journal:
             except OSError:
                 pass
         for name in self.names():
-            c = _counter_of(name)
+            c = counter_of(name)
             if c > n:
                 n = c
         cur = self.read_current_id()
-        if cur is not None and _counter_of(cur) > n:
-            n = _counter_of(cur)
+        if cur is not None and counter_of(cur) > n:
+            n = counter_of(cur)
         return n + 1
 
     def read_current_id(self):
@@ -316,21 +305,10 @@ class Journal:
         except OSError:
             return None
         t = unseal(line.rstrip(b'\n'))
-        h = None if t is None else _header_of(t)
+        h = None if t is None else header_of(t)
         return None if h is None else h['id']
 
     def _write_counter(self, n):
         self._rewrite(COUNTER, seal(str(n)))
         self._rewrite(COUNTER2, seal(str(n)))
 
-
-def unload_records(j=None):
-    """Drop archive.py's bytecode (it comes back on the next LIST, GET or ACK_GAME), and
-    with the journal j its list of the records (4 bytes a record on flash: a game and its
-    AI need the room more; the next sync reads the directory again). The summaries' cache
-    stays: at most CACHE_MAX slots of 10 bytes, where reading every record's header again at
-    each sync after a board's move churns the heap."""
-    import sys
-    sys.modules.pop('archive', None)
-    if j is not None:
-        j._rl = None

@@ -18,8 +18,8 @@
 # the next good line is the move it expects (a torn move was never acknowledged).
 import json
 from journal import Journal
-from datafiles import (seal, unseal, move_of, crc32, _header_of, _free_name, _drop, _replace,
-                       _exists, _sync, CUR, BAD, REC, read_line)
+from datafiles import (seal, unseal, move_of, crc32, header_of, free_name, drop_file, replace_file,
+                       exists, sync_fs, CUR, BAD, REC, read_line)
 
 SIZE = 4096     # microcontroller.nvm on the Pico: one flash sector
 ERASED = 0xFF
@@ -110,7 +110,7 @@ class NvmJournal(Journal):
             text = unseal(bytes(data[i:j]))
             i = j + 1
             if header is None:
-                header = None if text is None else _header_of(text)
+                header = None if text is None else header_of(text)
                 if header is None:
                     # A header a cut tore (no move yet) or an erase a cut stopped (all was on
                     # FAT by then; it erases from the start): nothing to keep, unless lines
@@ -152,9 +152,9 @@ class NvmJournal(Journal):
         if header is not None and self.find_record(header['id']) is not None:
             # Cut after the record was written and read back, before the erase: finished.
             self._erase()
-            self._remove(CUR)
+            self.remove(CUR)
             return None
-        if base == 0 and not moves and _exists(self.path(CUR)):
+        if base == 0 and not moves and exists(self.path(CUR)):
             # No move in nvm, but a cur.jnl: a checkpoint whose erase or fresh start a cut
             # stopped (it was read back before the erase), or the journal of a firmware that
             # kept the game on FAT. The nvm starts again from it.
@@ -194,7 +194,7 @@ class NvmJournal(Journal):
         data, end = self._read()
         j = data.find(b'\n', 0, end)
         t = unseal(bytes(data[:j])) if j > 0 else None
-        h = None if t is None else _header_of(t)
+        h = None if t is None else header_of(t)
         return None if h is None else h['id']
 
     def start(self, header):
@@ -205,7 +205,7 @@ class NvmJournal(Journal):
         # Whatever the nvm holds is finished (its record is on FAT), torn or empty: the app
         # finishes or discards a game before it starts another.
         self._erase()
-        self._remove(CUR)
+        self.remove(CUR)
         self._hline = seal('H ' + json.dumps(header))
         self._base = 0
         self.plies = -1
@@ -250,13 +250,13 @@ class NvmJournal(Journal):
                 self._parse(data, end, out)
                 data = None
                 f.flush()
-            _sync()
+            sync_fs()
             if count_moves(tmp, hline) != n[0]:
                 raise OSError(EIO)
-            _replace(tmp, self.path(CUR))
-            _sync()
+            replace_file(tmp, self.path(CUR))
+            sync_fs()
         except OSError:
-            _drop(tmp)
+            drop_file(tmp)
             raise
         if count_moves(self.path(CUR), hline) != n[0]:
             raise OSError(EIO)
@@ -278,7 +278,7 @@ class NvmJournal(Journal):
                 self._write(x)
             self.plies = len(lines)
             return
-        Journal._write_cur(self, header, moves)
+        Journal.write_cur(self, header, moves)
         if count_moves(self.path(CUR), hline) != len(moves):
             raise OSError(EIO)
         self._restart(moves)
@@ -302,12 +302,12 @@ class NvmJournal(Journal):
             raise
         data = b = None
         self._erase()
-        self._remove(CUR)
+        self.remove(CUR)
         self.make_room()
 
     def discard_current(self):
         self._erase()
-        self._remove(CUR)
+        self.remove(CUR)
 
     def set_aside(self, name, why):
         """A damaged nvm journal is copied to FAT (nvm.jnl.bad), then erased; cur.jnl (a
@@ -316,19 +316,19 @@ class NvmJournal(Journal):
             if self._end < 0:
                 self._read()
             if self._end:
-                bad = _free_name(self.path(NVM_BAD + BAD))
+                bad = free_name(self.path(NVM_BAD + BAD))
                 try:
                     with open(bad, 'wb') as f:
                         f.write(self.nvm[0:self._end])
-                    _sync()
+                    sync_fs()
                 except OSError as e:
-                    _drop(bad)
+                    drop_file(bad)
                     self.log('nvm journal is damaged (%s) and cannot be copied: %s' % (why, e))
                     return
                 bad = bad[len(self.root) + 1:]
                 self.aside.append(bad)
                 self.log('nvm journal copied to %s and erased: %s' % (bad, why))
                 self._erase()
-            if not _exists(self.path(CUR)):
+            if not exists(self.path(CUR)):
                 return
         Journal.set_aside(self, name, why)

@@ -1,6 +1,6 @@
 # The game in progress read back from cur.jnl at power-on (Journal.read_current): a part of
 # the journal that only a power-on uses, loaded for that moment.
-from datafiles import CUR, read_line, unseal, move_of, _header_of
+from datafiles import CUR, read_line, unseal, move_of, header_of
 
 
 def read_current(j):
@@ -38,7 +38,7 @@ def read_current(j):
                     why = 'damaged line at byte %d' % good
                 break
             if header is None:
-                header = _header_of(text)
+                header = header_of(text)
                 if header is None:
                     why = 'bad header'
                     break
@@ -54,12 +54,12 @@ def read_current(j):
         return None
     if header is None:
         # Cut while the header was being written: the game had no move yet.
-        j._remove(CUR)
+        j.remove(CUR)
         return None
     if torn:
         j.log('dropped a torn last line')
         try:
-            j._write_cur(header, moves)
+            j.write_cur(header, moves)
         except OSError as e:
             # Flash full: the torn tail stays, so the next move must not be appended
             # after it; the app rewrites the whole journal once there is room.
@@ -67,7 +67,7 @@ def read_current(j):
             j.log('torn line not cut (%s)' % e)
     if j.find_record(header['id']) is not None:
         # Cut between writing the record and removing the journal: already finished.
-        j._remove(CUR)
+        j.remove(CUR)
         return None
     j.plies = len(moves)
     return header, moves

@@ -1,15 +1,5 @@
-# Board end of the host link (docs/protocol.md). Runs on MicroPython; needs only `protocol`,
-# and on a board only while a host talks (Link's make_handler: the link sleeps).
-P = None   # the protocol module, imported by _protocol()
-
-
-def _protocol():
-    global P
-    if P is None:
-        import protocol
-        P = protocol
-    return P
-
+# Board end of the host link (docs/protocol.md). Runs on MicroPython; needs only `protocol`.
+import protocol as P
 # The board's clock and its wrap: compat's (the unix port's own ticks wrap at 2**62, and the
 # simulator's board clock at the Pico's 2**30: their ticks_diff across its wrap said an event
 # sent before it was never due, and a quiet link never quiet).
@@ -47,7 +37,7 @@ class LinkError(Exception):
     def __init__(self, code, text=None):
         super().__init__(code, text)
         self.code = code
-        self.text = text or _protocol().ERROR_TEXT.get(code, "error")
+        self.text = text or P.ERROR_TEXT.get(code, "error")
 
 
 def stdio():
@@ -97,8 +87,6 @@ def stdio():
 
 QUIET_POLLS = 250   # polls without input before the link looks less often
 QUIET_EVERY = 4
-SLEEP_MS = 30000    # no host for this long: a sleeping link's code leaves the heap
-REST_MS = 2000      # ... or for this long, when the board wants the room (Link.rest)
 GET_LEAST = 48      # bytes a GET still answers with when the heap has no room for more
 
 
@@ -130,27 +118,15 @@ class Link:
       new_game(kind, position, opponent) -> dict; move(text) -> dict.
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
-
-    make_handler (instead of handler): the link sleeps while no host talks. Made awake (its
-    code lands on the power-on's tidy heap: woken later, into the holes a game leaves, it
-    left a host's sync less room), it drops its handler, its parser and the protocol's and
-    the handler's modules once no host has spoken for SLEEP_MS, or for REST_MS when the
-    board wants the room for a game or its move (rest(): MENU's new game, think.py),
-    provided nothing is left to resend and no host is known to listen for events
-    (`connected`). That is most of a board's life, and their code is 12 KB of a 64-bit
-    160 KB heap: room for the board's AI, and for a game to start at all in the simulator's
-    160 KB. A host's bytes wake it again.
     """
 
     def __init__(self, read, write, handler=None, now_ms=ticks_ms, event_timeout_ms=1000,
-                 event_retries=3, max_pending=8, make_handler=None):
+                 event_retries=3, max_pending=8):
         self._read = read
         self._write = write
         self.handler = handler
-        self._make_handler = make_handler
         self._now = now_ms
-        self._heard = now_ms()   # ticks of the last bytes from a host
-        self.parser = None
+        self.parser = P.Parser()
         self.event_timeout_ms = event_timeout_ms
         self.event_retries = event_retries
         self.max_pending = max_pending
@@ -165,10 +141,6 @@ class Link:
                       "nomem": 0}
         self._quiet = 0  # polls in a row that found nothing
         self._skip = 0   # polls left that do not look
-        if make_handler is None:
-            self.parser = _protocol().Parser()
-        else:
-            self._wake()
 
     def _send(self, frame):
         self._last_sent = frame
@@ -193,15 +165,10 @@ class Link:
                 self.stats["nomem"] += 1
             if data:
                 self._quiet = 0
-                self._heard = self._now()
             elif self._quiet < QUIET_POLLS:
                 self._quiet += 1
             else:
                 self._skip = QUIET_EVERY - 1
-                self.rest(SLEEP_MS)
-        if data and self.parser is None and not self._wake():
-            data = None   # no room to wake: what came is lost, and the host sends it again
-            self.stats["nomem"] += 1
         if data:
             try:
                 results = self.parser.feed(data)
@@ -232,34 +199,6 @@ class Link:
         if self._pending:
             self._resend_events()
         return n
-
-    def _wake(self):
-        """The parser and the handler, their modules imported again; False if no room."""
-        try:
-            self.parser = _protocol().Parser()
-            self.handler = self._make_handler()
-            return True
-        except MemoryError:
-            self.parser = self.handler = None
-            return False
-
-    def rest(self, quiet_ms=REST_MS):
-        """Sleep if no host has spoken for quiet_ms and none may be listening (see the class):
-        asleep, the link reads on but holds only what a host's next bytes need to wake it.
-        The board asks this before its own move (think.py): the search wants the room."""
-        if (self.parser is None or self._make_handler is None or self.connected
-                or self._pending or self._last_body is not None
-                or ticks_diff(self._now(), self._heard) < quiet_ms):
-            return
-        global P
-        self.parser = self.handler = None
-        self._last_key = self._last_reply = self._last_sent = None
-        from compat import forget
-        forget('handler')
-        forget('protocol')
-        P = None
-        import gc
-        gc.collect()
 
     def _try_send(self, seq, typ, body):
         try:
@@ -424,7 +363,7 @@ class Link:
         while i < len(games):
             try:
                 g = games[i]
-                s = len(P._dumps(g)) + 1
+                s = len(P.dumps(g)) + 1
             except MemoryError:
                 if page:   # a shorter page: the host asks on from "next"
                     break
@@ -460,7 +399,7 @@ class Link:
             if ticks_diff(now, p[2]) >= self.event_timeout_ms:
                 if p[3] >= self.event_retries:
                     # Host gone: drop rather than grow, and send no more events until a host
-                    # speaks (the link may sleep meanwhile).
+                    # speaks.
                     self.connected = False
                     continue
                 p[3] += 1

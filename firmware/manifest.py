@@ -6,7 +6,7 @@ metadata(version="0.1.0", description="Bawo Board firmware")
 include("$(PORT_DIR)/boards/manifest.py")
 include("../shared_rules/manifest.py")
 for name in ("animator", "app", "appconst", "archive", "book", "buildinfo", "compat",
-             "datafiles", "finish", "handler", "hint", "hw", "hw_rp2", "journal", "journal_read", "keys", "link", "menu",
-             "opponent", "pixels", "pixels_viper", "pinmap", "power_on", "protocol", "render",
-             "settings", "snapshot", "start", "think", "view"):
+             "datafiles", "handler", "hint", "hw", "hw_rp2", "journal", "journal_read", "keys",
+             "link", "menu", "opponent", "pixels", "pixels_viper", "pinmap", "power_on",
+             "protocol", "render", "session", "settings", "snapshot", "view"):
     module(name + ".py")

@@ -4,7 +4,7 @@
 # In Bawo the fifth level is gold: "perfect" (docs/ai.md), as South from the opening the
 # proved book, which never loses.
 # MENU starts a new game with the choices shown; BACK returns to the game in progress.
-from appconst import OPPONENTS, PLAY, OVER
+from appconst import OPPONENTS
 
 GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
 OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
@@ -14,6 +14,11 @@ LEVEL_COLOR = 0xFF3080
 PERFECT_COLOR = 0xFFC000
 AI_LEVELS = 5
 DIM = 0x080808
+
+START = 1   # what a press means (Menu.key)
+BACK = 2
+CHOSE = 3
+REFUSED = 4
 
 ROW_GAME = 0
 ROW_OPP = 1
@@ -41,32 +46,18 @@ class Menu:
             return self.levels
         return 0
 
-    def key(self, a, key):
-        """A press on App `a` while the menu is open: MENU starts a game with the choices
-        shown, BACK returns to the game in progress, a pocket chooses."""
-        k = a.keys
-        if key == k.menu:
-            # Answered before the game's engine loads, as a move's press is (App._answer).
-            self.draw_start(a.view)
-            a.view.show()
-            a.new_game(self.s['game'])
-        elif key == k.back:
-            s = a.s
-            if a.unresumed:
-                a.resume_kept()
-            elif s is not None and not (a.unarchived and s.outcome() is None):
-                a.mode = OVER if s.outcome() is not None else PLAY
-                a.close_menu()
-                a.view.reset(pieces=(a.g.name == 'bagh-chal'))
-                a.changed()
-        elif key < a.profile.n_keys:
-            r, c = a.profile.positions[key]
-            if self.press(r, c):
-                a.apply_brightness()
-                a.settings_due = True
-                a.changed()
-            else:
-                a.flash(key)
+    def key(self, key, keys):
+        """What a press means while the menu is open: START (MENU: a game with the choices
+        shown), BACK (to the game in progress), CHOSE (a pocket chose something), REFUSED
+        (a pocket that chooses nothing), or None."""
+        if key == keys.menu:
+            return START
+        if key == keys.back:
+            return BACK
+        if key < self.profile.n_keys:
+            r, c = self.profile.positions[key]
+            return CHOSE if self.press(r, c) else REFUSED
+        return None
 
     def press(self, row, col):
         """A pocket press in the menu: True if it chose something."""
@@ -112,7 +103,7 @@ class Menu:
             lv = self._level_col(row, col)
             if lv:
                 c = PERFECT_COLOR if lv == AI_LEVELS and s['game'] == 'bawo' else LEVEL_COLOR
-                self._tint(view, key, c, lv <= s.get('level', 3), lv)
+                view.choice(key, c, lv <= s.get('level', 3), lv)
                 continue
             n = self.options(row)
             if col >= n:
@@ -120,35 +111,14 @@ class Menu:
                 continue
             if row == ROW_GAME:
                 on = self.games[col] == s['game']
-                self._tint(view, key, GAME_COLORS.get(self.games[col], BAR_COLOR), on)
+                view.choice(key, GAME_COLORS.get(self.games[col], BAR_COLOR), on)
             elif row == ROW_OPP:
                 on = OPPONENTS[col] == s['opponent']
-                self._tint(view, key, OPP_COLORS[col], on)
+                view.choice(key, OPP_COLORS[col], on)
             else:
                 level = s['brightness'] if row == ROW_BRIGHT else s['speed']
                 c = BAR_COLOR if row == ROW_BRIGHT else SPEED_COLOR
-                self._tint(view, key, c, col < level, col + 1)
-
-    def _tint(self, view, key, color, on, dots=0):
-        # Draw straight on the block: menu cells are colours, not seed counts.
-        # Painted already (the view keeps each cell's last look): a press changes one row,
-        # and repainting all 32 blocks cost ~5 ms on a Pico.
-        look = (dots << 1 | (1 if on else 0)) + 1
-        if view._val[key] == -1 - key and view._bg[key] == color and view._mark[key] == look:
-            return
-        view._bg[key] = color
-        view._mark[key] = look
-        leds = view.blocks[key]
-        n = len(leds)
-        px = view.px
-        if on:
-            px.paint(leds, 0, n, color)
-        else:
-            d = min(dots if dots else 1, n)   # the first `dots` dim (one if none), rest off
-            px.paint(leds, 0, d, _dim(color))
-            px.paint(leds, d, n, 0)
-        view._val[key] = -1 - key  # never equal to a real value: redrawn as a cell later
-        view.dirty = True
+                view.choice(key, c, col < level, col + 1)
 
 
 def level_at(rows, cols):
@@ -160,6 +130,3 @@ def level_at(rows, cols):
         return ROW_SPEED + 1, 0
     return None
 
-
-def _dim(c):
-    return ((c >> 18) & 0x3F) << 16 | ((c >> 10) & 0x3F) << 8 | ((c >> 2) & 0x3F)

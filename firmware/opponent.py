@@ -1,7 +1,4 @@
-# The board's side of a game (its AI, the book, or random moves): on the heap while the
-# board plays a side, and dropped with its AI (appconst.AI_MODULES), since a module's
-# bytecode lives on the heap and a 160 KB board has little spare.
-import gc
+# The board's side of a game: its AI, the book, or random moves when the AI has no room.
 from shared_rules.rng import Rng
 
 
@@ -20,14 +17,13 @@ def make_opponent(g, level=3, seed=1, poll=None, say=None):
     """An object with choose(state) -> move: the engine's AI if it is installed.
     poll() is called while it thinks; True abandons the search (choose returns None)."""
     try:
-        load_ai(g.name)
         from shared_rules.ai import Player
         return Player(g, level=level, seed=seed, poll=poll)
     except (ImportError, MemoryError, KeyError, TypeError) as e:
         if say:
             say('no AI (%r): the board plays at random' % e)
         r = RandomOpponent(seed)
-        r.retry = isinstance(e, MemoryError)   # room may come back: App._think asks again
+        r.retry = isinstance(e, MemoryError)   # room may come back: the App asks again
         return r
 
 
@@ -50,10 +46,3 @@ def with_book(opponent, name, header, board_side):
     except ImportError:
         return opponent
 
-
-def load_ai(name):
-    """Import the AI before the game's own objects, then drop the other engines again: the
-    holes they leave are filled by the game, not split by the AI's long-lived code."""
-    import shared_rules.ai
-    shared_rules.unload(keep=name)
-    gc.collect()

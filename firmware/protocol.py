@@ -148,7 +148,7 @@ def crc32(data, crc=0):
     return _crc32(data, crc) & 0xFFFFFFFF
 
 
-def _dumps(obj):
+def dumps(obj):
     try:
         s = json.dumps(obj, separators=(",", ":"))
     except TypeError:  # MicroPython built without MICROPY_PY_JSON_SEPARATORS
@@ -165,7 +165,7 @@ def encode(seq, typ, payload=None):
     # Built from two pieces, the CRC carried over: a full board heap must find room for the
     # JSON and the frame, not also for copies of the whole body on the way.
     head = b"%s%d %d %s " % (MARKER, VERSION, seq, typ.encode())
-    js = _dumps({} if payload is None else payload).encode()
+    js = dumps({} if payload is None else payload).encode()
     if len(head) + len(js) + 9 > MAX_LINE:
         raise ValueError("frame too long")
     return b"%s%s %08x\n" % (head, js, crc32(js, crc32(memoryview(head)[3:])))

@@ -48,6 +48,15 @@ def set_position(sc, g, s):
     return direct
 
 
+def place(sc, g, profile):
+    """The game's cells on the profile's keys, as the engine lays them out (g.cell_at)."""
+    cell_of_key = sc.cell_of_key
+    for k in range(profile.n_keys):
+        r, c = profile.positions[k]
+        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
+        cell_of_key[k] = NONE if cell < 0 else cell
+
+
 def show_position(sc, g, pos):
     """The cells show `pos` as it is, no step of a move marked."""
     shown = sc.shown

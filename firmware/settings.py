@@ -1,6 +1,5 @@
 # The menu's choices (game, opponent, brightness, speed, level), kept in the journal's
-# settings file: read at power-on, written after a menu press changed them. Loaded for those
-# moments only (compat.run_part).
+# settings file: read at power-on, written after a menu press changed them.
 import json
 from datafiles import unseal, SETTINGS
 from shared_rules import GAMES

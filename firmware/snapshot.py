@@ -1,19 +1,22 @@
 # The board as the link handler, the simulator and the host read it (App.snapshot): one
-# public picture of the App, made on demand, its code on the heap only while it is made.
-from shared_rules import winner_name
+# public picture of the App, made on demand.
 
 
 def take(a, moves=True, legal=False):
-    """App.snapshot of App `a`."""
+    """A new dict: mode ('menu', 'play', 'over'), flash state, selection, message, settings,
+    and with a game its name, id, position text ('pos'), side to move, ply, opponent, set-up
+    position ('root', only for one), result and reason once over; `moves` the moves played,
+    `legal` the legal moves' texts."""
     d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low,
          'full': a.full(), 'sel': a.scene.sel, 'flashes': a.flashes,
          'anim': a.anim.on, 'msg': a.message, 'settings': a.settings,
          'games': a.games}
-    s = a.s
-    if s is None:
+    se = a.session
+    if se is None:
         return d
-    g = a.g
-    h = a.header
+    s = se.s
+    g = se.g
+    h = se.header
     d['game'] = g.name
     d['id'] = h['id']
     d['pos'] = g.format(s.position)
@@ -32,9 +35,7 @@ def take(a, moves=True, legal=False):
         d['ai'] = info
     if a.thinks:
         d['thinks'] = [a.thinks, a.think_ms, a.think_max]
-    out = s.outcome()
-    if out is not None:
-        w = winner_name(g, out)
-        d['result'] = 'draw' if w is None else w
-        d['reason'] = out.reason
+    res = se.result()
+    if res is not None:
+        d['result'], d['reason'] = res
     return d

@@ -82,6 +82,28 @@ class View:
             self._seeds(key, value, bg, mark)
         self.dirty = True
 
+    def choice(self, key, color, on, dots=0):
+        """A block as a menu choice, not a seed count: all `color` when on, else its first
+        `dots` (one if none) dim and the rest off."""
+        # Painted already (the view keeps each block's last look): a press changes one row,
+        # and repainting all 32 blocks cost ~5 ms on a Pico.
+        look = (dots << 1 | (1 if on else 0)) + 1
+        if self._val[key] == -1 - key and self._bg[key] == color and self._mark[key] == look:
+            return
+        self._bg[key] = color
+        self._mark[key] = look
+        leds = self.blocks[key]
+        n = len(leds)
+        px = self.px
+        if on:
+            px.paint(leds, 0, n, color)
+        else:
+            d = min(dots if dots else 1, n)
+            px.paint(leds, 0, d, _dim(color))
+            px.paint(leds, d, n, 0)
+        self._val[key] = -1 - key  # never a real value: redrawn as a cell later
+        self.dirty = True
+
     def _seeds(self, key, n, bg, mark):
         leds = self.blocks[key]
         size = len(leds)
@@ -155,3 +177,8 @@ class View:
             self.dirty = False
             return True
         return False
+
+
+def _dim(c):
+    # A quarter of each channel.
+    return ((c >> 18) & 0x3F) << 16 | ((c >> 10) & 0x3F) << 8 | ((c >> 2) & 0x3F)

@@ -22,7 +22,7 @@ import sys
 import gc
 import json
 import select
-from compat import ticks_ms, ticks_add, ticks_diff, forget
+from compat import ticks_ms, ticks_add, ticks_diff
 
 # Real clock: 'p K' and 'r K' wait in the taps' queue as K | _HOLD and K | _LET, so a key held
 # while another is tapped (BACK held, MENU pressed: a hint) reaches the keys in that order.
@@ -93,13 +93,8 @@ class Sim:
             self.emit('M', data)
 
     def start(self):
-        # Power-on is a part of its own, forgotten once the board runs (a Pico carries no
-        # such harness: its heap is the board's).
         import sim_boot
-        try:
-            sim_boot.start(self)
-        finally:
-            forget('sim_boot')
+        sim_boot.start(self)
 
     def status(self, moves=True):
         try:

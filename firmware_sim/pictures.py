@@ -6,8 +6,7 @@ import hw_sim
 import pinmap
 import view as V
 from animator import Animator, SPEED_MS
-from render import Scene, draw, set_position, show_position
-from start import place
+from render import Scene, draw, set_position, show_position, place
 from appconst import PLAY, OVER
 from settings import DEFAULTS
 from shared_rules import game as make_game
@@ -26,7 +25,6 @@ class Picture:
         self.view = V.View(px, profile)
         self.anim = Animator()
         self.scene = Scene(profile.n_keys, self.anim)
-        self.key_of_cell = bytearray(32)
         self.game = game
         self.g = make_game(game)
         self.s = None
@@ -47,7 +45,7 @@ def show(a, game, position):
     a.s = State(g, position)
     a.anim.end()
     sc.flash_key = sc.hint_move = -1
-    place(sc, g, a.profile, a.key_of_cell)
+    place(sc, g, a.profile)
     a.view.reset(pieces=(game == 'bagh-chal'))
     set_position(sc, g, a.s)
     over = a.s.outcome() is not None

@@ -1,7 +1,5 @@
 # The simulated board's power-on, for firmware_sim/board_sim.py: the environment read, the
-# simulated hardware, the journal and the App built, the link attached, the boot. Imported for
-# the boot and forgotten after (compat.forget), as the app's parts are: its bytecode is heap the
-# board under the 160 KB test can use, as a Pico's would be (a Pico carries no such harness).
+# simulated hardware, the journal and the App built, the link attached, the boot.
 import os
 import gc
 from compat import ticks_ms

@@ -2,8 +2,8 @@
 CPython and MicroPython. See RULES.md; the API follows python-chess and OpenSpiel:
 a game object holds the options, positions are small, moves are small integers with text on top.
 
-Engines load on first use (`game(name)`, `from shared_rules import Bawo`) and `unload()`
-drops the ones not in play, so the board keeps only one engine's bytecode on its heap.
+Engines load on first use (`game(name)`, `from shared_rules import Bawo`): a board that
+plays one game never imports the others.
 """
 from shared_rules.errors import (RulesError, InvalidPositionError, InvalidMoveError,
                                  IllegalMoveError, GameOverError, RecordError, quote)
@@ -16,10 +16,6 @@ RULES_VERSION = "1"
 GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
          "oware": ("shared_rules.oware", "Oware"),
          "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
-# Modules an engine loads for itself, dropped with it (the viper kernels: machine code on
-# the heap).
-_PARTS = {"bawo": ("shared_rules.bawo_viper",), "oware": ("shared_rules.oware_viper",),
-          "bagh-chal": ("shared_rules.baghchal_viper",)}
 _LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
          "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
 
@@ -56,27 +52,6 @@ def fits(name, rows, cols):
     if name == "oware":
         return rows >= 2 and cols >= 8
     return name == "bagh-chal" and rows == 5 and cols == 5
-
-
-def unload(keep=None, also=()):
-    """Forget the engines other than `keep` (and the modules named in `also`) so the
-    garbage collector can free them; they load again on next use. MicroPython and CircuitPython only: on
-    CPython the memory does not matter, and positions alive elsewhere in the process
-    would no longer compare equal to those of a reloaded module."""
-    import sys
-    if sys.implementation.name not in ("micropython", "circuitpython"):
-        return
-    drop = list(also)
-    for n in GAMES:
-        if n != keep:
-            drop.append(GAMES[n][0])
-            drop.extend(_PARTS.get(n, ()))
-    here = globals()
-    for module in drop:
-        sys.modules.pop(module, None)
-        short = module.rsplit(".", 1)[-1]
-        if short in here:
-            del here[short]
 
 
 def winner_name(g, outcome):

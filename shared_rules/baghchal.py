@@ -309,7 +309,7 @@ class BaghChal(BaseGame):
                 b[mid] = EMPTY
         return Position(b, hand, cap, 1 - pos.turn)
 
-    def _why_illegal(self, pos, move):
+    def why_illegal(self, pos, move):
         text = self.move_str(move) if 0 <= move < 650 else repr(move)
         if pos.turn == 0:
             if pos.hand and move >= 25:

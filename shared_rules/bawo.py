@@ -264,7 +264,7 @@ class Bawo(BaseGame):
             return None
         return Position(s, 1 - pos.turn)
 
-    def _why_illegal(self, pos, move):
+    def why_illegal(self, pos, move):
         text = self.move_str(move)
         if not 0 <= move < 32:
             return "illegal move %r" % move

@@ -309,7 +309,7 @@ class Oware(BaseGame):
                 return None
         return Position(pits, stores, 1 - pos.turn)
 
-    def _why_illegal(self, pos, move):
+    def why_illegal(self, pos, move):
         if not 0 <= move < 6:
             return "illegal move %r" % move
         text = self.move_str(move, pos)

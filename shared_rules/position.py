@@ -5,7 +5,7 @@ from shared_rules.errors import InvalidPositionError, IllegalMoveError, GameOver
 
 
 class BaseGame:
-    """Subclasses define legal_moves, outcome, parse_move and _why_illegal."""
+    """Subclasses define legal_moves, outcome, parse_move and why_illegal."""
 
     repetition = 0  # the occurrence of a position that ends the game; 0: repetition is allowed
     # The search's table slot and check key in machine code (a viper kernel), or None.
@@ -63,7 +63,7 @@ class BaseGame:
         if move not in self.legal_moves(pos):
             if self.outcome(pos) is not None:
                 raise GameOverError("the game is over: no move can be played")
-            raise IllegalMoveError(self._why_illegal(pos, move))
+            raise IllegalMoveError(self.why_illegal(pos, move))
         return move
 
 

@@ -48,7 +48,7 @@ class HostileBoard:
     def _frame(seq, payload):
         # P.encode insists on a dict; a broken board need not.
         head = b"%s%d %d %s " % (P.MARKER, P.VERSION, seq, P.OK.encode())
-        js = P._dumps(payload).encode()
+        js = P.dumps(payload).encode()
         return b"%s%s %08x\n" % (head, js, P.crc32(js, P.crc32(head[3:])))
 
     def _write(self, data):

@@ -1,5 +1,5 @@
 """Well-formed frames against the whole board: the simulator (firmware/board_sim.py, the real
-app, handler, link and journal) under `micropython -X heapsize=160k`, from .mpy files as on a
+app, handler, link and journal) in a heap it runs short in (conftest.TIGHT_HEAP), from .mpy files as on a
 Pico, its serial link a pair of pipes. (The framing fuzz, damaged frames against the parser,
 is tests/mp/test_protocol_mp.py.) Used by tests/test_protocol.py (a seeded slice, and the
 100,000-frame run behind -m slow) and bench/link_fuzz.py.
@@ -18,6 +18,7 @@ import shutil
 import time
 
 from _link_helpers import P, host_link
+from conftest import TIGHT_HEAP
 from bawo.firmware import profile_path
 from bawo.sim import BoardProcess, build_mpy
 from shared_rules.record import Record
@@ -97,7 +98,7 @@ def random_request(rng, ctx):
 def encode(ver, seq, typ, pl):
     if ver == P.VERSION:
         return P.encode(seq, typ, pl)
-    body = ("%d %d %s %s" % (ver, seq, typ, P._dumps(pl))).encode()
+    body = ("%d %d %s %s" % (ver, seq, typ, P.dumps(pl))).encode()
     return b"%s%s %08x\n" % (P.MARKER, body, P.crc32(body))
 
 
@@ -374,7 +375,7 @@ class SimLink:
         os.close(self.from_r)
 
 
-def run(n, seed, root, heap="160k", progress=None, ai=True):
+def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
     """n well-formed frames against the simulated board; returns a dict of figures.
     Raises AssertionError on the first broken promise."""
     rng = random.Random(seed)
@@ -487,7 +488,7 @@ def run(n, seed, root, heap="160k", progress=None, ai=True):
         assert sim.alive(), "the board died: %s" % sim.b.stderr_text()
         assert snapshot(root, sim.data) == outside, "a file outside the board's data changed"
         recorded = [x[2:] for x in sim.b.log if x.startswith("R ")]
-        # First on the running board; on a 160 KB heap its AI can leave no room for a LIST
+        # First on the running board; on a tight heap its AI can leave no room for a LIST
         # page (see the notes), so then as a person would: power cycle, then sync. Either
         # way every game recorded must list, fetch (CRC) and replay.
         playing = _game_at(sim)

@@ -32,6 +32,16 @@ def tool(name):
     return found
 
 
+# The unix port's heap where a test bounds it. The board's own budget is measured on the
+# emulated Pico (bench/heap.py --pico); on the unix port (64-bit objects, the firmware's
+# bytecode on the heap: about 160 KB live) a bound only catches memory that grows with what
+# the board has done (its games, its records, the frames it answered).
+SIM_HEAP = "256k"
+# Tight enough that the board runs short while it plays and syncs: the runs that prove a
+# MemoryError costs an answer, a page or a frame, never the board.
+TIGHT_HEAP = "192k"
+
+
 def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE, FIRMWARE_SIM), cwd=ROOT, timeout=300, env=None):
     """Run the MicroPython unix port; returns subprocess.CompletedProcess (text)."""
     cmd = [tool("micropython")]

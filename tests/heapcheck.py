@@ -33,9 +33,9 @@ def poll():
 
 
 a._think_poll = poll
-while a.s.outcome() is None and a.s.ply < PLIES:
+while a.session.s.outcome() is None and a.session.s.ply < PLIES:
     a.step(ticks_ms())
     m = gc.mem_free()
     if m < low[0]:
         low[0] = m
-print('HEAP', low[1], low[0], a.s.ply, a.thinks, a.think_ms, a.think_max, a.s.outcome() is not None)
+print('HEAP', low[1], low[0], a.session.s.ply, a.thinks, a.think_ms, a.think_max, a.session.s.outcome() is not None)

@@ -1,14 +1,14 @@
 """A board's memory does not grow with the number of games it has ever played (issue 9).
 
 The board's game counter only grows; LIST's cache used to be indexed by it, so a board that had
-played a few hundred games could no longer answer LIST on a 160 KB heap, and sync failed forever.
+played a few hundred games could no longer answer LIST on its heap, and sync failed forever.
 Both tests use a data dir whose counter says 100,000 games with five records on flash."""
 import json
 import threading
 
 import pytest
 
-from conftest import run_micropython, FIRMWARE, ROOT
+from conftest import run_micropython, FIRMWARE, ROOT, SIM_HEAP
 from _host_helpers import journal_module, random_record
 from bawo import sim
 from bawo.link import BoardLink
@@ -34,12 +34,12 @@ def old_board(root, last=LIFETIME, n=5):
     return recs
 
 
-def test_sync_a_board_that_played_100000_games_in_160k(tmp_path):
-    # The simulated board as deployed (.mpy, 160 KB heap) on a pty, the host's own link.
+def test_sync_a_board_that_played_100000_games_in_a_bounded_heap(tmp_path):
+    # The simulated board as deployed (.mpy, a bounded heap) on a pty, the host's own link.
     flash = tmp_path / "flash"
     recs = old_board(flash)
     relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(flash), fake=False, heap="160k",
+    board = sim.BoardProcess("bawo-4x8", str(flash), fake=False, heap=SIM_HEAP,
                              mpy_dir=sim.build_mpy(tmp_path / "mpy"), link=relay.board_ends())
     relay.start()
 
@@ -111,7 +111,7 @@ def test_heap_used_by_list_does_not_depend_on_the_counter(tmp_path):
     for last in (5, 1000, LIFETIME):
         root = tmp_path / ("d%06d" % last)   # one path length: only the counter differs
         old_board(root, last)
-        r = run_micropython([str(script), str(root)], heapsize="160k", path=(ROOT, FIRMWARE))
+        r = run_micropython([str(script), str(root)], heapsize=SIM_HEAP, path=(ROOT, FIRMWARE))
         assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
         typ, first, cached, again = r.stdout.split()
         assert typ == "OK", r.stdout
@@ -132,7 +132,7 @@ def test_cache_is_sized_by_the_records_on_flash_cpython(tmp_path):
     old_board(root, LIFETIME, n=70)
     j = J.Journal(str(root), BOARD, min_free=0, log=lambda m: None)
     first = list(j.list_games())
-    assert len(j._meta[0]) == 64   # 70 records: datafiles.CACHE_MAX slots, whatever the counter
+    assert len(j.summaries[0]) == 64   # 70 records: datafiles.CACHE_MAX slots, whatever the counter
     assert list(j.list_games()) == first
     j.mark_synced(first[3]["id"])
     again = list(j.list_games())
@@ -141,7 +141,7 @@ def test_cache_is_sized_by_the_records_on_flash_cpython(tmp_path):
     assert list(fresh.list_games()) == again
 
 
-def test_a_board_with_400_records_on_flash_boots_and_syncs_in_160k(tmp_path):
+def test_a_board_with_400_records_on_flash_boots_and_syncs_in_a_bounded_heap(tmp_path):
     # A board keeps its synced records until the flash is needed: thousands of them on a
     # Pico. Their names as a list (~100 bytes each on the 64-bit port) stopped the 160 KB
     # board at power-on from about 200 records on; now they take 4 bytes each.
@@ -152,7 +152,7 @@ def test_a_board_with_400_records_on_flash_boots_and_syncs_in_160k(tmp_path):
     for rec in recs[:400]:
         gid = rec.header["Id"]
         os.rename(flash / (gid + ".rec"), flash / (gid + ".syn"))
-    board = F.SimLink(str(tmp_path), "160k", 1, ai=False, board_id=BOARD)
+    board = F.SimLink(str(tmp_path), SIM_HEAP, 1, ai=False, board_id=BOARD)
     try:
         # Asked again a little later on an ERROR 9 for memory, as the fuzzer's host does.
         link = F._PatientLink(F._PipePort(board), timeout=2.0, retries=3)
@@ -169,7 +169,7 @@ def test_a_board_with_400_records_on_flash_boots_and_syncs_in_160k(tmp_path):
         board.close()
 
 
-def test_bawo_sync_of_500_unsynced_games_in_160k(tmp_path):
+def test_bawo_sync_of_500_unsynced_games_in_a_bounded_heap(tmp_path):
     # A club's board that went months without a PC: 500 finished games, none synced. The
     # user's own `bawo sync` (which takes ERROR 9 as the board's answer, unlike the patient
     # link above) against the simulated board under 160 KB. The LIST summaries' cache grew
@@ -185,7 +185,7 @@ def test_bawo_sync_of_500_unsynced_games_in_160k(tmp_path):
     short = tempfile.TemporaryDirectory(dir="/tmp")
     data = os.path.join(short.name, "sim")
     recs = seed_journal(data, 500, board="sim-club")
-    p, lines = headless_sim(data, "--heap", "160k")
+    p, lines = headless_sim(data, "--heap", SIM_HEAP)
     try:
         assert "running headless" in lines[-1], lines
         r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--sim", data,

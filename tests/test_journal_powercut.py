@@ -53,11 +53,11 @@ for k, (off, flip) in enumerate(cases):
     a = A.App(board, j, 'cut')
     a.boot()
     out = {'k': k, 'mode': a.mode, 'bad': [n for n in os.listdir(d) if n.endswith('.bad')]}
-    if a.s is not None and a.mode == A.PLAY:
-        out['pos'] = a.g.format(a.s.position)
-        out['ply'] = a.s.ply
+    if a.session is not None and a.mode == A.PLAY:
+        out['pos'] = a.session.g.format(a.session.s.position)
+        out['ply'] = a.session.s.ply
         # The board goes on after the cut: the next move lands right after the good lines.
-        m = a.s.legal_moves[0]
+        m = a.session.s.legal_moves[0]
         a.play(m)
         j2 = Journal(d, 'cut', log=lambda m: None)
         cur = j2.read_current()

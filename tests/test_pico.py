@@ -456,22 +456,22 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
     return stats
 
 
-@pytest.mark.parametrize("part", range(10))
+@pytest.mark.parametrize("part", range(7))
 def test_power_cuts_during_play_resume_at_the_last_journaled_move(frozen_4x8, bundle_4x8, tmp_path, part):
-    # Ten parts of the cuts, so that the test workers share them; each part is its own board
+    # Seven parts of the cuts, so that the test workers share them; each part is its own board
     # and games. Each cut costs a boot of the image (0.64 s emulated, ~50 M emulated
     # instructions of MicroPython importing the firmware). Parts 0-8 power-cycle inside the
     # emulator's process (Pico(power_cycle=True)), which saves Node's start-up and V8's warm-up
     # at each cut: 10 cuts took 40.7 s instead of 52.7 (4.1 s a cut, was 5.3, same seed, same
-    # loaded machine), so the normal run affords 10 x 10 where it had 4 x 10 kills. Part 9
-    # kills the process at each cut and starts a new one, so both models stay covered.
-    # Part 8 runs the stock image with the bundle on littlefs (the mpremote update path); the
-    # others the frozen image. test_power_cuts_120_on_the_picos_flash (-m slow) does 120.
+    # loaded machine). 7 x 10 keeps the whole test run under its 12 minutes. Part 6 kills the
+    # process at each cut and starts a new one, so both models stay covered. Part 5 runs the
+    # stock image with the bundle on littlefs (the mpremote update path); the others the
+    # frozen image. test_power_cuts_120_on_the_picos_flash (-m slow) does 120.
     # BAWO_PICO_CUTS: per part.
     import os
     cuts = int(os.environ.get("BAWO_PICO_CUTS", "10"))
-    install = bundle_4x8 if part == 8 else frozen_4x8
-    stats = power_cuts(install, tmp_path, cuts, seed=11 + part, in_process=part != 9)
+    install = bundle_4x8 if part == 5 else frozen_4x8
+    stats = power_cuts(install, tmp_path, cuts, seed=11 + part, in_process=part != 6)
     print("pico power cuts:", stats)
     assert stats["cuts"] == cuts and stats["resumed_mid_game"] > cuts // 2
 

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from _link_helpers import FIRMWARE, ROOT, P, board_link_module, host_link, micropython, mpy_cross
+from conftest import TIGHT_HEAP
 
 MP_SCRIPT = ROOT / "tests" / "mp" / "test_protocol_mp.py"
 FUZZ_N = 100_000
@@ -373,9 +374,9 @@ def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
         P.Parser().feed(P.encode(7, P.MOVE, {"move": "a1"}))
 
 
-# --- well-formed frames against the whole board, under 160 KB ----------------------------
+# --- well-formed frames against the whole board, in a tight heap --------------------------
 
-def _board_fuzz(tmp_path, n, seed, ai=True, heap="160k"):
+def _board_fuzz(tmp_path, n, seed, ai=True, heap=TIGHT_HEAP):
     import _link_fuzz
     fig = _link_fuzz.run(n, seed, str(tmp_path), ai=ai, heap=heap)
     print(fig)   # pytest -s shows the figures
@@ -383,7 +384,7 @@ def _board_fuzz(tmp_path, n, seed, ai=True, heap="160k"):
 
 
 def test_board_fuzz_well_formed_frames(tmp_path):
-    # The link's promises with room on the heap; the 160 KB heap's below.
+    # The link's promises with room on the heap; a tight heap's below.
     fig = _board_fuzz(tmp_path, 2000, 11, heap="512k")
     assert fig["replies"].get(0, 0) > 200 and fig["replies"].get(P.E_BAD_PAYLOAD, 0) > 200
     assert fig["games synced at the end"] >= fig["games recorded"]
@@ -401,8 +402,8 @@ def test_board_fuzz_one_seed_makes_one_run(tmp_path):
     assert a == b
 
 
-def test_board_fuzz_well_formed_frames_160k(tmp_path):
-    # The same under the 160 KB heap: no crash, no hang, nothing outside the data touched,
+def test_board_fuzz_well_formed_frames_tight_heap(tmp_path):
+    # The same in a heap the board runs short in: no crash, no hang, nothing outside the data touched,
     # and every game recorded listed, fetched and replayed by a sync of the running board, or
     # if it has no room, of the board restarted, with its game in progress resumed
     # (_link_fuzz.run asserts all of it). Whether the running board had the room is where
@@ -414,7 +415,7 @@ def test_board_fuzz_well_formed_frames_160k(tmp_path):
 
 
 @pytest.mark.slow
-def test_board_fuzz_well_formed_frames_160k_100k(tmp_path, request):
+def test_board_fuzz_well_formed_frames_tight_heap_100k(tmp_path, request):
     if "slow" not in (request.config.getoption("-m") or ""):
         pytest.skip("long run: pytest -m slow (or bench/link_fuzz.py)")
     _board_fuzz(tmp_path, 100_000, 12)
@@ -450,93 +451,3 @@ def test_a_quiet_link_looks_less_often_and_answers_within_a_few_polls():
     for _ in range(10):
         link.poll()
     assert len(looks) - n == 10
-
-
-def _live_now(sim):
-    """What stays on the simulated board's heap after a collection, idle (BAWO_HEAP=1)."""
-    return sim.idle_status()["live_now"]
-
-
-def test_a_link_no_host_listens_to_sleeps_and_the_next_request_wakes_it(tmp_path):
-    # The link's request code (the protocol, the handler) stayed on the heap all the board's
-    # life, though a host talks to a board for minutes a week: on the simulator's 160 KB heap
-    # the board then had no room for its AI (Oware at level 5 played at random), nor for a
-    # Bagh-Chal game to start. Now the link sleeps once no host has spoken for SLEEP_MS (or
-    # REST_MS before a game from MENU or the board's own move), with no event waiting for an
-    # ACK and no host known to listen for events (a watcher keeps it awake), and a host's
-    # bytes wake it.
-    import _link_fuzz
-    L = board_link_module()
-    sim = _link_fuzz.SimLink(str(tmp_path), "160k", 1, ai=False)
-    seq = [0]
-
-    def ask(typ, payload=None):
-        seq[0] += 1
-        r = sim.request(seq[0], typ, payload, tries=20, step_ms=20)
-        assert r is not None, "no reply to %s" % typ
-        return r
-
-    try:
-        sim.run(100)
-        awake = _live_now(sim)      # awake from the power-on: its code on the tidy heap
-        sim.run(L.SLEEP_MS + 2000)
-        asleep = _live_now(sim)
-        assert awake - asleep > 8000, (awake, asleep)   # 12 KB measured
-        assert ask(P.HELLO).type == P.OK
-        assert _live_now(sim) - asleep > 8000
-        # A host that spoke may be listening for events: the link stays awake, however long.
-        sim.run(2 * L.SLEEP_MS)
-        assert _live_now(sim) - asleep > 8000
-        assert ask(P.NEW, {"kind": "bawo", "opponent": "people"}).type == P.OK
-        assert ask(P.MOVE, {"move": "A1+"}).type == P.OK
-        events = [f for f in sim.frames if f.type == P.EVENT]
-        assert events, sim.frames   # sent, and never ACKed here: the host is gone
-        sim.run(5000)               # the events' retries run out
-        playing = _live_now(sim)
-        sim.run(L.SLEEP_MS + 2000)
-        assert playing - _live_now(sim) > 8000, playing   # asleep again
-        sim.frames.clear()
-        sim.run(10000)
-        assert not [f for f in sim.frames if f.type == P.EVENT]
-        r = ask(P.POSITION)         # a host again: it wakes, the request is answered
-        assert r.type == P.OK and r.payload["ply"] == 1, r
-    finally:
-        sim.close()
-
-
-def test_rest_sleeps_a_link_only_when_no_host_may_be_listening():
-    # Before the board's own move (think.py) the link sleeps if no host spoke for REST_MS and
-    # none may be listening: a host that spoke stays served (a silent `bawo watch` gets the
-    # move's EVENT) until its EVENTs go unanswered; nothing waiting is ever dropped.
-    L = board_link_module()
-    now, inbox, out, made = [0], [], [], []
-
-    def make():
-        made.append(_Recorder())
-        return made[-1]
-    link = L.Link(lambda: inbox.pop(0) if inbox else None, out.append, make_handler=make,
-                  now_ms=lambda: now[0])
-    assert link.handler is made[0]          # awake as it starts: its code on a tidy heap
-    link.rest()
-    assert link.parser is not None          # (no host yet, but not REST_MS of quiet either)
-    inbox.append(P.encode(5, P.HELLO))
-    link.poll()
-    assert link.handler is made[0] and [r.type for r in P.Parser().feed(b"".join(out))] == [P.OK]
-    now[0] += L.REST_MS
-    link.rest()
-    assert link.parser is not None          # the host that spoke may be listening
-    assert link.send_event(P.EV_MOVE, {"id": "b-0001", "ply": 1})
-    for _ in range(L.QUIET_POLLS + 10):     # unanswered: resent, then dropped
-        now[0] += 400
-        link.poll()
-    assert not link.connected and not link._pending
-    now[0] += L.REST_MS
-    link.rest()
-    assert link.parser is None and link.handler is None                # asleep
-    assert not link.send_event(P.EV_MOVE, {"id": "b-0001", "ply": 2})  # no host to send to
-    inbox.append(P.encode(6, P.MOVE, {"move": "A1+"}))
-    for _ in range(L.QUIET_EVERY):          # (a quiet link looks every QUIET_EVERY-th poll)
-        link.poll()                         # woken by the next request, which is answered
-    assert link.handler is made[1] and made[1].calls == [("move", "A1+")]
-    link.rest()
-    assert link.parser is not None          # it has just spoken

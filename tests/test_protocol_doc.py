@@ -82,7 +82,7 @@ def test_the_worked_example_against_the_firmware(board):
             assert _shape(real.payload) == _shape(doc.payload), (r, real.payload, doc.payload)
         checked += 1
         if r.type == P.NEW:   # the example's person presses A1+ on the board
-            b.app.play(b.app.s.parse_move("A1+"))
+            b.app.play(b.app.session.s.parse_move("A1+"))
             b.step(10000)
             b.replies()
     assert checked >= 8

@@ -8,7 +8,7 @@ from shared_rules import game
 from shared_rules.rng import Rng
 from bawo.solve import Solver, solve, WIN, LOSS, UNKNOWN
 from bawo.proofcheck import check, ProofError
-from conftest import run_micropython, ROOT
+from conftest import run_micropython, ROOT, SIM_HEAP
 
 sys.path.insert(0, str(Path(__file__).parent / 'mp'))
 import harness  # noqa: E402
@@ -302,7 +302,7 @@ def test_the_books_north_replies_leave_south_the_largest_proof():
 
 
 def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
-    # The firmware as on a Pico (.mpy files and the book from build_mpy, 160 KB heap) under
+    # The firmware as on a Pico (.mpy files and the book from build_mpy, a bounded heap) under
     # the unix port: as South at level 5 it plays the book's moves, North pressing replies.
     import time
     from bawo.sim import BoardProcess, build_mpy, choose_settings, presses_for, key_of_cell
@@ -311,7 +311,7 @@ def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
     bk = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
     mpy = build_mpy(tmp_path / 'mpy')
     assert (mpy / 'bawo_book.bin').exists()
-    b = BoardProcess('bawo-4x8', str(tmp_path / 'flash'), heap='160k', speed=None, mpy_dir=mpy)
+    b = BoardProcess('bawo-4x8', str(tmp_path / 'flash'), heap=SIM_HEAP, speed=None, mpy_dir=mpy)
     try:
         choose_settings(b, 'bawo', 'board-first', None, 5)
         b.menu()

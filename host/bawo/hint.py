@@ -2,28 +2,28 @@
 web's Play page: the firmware's own choice (firmware/hint.py's best_move: the proved book's
 move while South is on its line, else the board's level-5 search), run here, so the board,
 the simulator, the terminal and the page give one hint for one position and seed. The record
-says so as the board's does (firmware/finish.py): the helped side's name with '(N hints)'."""
+says so as the board's does (firmware/session.py): the helped side's name with '(N hints)'."""
 from . import firmware
 
 
 class _Asking:
-    """What firmware/hint.best_move reads of the board's App: the game, its header (a set-up
-    position, the seed) and the opponent (None: the hint's own level-5 search)."""
+    """What firmware/hint.best_move reads of the board's Session: the game, its state and
+    its header (a set-up position, the seed)."""
 
     def __init__(self, state, seed, position):
         self.s = state
         self.g = state.game
         self.header = {"seed": seed, "position": position}
-        self.opponent = None
 
-    def _think_poll(self):
-        return False   # nothing here stops the search (the board's keys and link do there)
+
+def _go_on():
+    return False   # nothing here stops the search (the board's keys and link do there)
 
 
 def best_move(state, seed=1, position=None):
     """The hint's move, as text, for the side to move in state (a shared_rules State);
     position: the game's set-up position text (None for the usual start)."""
-    m = firmware.module("hint").best_move(_Asking(state, seed, position))
+    m = firmware.module("hint").best_move(_Asking(state, seed, position), None, _go_on)
     return state.game.move_str(m, state.position)
 
 

@@ -72,10 +72,10 @@ def test_menu_starting_a_game_shows_its_start_before_the_journal_writes():
     seen = []
     px = board.pixels
     send = px._transmit
-    px._transmit = lambda buf: (seen.append((a.mode, a.s is not None and a.s.ply, bytes(buf))), send(buf))
+    px._transmit = lambda buf: (seen.append((a.mode, a.session is not None and a.session.s.ply, bytes(buf))), send(buf))
     board.press(a.keys.menu)
     _steps(a, board, 2)
-    assert a.mode == app.PLAY and a.header['id']
+    assert a.mode == app.PLAY and a.session.header['id']
     assert log[:5] == ['frame', 'frame', 'write counter', 'write counter.2', 'write cur.jnl'], log
     assert seen[0][:2] == (app.MENU, False), seen[0][:2]   # the answer: no game loaded yet
     wire = seen[0][2]
@@ -122,10 +122,10 @@ def test_move_press_is_answered_with_its_pocket_lit_before_the_journal():
     seen = []      # at each frame: the pressed pocket's background, the ply played
     px = board.pixels
     send = px._transmit
-    px._transmit = lambda buf: (seen.append((a.view._bg[key], a.s.ply)), send(buf))
+    px._transmit = lambda buf: (seen.append((a.view._bg[key], a.session.s.ply)), send(buf))
     board.press(key)
     _steps(a, board, 2)
-    assert a.s.ply == 1
+    assert a.session.s.ply == 1
     assert log == ['frame', 'journal', 'frame'], log
     assert seen[0] == (V.BG_SELECT, 0) and seen[-1][1] == 1, seen
 
@@ -134,9 +134,9 @@ def test_move_press_journals_then_shows_in_the_same_pass():
     a, board, log, key = _oware_pit()
     board.press(key)
     _steps(a, board, 1)
-    assert log == [] and a.s.ply == 0   # one closed reading is not a press yet
+    assert log == [] and a.session.s.ply == 0   # one closed reading is not a press yet
     _steps(a, board, 1)
-    assert a.s.ply == 1
+    assert a.session.s.ply == 1
     assert log[-2:] == ['journal', 'frame'], log
 
 

@@ -128,9 +128,5 @@ def test_level_5_searches_alike():
     assert searched > 10000, searched
 
 
-def test_unload_drops_the_kernel_with_the_engine():
-    kernelcheck.check_unload_drops_the_kernel(B, MICROPYTHON)
-
-
 if __name__ == '__main__':
     mpcheck.run(globals())

@@ -20,6 +20,12 @@ import book
 BOOK = mpcheck.FIRMWARE + '/bawo_book.bin'
 
 
+
+def key_of(a, cell):
+    """The key over `cell` of App a's game."""
+    ck = a.scene.cell_of_key
+    return [k for k in range(len(ck)) if ck[k] == cell][0]
+
 def board_south(level=5, header=None):
     g = game('bawo')
     h = {'game': 'bawo', 'level': level}
@@ -88,8 +94,8 @@ def test_the_running_app_plays_the_books_first_move():
     b.close()
     a._think()   # the board's opponent is made at its first move
     assert isinstance(a.opponent, book.BookOpponent)
-    assert a.s.ply == 1 and a.opponent.book_moves == 1 and a.opponent.ai_moves == 0
-    assert a.s.position == g.play(g.start(), want)
+    assert a.session.s.ply == 1 and a.opponent.book_moves == 1 and a.opponent.ai_moves == 0
+    assert a.session.s.position == g.play(g.start(), want)
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 
@@ -119,7 +125,6 @@ def test_the_menus_perfect_pocket_is_level_5_in_bawo_alone():
         a.draw()
         assert a.view._bg[key[(row, col + 4)]] == fifth, name
         assert a.view._bg[key[(row, col + 3)]] == menu.LEVEL_COLOR, name
-        a.close_menu()
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 
@@ -134,19 +139,19 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     want = b.lookup(g.start().key())
     b.close()
     sc = a.scene
-    assert a.mode == app.PLAY and a.hints == 1 and sc.hint_move == want
-    assert sc.sel == a.g.move_cell(want, 0)
+    assert a.mode == app.PLAY and a.session.hints == 1 and sc.hint_move == want
+    assert sc.sel == a.session.g.move_cell(want, 0)
     # Of the start's targets only the hinted move's is lit (blinking: look while it is on),
     # as the frame the person sees has it (the view keeps each key's tint).
     sc.blink = 1
     a.draw()
-    lit = [t for t, m in sc.starts[sc.sel] if a.view._bg[a.key_of_cell[t]] == app.V.BG_TARGET]
+    lit = [t for t, m in sc.starts[sc.sel] if a.view._bg[key_of(a, t)] == app.V.BG_TARGET]
     assert lit == [t for t, m in sc.starts[sc.sel] if m == want] and len(lit) == 1, lit
-    a.on_press(a.key_of_cell[lit[0]])          # the person plays it
+    a.on_press(key_of(a, lit[0]))          # the person plays it
     a.skip()
-    assert a.s.ply == 1 and a.s.position == g.play(g.start(), want)
+    assert a.session.s.ply == 1 and a.session.s.position == g.play(g.start(), want)
     a._finish()
-    text = a.journal.read_record(a.header['id'])
+    text = a.journal.read_record(a.session.header['id'])
     text = text.decode() if isinstance(text, bytes) else text
     assert '[First "person (1 hints)"]' in text, text
     assert '[Second "board (level 1)"]' in text, text   # the board's AI and its level
@@ -164,16 +169,16 @@ def test_a_hint_survives_a_power_cut():
     k.is_pressed = lambda key: key == k.back
     a.on_press(k.menu)
     a.on_press(k.menu)
-    assert a.hints == 2 and a.s.ply == 0
-    gid = a.header['id']
+    assert a.session.hints == 2 and a.session.s.ply == 0
+    gid = a.session.header['id']
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
     b = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
                 settings={'game': 'bawo', 'opponent': 'board-second', 'level': 1})
     b.boot()
-    assert b.mode == app.PLAY and b.header['id'] == gid and b.hints == 2, (b.mode, b.hints)
-    b.play(b.g.legal_moves(b.s.position)[0])
+    assert b.mode == app.PLAY and b.session.header['id'] == gid and b.session.hints == 2, (b.mode, b.session.hints)
+    b.play(b.session.g.legal_moves(b.session.s.position)[0])
     b.skip()
-    assert b.s.ply == 1
+    assert b.session.s.ply == 1
     b._finish()
     text = b.journal.read_record(gid)
     text = text.decode() if isinstance(text, bytes) else text
@@ -189,11 +194,11 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     k.is_pressed = lambda key: key == k.back
     a.on_press(k.menu)
     m = a.scene.hint_move
-    assert a.hints == 1 and m >= 0 and a.scene.sel == a.g.move_cell(m, 0)
-    before = a.s.position
-    a.on_press(a.key_of_cell[a.scene.sel])   # the hinted pit: one press plays it
+    assert a.session.hints == 1 and m >= 0 and a.scene.sel == a.session.g.move_cell(m, 0)
+    before = a.session.s.position
+    a.on_press(key_of(a, a.scene.sel))   # the hinted pit: one press plays it
     a.skip()
-    assert a.s.ply == 1 and a.s.position == a.g.play(before, m)
+    assert a.session.s.ply == 1 and a.session.s.position == a.session.g.play(before, m)
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 

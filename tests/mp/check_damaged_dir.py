@@ -74,8 +74,8 @@ def _boot(root):
 def _plays(a):
     # The board still works: a game starts, a move is journaled, settings are saved.
     a.new_game('bawo')
-    a.play(a.s.legal_moves[0])
-    assert a.journal.read_current()[1] == [a.s.moves[0]]
+    a.play(a.session.s.legal_moves[0])
+    assert a.journal.read_current()[1] == [a.session.s.moves[0]]
     a.settings['speed'] = 2
     a.save_settings()
     assert settings.parse(_read(a.journal.path('settings')))['speed'] == 2
@@ -91,7 +91,7 @@ def _boots_twice(root, damaged):
     _plays(a)
     a2, warned2 = _boot(root)
     assert warned2 == [], warned2
-    assert a2.mode == app.PLAY and a2.s.ply == 1   # the game above resumed
+    assert a2.mode == app.PLAY and a2.session.s.ply == 1   # the game above resumed
     return a
 
 
@@ -108,7 +108,7 @@ def test_directory_where_a_file_belongs():
         # Set aside whole: nothing inside was deleted.
         assert _read(root + '/' + n + '.bad/inside') == b'keep me'
     # Ids stay unique: the counter is still found in the names on flash.
-    assert a.header['id'] == 'tb-0005', a.header['id']
+    assert a.session.header['id'] == 'tb-0005', a.session.header['id']
     assert list(a.journal.list_games()) == []
 
 
@@ -158,11 +158,11 @@ def test_warned_also_when_a_game_resumes():
     root = _fresh('resume')
     a, _ = _boot(root)
     a.new_game('bawo')
-    a.play(a.s.legal_moves[0])
+    a.play(a.session.s.legal_moves[0])
     _dir_with_a_file(root + '/counter.tmp')
     _write(root + '/settings', b'garbage')
     a, warned = _boot(root)
-    assert a.mode == app.PLAY and a.s.ply == 1
+    assert a.mode == app.PLAY and a.session.s.ply == 1
     assert len(warned) == 2 and 'counter.tmp.bad' in warned[0] + warned[1], warned
 
 
@@ -204,7 +204,7 @@ def test_journal_headers_that_are_not_ours():
         os.mkdir(root)
         _write(root + '/cur.jnl', seal('H ' + json.dumps(h)) + seal('M 1 A1+'))
         a = _boots_twice(root, ['cur.jnl.bad'])
-        assert a.header['id'] == 'tb-0001', a.header
+        assert a.session.header['id'] == 'tb-0001', a.session.header
 
 
 def test_good_settings_are_kept():

@@ -150,7 +150,7 @@ def _boot(root):
 
 def _play(a, n):
     for _ in range(n):
-        assert a.play(a.s.legal_moves[0])
+        assert a.play(a.session.s.legal_moves[0])
         a.step(a.now + 10)
 
 
@@ -183,13 +183,13 @@ def test_new_game_on_a_full_flash_plays_on_and_is_saved_after_a_sync():
     a, board = _boot(root)
     assert a.new_game('bawo') is True        # was: OSError 28, at every boot
     _play(a, 30)
-    assert a.mode == app.PLAY and a.s.ply == 30
+    assert a.mode == app.PLAY and a.session.s.ply == 30
     assert a.full(), 'flash full is not shown'
     full = [m for m in a.said if m.startswith('flash full')]
     assert len(full) == 1 and 'bawo sync' in full[0], a.said   # said once, not every move
     assert any(_is_red(x) for x in _warning_shown(a, board))
     assert _records(root) == [i + '.rec' for i in ids]   # nothing unsynced went
-    moves = a.s.moves
+    moves = a.session.s.moves
     half = len(ids) // 2
     _sync(a, ids[:half])
     # Synced games were deleted to make room (oldest first), and the game was written.
@@ -204,7 +204,7 @@ def test_new_game_on_a_full_flash_plays_on_and_is_saved_after_a_sync():
     _play(a, 2)   # journaled again, line by line
     assert not a.full(), (len(ids), a.journal.free_bytes(), a.said)
     a2, _ = _boot(root)
-    assert a2.mode == app.PLAY and a2.s.moves == a.s.moves, (a2.mode, a2.s.ply, a.s.ply)
+    assert a2.mode == app.PLAY and a2.session.s.moves == a.session.s.moves, (a2.mode, a2.session.s.ply, a.session.s.ply)
 
 
 def test_a_reboot_on_a_full_flash_resumes_what_fit():
@@ -219,7 +219,7 @@ def test_a_reboot_on_a_full_flash_resumes_what_fit():
     a2, _ = _boot(root)
     assert a2.journal.aside == []
     if a2.mode == app.PLAY:
-        assert a2.s.moves == a.s.moves[:a2.s.ply]
+        assert a2.session.s.moves == a.session.s.moves[:a2.session.s.ply]
         _play(a2, 2)
     else:
         assert a2.new_game('bawo') is True
@@ -233,12 +233,12 @@ def test_a_game_that_does_not_fit_is_never_replaced():
     a, board = _boot(root)
     a.new_game('bawo')
     _play(a, 30)
-    first = a.header['id']
-    moves = a.s.moves
+    first = a.session.header['id']
+    moves = a.session.s.moves
     # MENU, MENU: a new game would archive this one, but its record does not fit.
     a.open_menu()
     assert a.new_game('bawo') is False
-    assert a.header['id'] == first and a.s.moves == moves and a.mode == app.MENU
+    assert a.session.header['id'] == first and a.session.s.moves == moves and a.mode == app.MENU
     assert a.full() and any(_is_red(x) for x in _warning_shown(a, board))
     a.on_press(a.keys.back)        # its AI and journal are closed: no way back into it
     assert a.mode == app.MENU
@@ -256,7 +256,7 @@ def test_a_game_that_does_not_fit_is_never_replaced():
     assert first + '.rec' in names, names
     text = a.journal.read_record(first)
     assert ('30. ' in text or '15. ' in text) and a.journal.read_current() is None
-    assert a.new_game('bawo') is True and a.header['id'] != first
+    assert a.new_game('bawo') is True and a.session.header['id'] != first
 
 
 if __name__ == '__main__':

@@ -161,9 +161,5 @@ def test_level_5_searches_alike():
     assert searched > 20000, searched
 
 
-def test_unload_drops_the_kernel_with_the_engine():
-    kernelcheck.check_unload_drops_the_kernel(O, MICROPYTHON)
-
-
 if __name__ == '__main__':
     mpcheck.run(globals())

@@ -26,8 +26,8 @@ def _app(game, plies, seed=1):
                 settings={'game': game, 'opponent': 'people', 'speed': 0})
     a.new_game(game, opponent='people')
     x = seed
-    while a.s.ply < plies and a.s.outcome() is None:
-        lm = a.s.legal_moves
+    while a.session.s.ply < plies and a.session.s.outcome() is None:
+        lm = a.session.s.legal_moves
         x = (x * 1103515245 + 12345) & 0x7FFFFFFF
         a.play(lm[(x >> 8) % len(lm)])
     return a
@@ -75,10 +75,10 @@ def test_pages_give_the_whole_game():
     # Seeds whose random games last (most random Bawo games end within 40 plies).
     for game, seed, pages_at_least in (('bawo', 4, 1), ('oware', 27, 2), ('bagh-chal', 6, 2)):
         a = _app(game, 400, seed)
-        assert a.s.ply >= 60, (game, a.s.ply)
+        assert a.session.s.ply >= 60, (game, a.session.s.ply)
         moves, pages, last = _all_moves(_Host(a))
-        assert moves == a.s.moves, (game, moves, a.s.moves)
-        assert last['root'] is None and last['ply'] == a.s.ply
+        assert moves == a.session.s.moves, (game, moves, a.session.s.moves)
+        assert last['root'] is None and last['ply'] == a.session.s.ply
         assert pages >= pages_at_least, (game, pages)
 
 

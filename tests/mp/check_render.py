@@ -12,7 +12,7 @@ import view as V
 import render
 from animator import Animator, SPEED_MS
 from appconst import PLAY, OVER
-from start import place
+from render import place
 from shared_rules import game as make_game
 from shared_rules.state import State
 
@@ -26,7 +26,7 @@ def _picture(name, position=None):
     sc = render.Scene(PROF.n_keys, an)
     g = make_game(name)
     s = State(g, position)
-    place(sc, g, PROF, bytearray(32))
+    place(sc, g, PROF)
     render.set_position(sc, g, s)
     sc.mode, sc.g, sc.s = PLAY, g, s
     return board, v, sc
@@ -101,7 +101,7 @@ def test_the_app_lends_its_game_to_the_scene_for_a_frame_only():
     a.draw()
     sc = a.scene
     assert (sc.g, sc.s, sc.menu) == (None, None, None)
-    assert a.g.name == 'oware' and a.mode == PLAY
+    assert a.session.g.name == 'oware' and a.mode == PLAY
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 

@@ -42,21 +42,21 @@ def _think_with(button):
 def test_menu_during_the_search_opens_the_menu():
     a, board = _think_with('menu')
     assert a.thinks == 0, 'the search was not stopped'
-    assert a.s.ply == 0, 'no move may be played'
+    assert a.session.s.ply == 0, 'no move may be played'
     assert a.mode == app.MENU
     assert a.opponent.last_info.get('aborted')
 
 
 def test_back_during_the_search_just_waits():
     a, board = _think_with('back')
-    assert a.thinks == 0 and a.s.ply == 0
+    assert a.thinks == 0 and a.session.s.ply == 0
     assert a.mode == app.PLAY
 
 
 def test_without_a_press_the_board_moves():
     a, board = _app()
     a._think()
-    assert a.thinks == 1 and a.s.ply == 1
+    assert a.thinks == 1 and a.session.s.ply == 1
     assert not a.opponent.last_info.get('aborted')
 
 
@@ -66,14 +66,14 @@ def test_no_room_to_search_plays_a_random_legal_move():
     # move (opponent.RandomOpponent), and the board never dies.
     a, board = _app(level=1)
     a._think()                      # the board's side made, and its move as South
-    a.play(a.s.legal_moves[0])      # North's
-    legal = [a.s.move_str(m) for m in a.s.legal_moves]
+    a.play(a.session.s.legal_moves[0])      # North's
+    legal = [a.session.s.move_str(m) for m in a.session.s.legal_moves]
 
     def no_room(state):
         raise MemoryError('memory allocation failed')
     a.opponent.choose = no_room
     a._think()
-    assert a.s.ply == 3 and a.s.moves[-1] in legal, (a.s.moves, legal)
+    assert a.session.s.ply == 3 and a.session.s.moves[-1] in legal, (a.session.s.moves, legal)
     assert a.message == 'no memory to think: a random move', a.message
 
 

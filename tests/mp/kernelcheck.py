@@ -65,21 +65,3 @@ def searched_alike(fast, plain, positions, budgets, copy):
             assert infos[0] == infos[1], (pos.format(), budget, infos)
             searched += infos[0][1]
     return searched
-
-
-def check_unload_drops_the_kernel(module, micropython):
-    # The kernel's machine code lives on the heap: playing another game must free it too.
-    import shared_rules
-    for name, (module_name, cls) in shared_rules.GAMES.items():
-        if module_name == module.__name__:
-            break
-    other = 'oware' if name == 'bawo' else 'bawo'
-    kernel = module.__name__ + '_viper'
-    getattr(module, cls)().use_kernel()
-    shared_rules.unload(keep=name)
-    assert (kernel in sys.modules) == micropython
-    shared_rules.unload(keep=other)
-    assert kernel not in sys.modules
-    if micropython:
-        assert module.__name__ not in sys.modules
-    sys.modules[module.__name__] = module  # the module the script holds, for the checks after

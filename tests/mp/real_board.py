@@ -129,7 +129,8 @@ class RealBoard:
 
     def state(self):
         a = self.app
-        return (a.header['id'] if a.header else None, a.s.ply if a.s else -1, a.mode)
+        se = a.session
+        return (se.header['id'] if se else None, se.s.ply if se else -1, a.mode)
 
 
 def snapshot(root, skip):

@@ -33,7 +33,7 @@ class _HostGC:
 
 
 def _quiet_gc():
-    for name in ("app", "start", "opponent"):   # the firmware modules that collect
+    for name in ("app",):   # the firmware modules that collect
         m = firmware.module(name)
         if not isinstance(m.gc, _HostGC):
             m.gc = _HostGC()

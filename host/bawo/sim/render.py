@@ -327,5 +327,5 @@ def refused(profile_file, status, key):
     if any(m in legal for m in tried):
         return None   # a start: the press was refused for something the status does not show
     if tried:   # the rules' reason, without their 'illegal move A2+:'
-        return "%s: %s" % (label, g._why_illegal(pos, tried[0]).split(": ", 1)[-1])
+        return "%s: %s" % (label, g.why_illegal(pos, tried[0]).split(": ", 1)[-1])
     return "no move of %s starts at %s" % (mover, label)
