@@ -11,7 +11,7 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record, RecordError
 
 from bawo import sim
-from bawo.sim.render import digits, render
+from bawo.sim.leds import digits, render
 from bawo.play import play
 
 
@@ -203,7 +203,7 @@ def _colours(text):
 def test_the_pick_and_its_targets_show_on_a_screen(picked):
     prof, before, frame, st = picked
     new = _colours(render(frame, prof, st, color=True)) - _colours(render(before, prof, st, color=True))
-    from bawo.sim.render import SHOWN_MIN
+    from bawo.sim.leds import SHOWN_MIN
     assert any(r == g == b >= SHOWN_MIN for r, g, b in new), new        # the pick: white
     assert any(g >= SHOWN_MIN and r == b == 0 for r, g, b in new), new  # its targets: green
 
@@ -239,7 +239,7 @@ def test_the_play_page_and_the_simulator_explain_the_other_sides_cell_alike(tmp_
     "you") and by the simulator's status line (to whoever is to move) with the same words."""
     from bawo import firmware
     from bawo.serve.play import Session
-    from bawo.sim.render import refused
+    from bawo.sim.leds import refused
     s = Session(str(tmp_path / "g.sqlite"))
     v = s.new(name, 0, 1)
     g = make_game(name)

@@ -41,7 +41,7 @@ def _add_style(p):
 
 
 def _style(args):
-    from .draw import style_for
+    from .sim.draw import style_for
     return style_for(sys.stdout, numbers=getattr(args, "numbers", False),
                      force_leds=getattr(args, "leds", False))
 
@@ -619,7 +619,7 @@ def cmd_ports(args):
 
 
 def cmd_sync(args):
-    from .draw import Bar
+    from .sim.draw import Bar
     from .sync import sync
     log = _open_log(args)
     ser, link, info = _connect(args)
@@ -1034,7 +1034,7 @@ SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", 
 
 
 def cmd_sim(args):
-    from .sim.main import run
+    from .sim.run import run
     return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
 
 
@@ -1103,8 +1103,8 @@ def cmd_demo(args):
     import tempfile
     import threading
     from . import sim
-    from .draw import Bar
-    from .sim.main import run as run_sim
+    from .sim.draw import Bar
+    from .sim.run import run as run_sim
     from .sync import sync
     from .ports import connect
     data = args.data or tempfile.mkdtemp(prefix="bawo-demo-")

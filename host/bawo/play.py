@@ -7,7 +7,7 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
 from . import players
-from .draw import draw
+from .sim.draw import draw
 from .errors import BawoError
 from .hint import best_move, named
 from .sim.layout import SIDE_NAMES, result_line

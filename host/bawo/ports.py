@@ -74,7 +74,7 @@ def running_sim_port(data_dir):
 
 def default_sim_port():
     """running_sim_port of the simulator's default data dir."""
-    from .sim.board import default_data_dir
+    from .sim.process import default_data_dir
     return running_sim_port(default_data_dir())
 
 

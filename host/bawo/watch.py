@@ -12,7 +12,7 @@ from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
 from shared_rules.record_text import check_tag
 
-from .draw import draw, result_line
+from .sim.draw import draw, result_line
 from .link import LinkError
 from .text import safe
 

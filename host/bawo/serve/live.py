@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from bawo_firmware import protocol as _P
 
-from ..draw import result_line
+from ..sim.draw import result_line
 from ..errors import BawoError
 from .. import ports
 from ..db import Log

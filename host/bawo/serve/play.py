@@ -9,7 +9,7 @@ from shared_rules import GAMES, game as make_game, State, winner_name
 from shared_rules.record import Record
 
 from .. import firmware, sim
-from ..draw import result_line
+from ..sim.draw import result_line
 from ..sim.layout import not_yours
 from ..errors import BawoError
 from . import board as B
