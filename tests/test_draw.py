@@ -151,7 +151,7 @@ def test_subcommands_take_the_style_flags(capsys):
 
 def test_terminal_play_asks_before_quitting_a_game():
     import io
-    from bawo.play import play
+    from bawo.terminal_games import play
     answers = iter(["A1+", "q", "n", "B7-", "quit", "y"])
     asked = []
 

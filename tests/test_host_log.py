@@ -71,7 +71,7 @@ import time  # noqa: E402
 
 from bawo import cli  # noqa: E402
 from bawo.db import Log  # noqa: E402
-from bawo.play import show_record  # noqa: E402
+from bawo.terminal_games import show_record  # noqa: E402
 from _host_helpers import bawo_cmd, env_with_path  # noqa: E402
 
 

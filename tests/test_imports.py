@@ -144,3 +144,29 @@ def test_from_sim_import_leds_is_the_module():
     import bawo.sim.run  # noqa: F401
     from bawo.sim import leds
     assert isinstance(leds, types.ModuleType) and callable(leds.geometry)
+
+
+def test_no_host_file_shares_a_name_with_a_firmware_file_or_another_host_file():
+    """A newcomer who reads render.py or link.py should not have to ask which one. The board's
+    files (firmware/, firmware_sim/) keep their names; the host's are named apart."""
+    root = HOST.parent
+
+    def names(folder):
+        return [p.name for p in (root / folder).rglob("*.py")
+                if p.name not in ("__init__.py", "__main__.py") and "node_modules" not in p.parts]
+    host = names("host/bawo")
+    board = set(names("firmware")) | set(names("firmware_sim"))
+    twice = sorted({n for n in host if host.count(n) > 1})
+    assert not twice, twice
+    shared = sorted(set(host) & board)
+    assert not shared, shared
+
+
+def test_there_is_one_link_error_class():
+    """LinkError is the board's (firmware/link.py); the host's failed exchange is BoardLinkError."""
+    found = []
+    for p in [*(HOST / "bawo").rglob("*.py"), *(HOST.parent / "firmware").rglob("*.py")]:
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name == "LinkError":
+                found.append(str(p.relative_to(HOST.parent)))
+    assert found == ["firmware/link.py"], found

@@ -8,7 +8,7 @@ import pytest
 from shared_rules.oware import Oware
 
 from bawo import firmware, sim
-from bawo.serve import board as serve_board
+from bawo.serve import boardview as serve_board
 from bawo.sim import draw, layout
 
 POS = "1,2,3,4,5,6/7,0,0,0,0,2 S:9 N:9 N"       # North to move: South's pits are not tinted

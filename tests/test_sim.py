@@ -46,7 +46,7 @@ def test_illegal_scripted_move_is_an_error(tmp_path):
 
 
 def test_interactive_exposes_a_pty_link(tmp_path):
-    from bawo import link as proto
+    from bawo import boardlink as proto
     p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(tmp_path), "--headless"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -422,7 +422,7 @@ def test_end_of_game_lines():
 def test_show_and_play_end_with_the_result_line(tmp_path):
     import io
     from _host_helpers import random_record
-    from bawo.play import show_record
+    from bawo.terminal_games import show_record
     from shared_rules import winner_name
     from bawo.sim.draw import result_line
     rec = next(r for r in (random_record(k, "t-%d" % k, "bagh-chal") for k in range(200))

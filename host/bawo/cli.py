@@ -785,7 +785,7 @@ def record_from_args(args):
 
 
 def cmd_show(args):
-    from .play import show_record
+    from .terminal_games import show_record
     rec = record_from_args(args)
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
     marks = None
@@ -1074,9 +1074,9 @@ def cmd_build_uf2(args):
 
 
 def cmd_play(args):
-    from .play import play
+    from .terminal_games import play
     if args.board:
-        from .play import play_on_board
+        from .terminal_games import play_on_board
         if args.two_players:
             raise BawoError("--board and --two-players: on the board, people play by "
                             "choosing 'people' in its menu")

@@ -24,7 +24,7 @@ from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
 from . import db as dbmod
-from .link import LinkError, ReplyError, P
+from .boardlink import BoardLinkError, ReplyError, P
 
 MAX_SYNC_BYTES = 64 * 1024 * 1024   # a Pico's flash holds 1.4 MB of records
 # What a hostile record may raise while it is read, besides RecordError: a JSON nested too
@@ -127,7 +127,7 @@ def _ack(link, gid, report):
     try:
         link.ack_game(gid)
         return True
-    except LinkError as e:
+    except BoardLinkError as e:
         _one_failed(e, gid, report)
         return False
 
@@ -159,7 +159,7 @@ def sync(link, log, bar=None, fetch_chunk=None):
             kw = {"chunk": fetch_chunk} if fetch_chunk else {}
             try:
                 data = link.fetch_record(gid, progress=progress, **kw)
-            except LinkError as e:
+            except BoardLinkError as e:
                 _one_failed(e, gid, report)
                 continue
             report.bytes += len(data)

@@ -13,7 +13,7 @@ from shared_rules.record import Record
 from shared_rules.record_text import check_tag
 
 from .sim.draw import draw, result_line
-from .link import LinkError
+from .boardlink import BoardLinkError
 from .text import safe
 
 RETRY_S = 1.0  # between tries to reach a board that went away
@@ -89,7 +89,7 @@ class Watcher:
         start, after a gap in the events, and when the board comes back."""
         try:
             cur = link.position(moves=True)
-        except LinkError as e:
+        except BoardLinkError as e:
             if e.code is None:
                 raise  # no answer: the board is gone
             return  # it refused (an old board without POSITION): wait for the next game
@@ -215,7 +215,7 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
                     if kind == "end" and exit_after_game:
                         return 0
                 return 0
-            except (LinkError, OSError) as e:  # serial.SerialException is an OSError
+            except (BoardLinkError, OSError) as e:  # serial.SerialException is an OSError
                 if reconnect is None:
                     raise
                 w.say("lost the board (%s): waiting for it to come back" % _why_lost(e))
@@ -235,10 +235,10 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
 
 
 def _why_lost(e):
-    """Why the link ended, in words: a LinkError says it in ours; the serial port's own text
+    """Why the link ended, in words: a BoardLinkError says it in ours; the serial port's own text
     (pyserial's "device reports readiness to read but returned no data ...", an errno) is
     what a cable pulled or a board reset looks like from here."""
-    if isinstance(e, LinkError):
+    if isinstance(e, BoardLinkError):
         return " ".join(str(e).split())
     return "its serial port closed: unplugged, reset, or taken by another program"
 

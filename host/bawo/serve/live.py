@@ -15,9 +15,9 @@ from ..errors import BawoError
 from .. import ports
 from ..db import Log
 from ..text import safe
-from ..link import LinkError
+from ..boardlink import BoardLinkError
 from ..watch import Watcher
-from . import board as B
+from . import boardview as B
 
 RETRY_S = 0.5        # between connection attempts while no board answers
 HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pty never EOFs)
@@ -268,7 +268,7 @@ class Bridge:
         if w.state is None:   # none, or one that ended before we came: the board's picture
             try:
                 cur = link.position()
-            except LinkError:
+            except BoardLinkError:
                 pass
         later.flush()
         self._publish_position(w, cur, logged=bool(cur and cur.get("id") is not None
@@ -389,7 +389,7 @@ class Bridge:
                     # the reply and wait, in order, for the next poll_events.
                     try:
                         box["result"] = link.move(arg)
-                    except LinkError as e:
+                    except BoardLinkError as e:
                         if e.code != _P.E_ILLEGAL_MOVE:
                             raise
                         raise BawoError(e.words)   # the rules' words, as the person typed it

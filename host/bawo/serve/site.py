@@ -34,9 +34,9 @@ from shared_rules.record import Record
 from ..errors import BawoError
 from .. import export
 from ..text import safe
-from . import board as B, library as L, stats as S
+from . import boardview as B, library as L, stats as S
 from .live import Hub, Bridge
-from .play import Session as PlaySession, default_game
+from .play_session import Session as PlaySession, default_game
 from .analysis import Analyses
 from .request import BadRequest, Busy, Gate, Gone, int_field, json_body, text_field
 
