@@ -95,9 +95,10 @@ def picture(game_name, position_text):
 def sowing(game_name, position_text, move_text):
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    pictures = firmware.module("pictures")
     out = []
     with _lock:
+        # Loaded under the lock: a module half run by another thread lacks its names.
+        pictures = firmware.module("pictures")
         _quiet_gc()
         draw.frame(game_name, position_text)     # the picture set up on the position, drawn
         a = draw.picture_for(game_name)
