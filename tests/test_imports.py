@@ -170,3 +170,16 @@ def test_there_is_one_link_error_class():
             if isinstance(node, ast.ClassDef) and node.name == "LinkError":
                 found.append(str(p.relative_to(HOST.parent)))
     assert found == ["firmware/link.py"], found
+
+
+def test_every_host_function_is_under_100_lines():
+    """A function a reader can hold at once: build_parser was 279 lines, create_app 277.
+    Nested functions count inside their parent too."""
+    long = []
+    for f in FILES:
+        for node in ast.walk(ast.parse((HOST / f).read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n >= 100:
+                    long.append((f, node.name, n))
+    assert not long, long

@@ -8,7 +8,7 @@ import sys
 import time
 
 from .draw import narrow, style_for
-from .process import BoardProcess, default_data_dir, lock_data_dir, mpy_dir_for
+from .process import BoardProcess, SimError, default_data_dir, lock_data_dir, mpy_dir_for
 from .layout import PROFILES, result_line
 from .leds import digits, render
 from .script import choose_settings, play_moves, play_vs_board, random_moves, random_person, script_moves
