@@ -173,7 +173,7 @@ def test_there_is_one_link_error_class():
 
 
 def test_every_host_function_is_under_100_lines():
-    """A function a reader can hold at once: build_parser was 279 lines, create_app 277.
+    """A function a reader can hold at once: build_parser was 279 lines, create_app 315.
     Nested functions count inside their parent too."""
     long = []
     for f in FILES:

@@ -25,6 +25,7 @@ def examples(text):
 
 
 def sub(subs, name, help_, description, epilog=None):
+    """A command's parser: its line in `bawo --help`, its description and its examples."""
     return subs.add_parser(name, help=help_, description=inspect.cleandoc(description),
                            epilog=examples(epilog) if epilog else None, formatter_class=Formatter)
 

@@ -132,7 +132,6 @@ SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", 
                "script", "random", "demo", "ai_vs_ai", "opponent", "level", "pico", "mpy", "uf2")
 
 
-
 def cmd_sim(args):
     from ..sim.run import run
     return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
