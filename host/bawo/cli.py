@@ -129,6 +129,9 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.set_defaults(func=cmd_sync)
 
+    from .club.cli import add_parser as _add_club
+    _add_club(subs, _sub)
+
     s = _sub(subs, "games", "list the games in the log",
              """List logged games in the order they were played (PLAYED, local time); games
              whose start time is unknown (the board's clock was not set) come last.""",
@@ -621,10 +624,12 @@ def cmd_ports(args):
 def cmd_sync(args):
     from .draw import Bar
     from .sync import sync
+    from .club.client import held_hook, load_config
+    club = load_config()
     log = _open_log(args)
     ser, link, info = _connect(args)
     try:
-        report = sync(link, log, bar=None if args.json else Bar())
+        report = sync(link, log, bar=None if args.json else Bar(), held=held_hook(log, club))
     finally:
         ser.close()
         log.close()
@@ -643,6 +648,9 @@ def cmd_sync(args):
             print(safe("conflict %s: %s" % (gid, err)))
         for gid, err in report.failed:
             print(safe("not fetched %s: %s (left on the board)" % (gid, err)))
+    if club:
+        from .club.cli import deliver
+        deliver(log.path, club, out=sys.stderr if args.json else sys.stdout)
     return 0 if report.ok() else 1
 
 

@@ -132,8 +132,10 @@ def _ack(link, gid, report):
         return False
 
 
-def sync(link, log, bar=None, fetch_chunk=None):
-    """Sync every unacked game. bar: a draw.Bar or None. Returns a Report."""
+def sync(link, log, bar=None, fetch_chunk=None, held=None):
+    """Sync every unacked game. bar: a draw.Bar or None. Returns a Report. held(gid, data):
+    called once the log holds a record, before the ack (data None when it was not fetched
+    again): the club's outbox queues it there (bawo.club.client.held_hook)."""
     t0 = time.monotonic()
     report = Report()
     games = pending(link.list_games())
@@ -147,6 +149,8 @@ def sync(link, log, bar=None, fetch_chunk=None):
             continue    # listed twice: once is enough
         seen.add(gid)
         if crc is not None and log.holds(gid, crc):
+            if held:
+                held(gid, None)
             if _ack(link, gid, report):
                 report.reacked.append(gid)
         elif report.bytes >= MAX_SYNC_BYTES:
@@ -164,6 +168,8 @@ def sync(link, log, bar=None, fetch_chunk=None):
                 continue
             report.bytes += len(data)
             if store_one(log, gid, data, report, crc=P.crc32(data)):
+                if held:
+                    held(gid, data)
                 _ack(link, gid, report)
         if bar:
             bar.update(n + 1)

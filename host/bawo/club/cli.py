@@ -1,0 +1,191 @@
+"""`bawo club ...`: the command group's parser and commands (registered by bawo.cli)."""
+import getpass
+import os
+import sys
+
+from ..text import safe
+from . import ClubError
+
+
+def add_parser(subs, sub):
+    """Add `bawo club` to the top-level subparsers; sub: bawo.cli._sub (help, description,
+    epilog)."""
+    p = sub(subs, "club", "a club's shared game log: many boards, players, ratings",
+            """The club server (`bawo club serve`) gathers the games of many boards: each PC
+            joins with a board token from the club's admin, and `bawo sync` then delivers its
+            board's records too. The club replays every record before it keeps it.""",
+            """examples:
+              bawo club serve                          a club on this PC (SQLite, no setup)
+              bawo club serve --db postgresql://club@db/club --bind 0.0.0.0
+              bawo club admin alice                    add an admin (password from the terminal)
+              bawo club token pico-1a2b                issue board pico-1a2b a token (shown once)
+              bawo club join https://club.example/ --token bawo_...
+              bawo club seat pico-1a2b Ada Bo          who plays South and North there next
+              bawo club push                           deliver what is queued""")
+    cs = p.add_subparsers(dest="club_command", metavar="SUBCOMMAND")
+    cs.required = True
+
+    def db_arg(s):
+        s.add_argument("--db", metavar="URL|FILE", default=os.environ.get("BAWO_CLUB_DB"),
+                       help="the club database: postgresql://... or an SQLite file "
+                            "(default: club.sqlite in the bawo data dir; env BAWO_CLUB_DB)")
+
+    s = cs.add_parser("serve", help="run the club server",
+                      description="Run the club's pages and API. Migrates the database first.")
+    db_arg(s)
+    s.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--http-port", type=int, default=8080, help="port (default 8080)")
+    s.set_defaults(func=cmd_serve)
+
+    s = cs.add_parser("admin", help="add an admin account (or set its password)",
+                      description="The password is read from the terminal, or from stdin.")
+    db_arg(s)
+    s.add_argument("name")
+    s.set_defaults(func=cmd_admin)
+
+    s = cs.add_parser("token", help="issue a board a token (printed once)")
+    db_arg(s)
+    s.add_argument("board")
+    s.set_defaults(func=cmd_token)
+
+    s = cs.add_parser("tokens", help="list the board tokens (numbers, not the secrets)")
+    db_arg(s)
+    s.set_defaults(func=cmd_tokens)
+
+    s = cs.add_parser("revoke", help="revoke a board token by its number")
+    db_arg(s)
+    s.add_argument("number", type=int)
+    s.set_defaults(func=cmd_revoke)
+
+    s = cs.add_parser("seat", help="who plays South and North at a board from now on")
+    db_arg(s)
+    s.add_argument("board")
+    s.add_argument("south")
+    s.add_argument("north")
+    s.set_defaults(func=cmd_seat)
+
+    s = cs.add_parser("join", help="join this PC's board to a club with its token")
+    s.add_argument("url")
+    s.add_argument("--token", required=True)
+    s.set_defaults(func=cmd_join)
+
+    s = cs.add_parser("push", help="deliver the records queued for the club")
+    s.add_argument("--db", help="the PC's game log (default: as `bawo sync`)")
+    s.set_defaults(func=cmd_push)
+
+
+def _store(args):
+    from .server import default_db
+    from .store import open_store
+    return open_store(args.db or default_db())
+
+
+def cmd_serve(args):
+    from .server import run
+    return run(args.db, args.bind, args.http_port)
+
+
+def cmd_admin(args):
+    from . import auth
+    from .records import check_player
+    name = check_player(args.name)
+    if sys.stdin.isatty():
+        pw = getpass.getpass("password for %s: " % name)
+        if getpass.getpass("again: ") != pw:
+            raise ClubError("the two passwords differ")
+    else:
+        pw = sys.stdin.readline().rstrip("\n")
+    if not 10 <= len(pw) <= auth.MAX_SECRET:
+        raise ClubError("a password is 10 to %d characters" % auth.MAX_SECRET)
+    store = _store(args)
+    try:
+        store.add_admin(name, *auth.hash_password(pw))
+    finally:
+        store.close()
+    print(safe("admin %s can log in" % name))
+    return 0
+
+
+def cmd_token(args):
+    from . import auth
+    from .records import check_board
+    board = check_board(args.board)
+    tok = auth.new_token()
+    store = _store(args)
+    try:
+        n = store.add_token(board, auth.token_hash(tok))
+    finally:
+        store.close()
+    print("token %d of board %s (shown this once; the club keeps only its hash):" % (n, board),
+          file=sys.stderr)
+    print(tok)
+    return 0
+
+
+def cmd_tokens(args):
+    store = _store(args)
+    try:
+        for t in store.tokens():
+            print(safe("%4d  %-24s issued %s%s" % (t["id"], t["board"], t["created"],
+                                                  "  revoked " + t["revoked"] if t["revoked"] else "")))
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_revoke(args):
+    store = _store(args)
+    try:
+        board = store.revoke_token(args.number)
+    finally:
+        store.close()
+    if board is None:
+        raise ClubError("no live token %d (`bawo club tokens` lists them)" % args.number)
+    print(safe("token %d of board %s revoked" % (args.number, board)))
+    return 0
+
+
+def cmd_seat(args):
+    from .records import check_board, check_player
+    board, south, north = check_board(args.board), check_player(args.south), check_player(args.north)
+    store = _store(args)
+    try:
+        store.seat(board, south, north)
+    finally:
+        store.close()
+    print(safe("board %s: South %s, North %s from now on" % (board, south, north)))
+    return 0
+
+
+def cmd_join(args):
+    from .client import join
+    board = join(args.url, args.token)
+    print(safe("board %s joined the club at %s: `bawo sync` delivers its records there" % (board, args.url)))
+    return 0
+
+
+def deliver(db_path, cfg, out=sys.stdout):
+    """Deliver the outbox; one line of what happened. Returns the PushReport."""
+    from .client import open_outbox, push
+    conn = open_outbox(db_path)
+    try:
+        rep = push(conn, cfg)
+    finally:
+        conn.close()
+    print(safe("club: %d record(s) delivered%s%s" % (
+        len(rep.delivered),
+        ", %d refused" % len(rep.refused) if rep.refused else "",
+        "; %d queued: %s" % (rep.left, rep.stopped) if rep.stopped else "")), file=out)
+    for rid, why in rep.refused:
+        print(safe("club refused %s: %s" % (rid, why)), file=out)
+    return rep
+
+
+def cmd_push(args):
+    from ..db import default_path
+    from .client import load_config
+    cfg = load_config()
+    if cfg is None:
+        raise ClubError("this PC joined no club: `bawo club join URL --token T`")
+    db = args.db or os.environ.get("BAWO_DB") or default_path()
+    return 0 if deliver(db, cfg).ok() else 1
