@@ -69,10 +69,11 @@ def create_app(cfg):
     store = cfg.store
     env = _env()
 
-    def page(name, request, status=200, **kw):
+    def page(template, request, status=200, **kw):
         kw.setdefault("admin", None)
         kw.setdefault("csrf", "")
-        resp = HTMLResponse(env.get_template(name + ".html").render(nav=name, **kw), status_code=status)
+        resp = HTMLResponse(env.get_template(template + ".html").render(nav=template, **kw),
+                            status_code=status)
         resp.headers["Content-Security-Policy"] = (
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
             "script-src 'self'; frame-ancestors 'none'; form-action 'self'")
