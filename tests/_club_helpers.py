@@ -35,7 +35,8 @@ def live_server(db, port=0, **limits):
     import uvicorn
     from bawo.club.server import make
     app, sock, store, url = make(db, "127.0.0.1", port, **limits)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off",
+                                           timeout_graceful_shutdown=1))
     t = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     t.start()
     try:
@@ -45,6 +46,7 @@ def live_server(db, port=0, **limits):
     finally:
         server.should_exit = True
         t.join(10)
+        app.state.club.live.close()
         sock.close()
         store.close()
 

@@ -26,6 +26,8 @@ SAMPLES = {
     2: ["INSERT INTO tokens (board, hash, created) VALUES ('b1', 'h1', '2025-01-02T00:00:00Z')"],
     3: ["INSERT INTO seats (board, south, north, since) VALUES ('b1', 'Ada', 'Bo', '2025-01-03T00:00:00Z')"],
     4: ["INSERT INTO admins (name, salt, hash, added) VALUES ('root', 's', 'h', '2025-01-04T00:00:00Z')"],
+    5: ["INSERT INTO live (board, rid, game, start, moves, ply, done, updated) VALUES"
+        " ('b1', 'b1-0002', 'oware', NULL, 'F3', 1, 0, '2025-01-05T00:00:00Z')"],
 }
 
 
@@ -57,6 +59,8 @@ def test_migrates_from_every_past_version(club_url, start):
             assert [(x["board"], x["south"]) for x in s.seats()] == [("b1", "Ada")]
         if start >= 4:
             assert s.admin("root")["hash"] == "h"
+        if start >= 5:
+            assert [(x["board"], x["ply"]) for x in s.live_boards(since="2000")] == [("b1", 1)]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)
     finally:

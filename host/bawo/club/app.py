@@ -9,7 +9,10 @@ Security (tests/test_club_security.py tries each):
 * Every query takes its values as arguments (store.py), never in its text; every page is a
   Jinja template that autoescapes, with a Content-Security-Policy allowing no inline script.
 """
+import asyncio
+import datetime
 import hmac
+import json
 from pathlib import Path
 from urllib.parse import parse_qs, quote
 
@@ -17,22 +20,32 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from shared_rules import GAMES
 
 from ..text import safe
+from ..serve.request import _depth
 from . import ClubError, auth, ratings as R
+from . import live as LV
 from .records import MAX_RECORD, Refused, check_board, check_player, verify
+from .store import LiveGap
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM = 4096
+MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
+LIVE_HOURS = 6           # a board's live game is shown this long after its last move
 COOKIE = "bawo_club"
 
 
 class Config:
-    def __init__(self, store, upload_rate=50.0, upload_burst=500, login_rate=0.2, login_burst=5):
+    def __init__(self, store, upload_rate=50.0, upload_burst=500, login_rate=0.2, login_burst=5,
+                 live_rate=20.0, live_burst=200, spectators=2000):
         self.store = store
+        self.live = LV.Live(store)
+        self.moves = auth.RateLimit(live_rate, live_burst)
+        self.spectators = spectators
         self.uploads = auth.RateLimit(upload_rate, upload_burst)
         self.logins = auth.RateLimit(login_rate, login_burst)
 
@@ -120,6 +133,70 @@ def create_app(cfg):
         except Refused as e:
             return err(str(e), 422)
         return JSONResponse({"outcome": outcome, "seq": seq, "board": board})
+
+    async def live_update(request):
+        board = await run_in_threadpool(board_of, request)
+        if board is None:
+            return err("no valid board token: ask the club's admin for one", 401)
+        if not cfg.moves.allow(board):
+            return err("too many live updates: wait a moment", 429)
+        data = await _body(request, MAX_LIVE)
+        if data is None:
+            return err("a live update is at most %d bytes" % MAX_LIVE, 413)
+        try:
+            raw = data.decode("utf-8")
+            if _depth(raw) > 3:
+                raise ValueError("nested too deep")
+            rid, game, start, frm, moves, done = LV.parse_update(json.loads(raw))
+        except (ValueError, Refused) as e:
+            return err("bad live update: %s" % str(e)[:200], 400)
+        cfg.live.start(asyncio.get_running_loop())
+
+        def work():
+            row = store.live_update(board, rid, game, start, frm, moves, done, LV.replay)
+            return LV.event(row)
+        try:
+            msg, text = await run_in_threadpool(work)
+        except LiveGap as e:
+            return JSONResponse({"error": str(e), "ply": e.ply}, status_code=409)
+        except Refused as e:
+            return err(str(e), 422)
+        # Committed: now to the spectators of every process.
+        await run_in_threadpool(cfg.live.send, msg, text)
+        return JSONResponse({"ply": msg["ply"]})
+
+    def _live_rows():
+        since = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=LIVE_HOURS)
+                 ).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return [LV.event(r)[0] for r in store.live_boards(since)]
+
+    async def live_events(request):
+        from sse_starlette.sse import EventSourceResponse
+        hub = cfg.live.hub
+        if len(hub.subs) >= cfg.spectators:
+            return err("too many spectators: try again later", 503)
+        cfg.live.start(asyncio.get_running_loop())
+        q = hub.subscribe()
+        first = await run_in_threadpool(_live_rows)
+
+        async def gen():
+            try:
+                for msg in first:
+                    yield {"data": json.dumps(msg)}
+                while True:
+                    yield {"data": json.dumps(await q.get())}
+            finally:
+                hub.unsubscribe(q)
+        return EventSourceResponse(gen(), ping=10)
+
+    async def live_page(request):
+        board = request.query_params.get("board")
+        if board is not None:
+            try:
+                check_board(board)
+            except ClubError:
+                return page("missing", request, 404, what="board")
+        return page("live", request, board=board)
 
     # -- pages ----------------------------------------------------------------------------
     async def club_page(request):
@@ -276,5 +353,11 @@ def create_app(cfg):
         Route("/admin/{what}", admin_action, methods=["POST"]),
         Route("/api/whoami", whoami),
         Route("/api/records", upload, methods=["POST"]),
+        Route("/api/live", live_update, methods=["POST"]),
+        Route("/live", live_page),
+        Route("/live/events", live_events),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.club = cfg
+    return app

@@ -69,6 +69,16 @@ def add_parser(subs, sub):
     s.add_argument("--token", required=True)
     s.set_defaults(func=cmd_join)
 
+    from .. import cli as top
+    s = cs.add_parser("stream", help="follow the board (as `bawo watch`) and stream its moves to the club",
+                      description="Follow the board's games as `bawo watch` does, and send each move "
+                                  "to the club, where spectators see it live.")
+    top._add_port(s)
+    top._add_db(s)
+    s.add_argument("--exit-after-game", action="store_true", help="stop when a game ends")
+    s.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds without news")
+    s.set_defaults(func=cmd_stream)
+
     s = cs.add_parser("push", help="deliver the records queued for the club")
     s.add_argument("--db", help="the PC's game log (default: as `bawo sync`)")
     s.set_defaults(func=cmd_push)
@@ -162,6 +172,33 @@ def cmd_join(args):
     board = join(args.url, args.token)
     print(safe("board %s joined the club at %s: `bawo sync` delivers its records there" % (board, args.url)))
     return 0
+
+
+def cmd_stream(args):
+    from .. import cli as top
+    from ..watch import watch
+    from .client import load_config
+    from .stream import Sender, watcher_class
+    cfg = load_config()
+    if cfg is None:
+        raise ClubError("this PC joined no club: `bawo club join URL --token T`")
+    log = top._open_log(args)
+    ser, link, info = top._connect(args)
+    board = str(info.get("board") or info.get("device") or info.get("id") or "")
+    token = cfg["boards"].get(board)
+    if token is None:
+        ser.close()
+        log.close()
+        raise ClubError("board %s has not joined the club: `bawo club join` with its token" % safe(board))
+    sender = Sender(cfg["url"], token, on_error=lambda m: print(safe(m), file=sys.stderr, flush=True))
+    try:
+        return watch(link, log, info, draw_board=False, exit_after_game=args.exit_after_game,
+                     timeout=args.timeout, reconnect=lambda: top._connect(args),
+                     watcher=watcher_class(sender))
+    finally:
+        sender.close()
+        ser.close()
+        log.close()
 
 
 def deliver(db_path, cfg, out=sys.stdout):

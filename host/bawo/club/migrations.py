@@ -70,6 +70,19 @@ MIGRATIONS = [
             csrf    TEXT NOT NULL,
             expires TEXT NOT NULL)""",
     ],
+    # 5: each board's game being played, as the club has it (its moves up to `ply`): a PC
+    # that lost its connection resumes from there.
+    [
+        """CREATE TABLE live (
+            board   TEXT PRIMARY KEY REFERENCES boards(id),
+            rid     TEXT NOT NULL,
+            game    TEXT NOT NULL,
+            start   TEXT,
+            moves   TEXT NOT NULL,
+            ply     INTEGER NOT NULL,
+            done    INTEGER NOT NULL,
+            updated TEXT NOT NULL)""",
+    ],
 ]
 
 LATEST = len(MIGRATIONS)

@@ -39,6 +39,7 @@ def run(db=None, bind="127.0.0.1", http_port=8080):
     except KeyboardInterrupt:
         pass
     finally:
+        app.state.club.live.close()
         store.close()
     print("bawo club serve: stopped", file=sys.stderr)
     return 0
