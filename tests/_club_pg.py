@@ -64,13 +64,16 @@ class Server:
                                  "--auth=trust", "-E", "UTF8", "--no-sync", "-N"]),
                        check=True, capture_output=True, timeout=120)
         self.port = _free_port()
+        self._start()
+
+    def _start(self):
         # No TCP: the unix socket in our own dir. fsync off: a test database need not survive
         # a power cut, and it saves the shared disk.
         self.proc = subprocess.Popen(_as_user([
-            os.path.join(bindir, "postgres"), "-D", data, "-k", self.dir, "-p", str(self.port),
+            os.path.join(self.bindir, "postgres"), "-D", self.data, "-k", self.dir, "-p", str(self.port),
             "-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off",
             "-c", "shared_buffers=16MB", "-c", "max_connections=60"]),
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "w"))
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "a"))
         import psycopg
         deadline = time.monotonic() + 30
         while True:
@@ -97,7 +100,16 @@ class Server:
             c.execute("CREATE SCHEMA %s" % name)
         return self.admin_url("-csearch_path=%s" % name)
 
+    def restart(self):
+        """Stop the server (fast: its clients are cut off) and start it again, same port."""
+        self._halt()
+        self._start()
+
     def stop(self):
+        self._halt()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _halt(self):
         if self.proc.poll() is None:
             # Fast shutdown (a plain SIGTERM waits for every client to leave), by pg_ctl as
             # the server's own user: runuser does not pass SIGINT on to it.
@@ -108,7 +120,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def server():

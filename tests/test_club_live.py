@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 import urllib.parse
+import urllib.error
 import urllib.request
 
 import pytest
@@ -65,6 +66,15 @@ class Spectator:
     def next(self, timeout=5.0):
         return self.q.get(timeout=timeout)
 
+    def until(self, ply, timeout=5.0):
+        """(arrival, message) of the first event at `ply`: a spectator may be told a board's
+        state more than once (a new process's snapshot), never a ply out of order."""
+        while True:
+            t, msg = self.next(timeout)
+            assert msg["ply"] <= ply, msg
+            if msg["ply"] == ply:
+                return t, msg
+
     def close(self):
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
@@ -85,7 +95,7 @@ def _follow(url_a, url_b, store_a):
             st, ans = _post(url_a, tok, {"id": "pico-ff06-0001", "game": "oware", "from": k,
                                          "moves": moves[k:k + 1]})
             assert (st, ans) == (200, {"ply": k + 1})
-            t, msg = spec.next()
+            t, msg = spec.until(k + 1)
             assert (msg["board"], msg["ply"], msg["last"], msg["south"]) == ("pico-ff06", k + 1, moves[k], "Ada")
             assert t - t0 < 1.0 and len(msg["frame"]) == msg["w"] * msg["h"] * 6
         # A PC that lost its place (it sends from ply 5): told the club has 2, it resumes there.
@@ -93,7 +103,7 @@ def _follow(url_a, url_b, store_a):
         assert (st, ans["ply"]) == (409, 2)
         st, ans = _post(url_b, tok, {"id": "pico-ff06-0001", "game": "oware", "from": 2, "moves": moves[2:6]})
         assert (st, ans) == (200, {"ply": 6})
-        assert spec.next()[1]["moves"] == moves
+        assert spec.until(6)[1]["moves"] == moves
         # A move that does not replay is refused, and the club keeps what it had.
         st, ans = _post(url_a, tok, {"id": "pico-ff06-0001", "game": "oware", "from": 6, "moves": ["Z9"]})
         assert st == 422 and "do not replay" in ans["error"]
@@ -117,3 +127,49 @@ def test_two_processes_on_one_postgresql_share_live_events():
 def test_one_process_on_sqlite(tmp_path):
     with live_server(str(tmp_path / "c.sqlite")) as (a, store_a):
         _follow(a, a, store_a)
+
+
+def test_a_flood_of_spectators_is_bounded(tmp_path):
+    with live_server(str(tmp_path / "c.sqlite"), spectators=2) as (a, _):
+        s1, s2 = Spectator(a), Spectator(a)
+        try:
+            time.sleep(0.2)
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(a + "live/events", timeout=5)
+            assert e.value.code == 503
+        finally:
+            s1.close()
+            s2.close()
+
+
+def test_club_page_shows_every_board_live_in_chromium(tmp_path):
+    from _serve_helpers import browser, quit_browser, wait_for
+    with live_server(str(tmp_path / "c.sqlite")) as (a, store):
+        toks = {b: token_for(store, b) for b in ("pico-0001", "pico-0002")}
+        store.seat("pico-0001", "<b>Ada</b>", "Bo", since="2000-01-01T00:00:00Z")
+        moves = _moves(4)
+        for b, tok in toks.items():
+            assert _post(a, tok, {"id": b + "-1", "game": "oware", "from": 0, "moves": moves[:2]})[0] == 200
+        drv = browser()
+        try:
+            drv.get(a + "live")
+            cards = lambda: {c.get_attribute("data-board"): c.get_attribute("data-ply")  # noqa: E731
+                             for c in drv.find_elements("css selector", ".card")}
+            wait_for(lambda: cards() == {"pico-0001": "2", "pico-0002": "2"}, what="both boards")
+            # A move now appears on the open page; names are text, not markup.
+            assert _post(a, toks["pico-0001"], {"id": "pico-0001-1", "game": "oware", "from": 2,
+                                                "moves": moves[2:3]})[0] == 200
+            wait_for(lambda: cards()["pico-0001"] == "3", what="the third ply")
+            card = drv.find_element("css selector", '.card[data-board="pico-0001"]')
+            assert "<b>Ada</b> – Bo" in card.text and ": " + moves[2] in card.text
+            lit = drv.execute_script(
+                "const c = arguments[0].querySelector('canvas'); const d = c.getContext('2d')"
+                ".getImageData(0, 0, c.width, c.height).data; let n = 0;"
+                "for (let i = 0; i < d.length; i += 4) if (d[i] || d[i+1] || d[i+2]) n++; return n;", card)
+            assert lit > 0
+            # One board followed full size, with its move list.
+            drv.get(a + "live?board=pico-0001")
+            wait_for(lambda: len(drv.find_elements("css selector", ".moves li")) == 3, what="move list")
+            assert [li.text for li in drv.find_elements("css selector", ".moves li")] == moves[:3]
+        finally:
+            quit_browser(drv)

@@ -10,7 +10,6 @@ Security (tests/test_club_security.py tries each):
   Jinja template that autoescapes, with a Content-Security-Policy allowing no inline script.
 """
 import asyncio
-import datetime
 import hmac
 import json
 from pathlib import Path
@@ -30,12 +29,11 @@ from ..serve.request import _depth
 from . import ClubError, auth, ratings as R
 from . import live as LV
 from .records import MAX_RECORD, Refused, check_board, check_player, verify
-from .store import LiveGap
+from .store import LiveGap, Unavailable
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM = 4096
 MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
-LIVE_HOURS = 6           # a board's live game is shown this long after its last move
 COOKIE = "bawo_club"
 
 
@@ -150,7 +148,8 @@ def create_app(cfg):
             rid, game, start, frm, moves, done = LV.parse_update(json.loads(raw))
         except (ValueError, Refused) as e:
             return err("bad live update: %s" % str(e)[:200], 400)
-        cfg.live.start(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        await run_in_threadpool(cfg.live.start, loop)
 
         def work():
             row = store.live_update(board, rid, game, start, frm, moves, done, LV.replay)
@@ -166,16 +165,15 @@ def create_app(cfg):
         return JSONResponse({"ply": msg["ply"]})
 
     def _live_rows():
-        since = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=LIVE_HOURS)
-                 ).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return [LV.event(r)[0] for r in store.live_boards(since)]
+        return [LV.event(r)[0] for r in store.live_boards(LV.since_hours(LV.LIVE_HOURS))]
 
     async def live_events(request):
         from sse_starlette.sse import EventSourceResponse
         hub = cfg.live.hub
         if len(hub.subs) >= cfg.spectators:
             return err("too many spectators: try again later", 503)
-        cfg.live.start(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        await run_in_threadpool(cfg.live.start, loop)
         q = hub.subscribe()
         first = await run_in_threadpool(_live_rows)
 
@@ -358,6 +356,12 @@ def create_app(cfg):
         Route("/live/events", live_events),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    app = Starlette(routes=routes)
+    async def unavailable(request, exc):
+        # The database is restarting or out of reach: nothing was kept; the PC tries again.
+        if request.url.path.startswith("/api/"):
+            return err(str(exc)[:300], 503)
+        return page("missing", request, 503, what="database right now (try again in a moment)")
+
+    app = Starlette(routes=routes, exception_handlers={Unavailable: unavailable})
     app.state.club = cfg
     return app

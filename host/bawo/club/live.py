@@ -7,6 +7,7 @@ process: PostgreSQL NOTIFY on a shared database (each process LISTENs and fans o
 spectators' SSE streams), its own Hub on SQLite (one process). The LED picture is drawn once,
 by that process, with the firmware's own renderer (bawo.serve.board, as `bawo serve` draws).
 """
+import datetime
 import json
 import threading
 
@@ -14,11 +15,18 @@ from shared_rules import GAMES, State, game as make_game, winner_name
 from shared_rules.errors import RulesError
 
 from ..serve.live import Hub
+from . import ClubError
 from .records import MAX_ID, Refused
 
 MAX_MOVES = 2000       # plies a live game may have (a long Bawo game is ~400)
 MAX_MOVE = 16          # characters of a move
 MAX_PAYLOAD = 7800     # bytes of a NOTIFY payload (PostgreSQL's limit is 8000)
+LIVE_HOURS = 6         # a board's live game is shown this long after its last move
+
+
+def since_hours(hours):
+    t = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=hours)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_update(d):
@@ -87,21 +95,42 @@ class Live:
         self.store = store
         self.hub = Hub()
         self.stop = threading.Event()
+        self.listening = threading.Event()
+        self.lock = threading.Lock()
         self.thread = None
         self.shared = store.engine == "postgresql"
 
     def start(self, loop):
+        """Before the first spectator's snapshot: the listener is up, so no move committed
+        after the snapshot is missed (it comes as an event, at worst once more)."""
         if self.hub.loop is None:
             self.hub.loop = loop
-        if self.shared and self.thread is None:
-            self.thread = threading.Thread(target=self.store.listen, args=(self._heard, self.stop),
-                                           daemon=True, name="club-listen")
-            self.thread.start()
+        with self.lock:
+            if self.shared and self.thread is None:
+                self.thread = threading.Thread(target=self.store.listen,
+                                               args=(self._heard, self.stop, self.listening),
+                                               daemon=True, name="club-listen")
+                self.thread.start()
+        return self.listening.wait(10) if self.shared else True
 
     def _heard(self, payload):
+        if payload is None:
+            self.resync()
+            return
         try:
             self.hub.publish(json.loads(payload))
         except ValueError:
+            pass
+
+    def resync(self):
+        """Every board's game as the database has it, to this process's spectators: after the
+        listener lost PostgreSQL for a while, the moves it missed are in there."""
+        if not self.hub.subs:
+            return
+        try:
+            for row in self.store.live_boards(since_hours(LIVE_HOURS)):
+                self.hub.publish(event(row)[0])
+        except ClubError:
             pass
 
     def send(self, msg, text):

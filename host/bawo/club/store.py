@@ -336,6 +336,10 @@ class Store:
             t.execute("DELETE FROM sessions WHERE hash=?", (session_hash,))
 
 
+class Unavailable(ClubError):
+    """The database cannot be reached now (restarting, network): try again later (503)."""
+
+
 class LiveGap(ClubError):
     """A live update that does not start at the ply the club has."""
 
@@ -439,23 +443,43 @@ class PgStore(Store):
         from psycopg.rows import dict_row
         try:
             return psycopg.connect(self.url, autocommit=True, row_factory=dict_row, connect_timeout=10)
-        except psycopg.Error as e:
-            raise ClubError("cannot connect to the club database: %s" % " ".join(str(e).split())[:300])
+        except psycopg.OperationalError as e:
+            raise Unavailable("cannot connect to the club database: %s" % " ".join(str(e).split())[:300])
 
     def _give(self, conn):
-        if self._closed or conn.closed or conn.info.transaction_status != 0:
-            # A broken connection (the server restarted, a failed transaction) is not reused.
+        if self._closed or conn.closed or conn.broken or conn.info.transaction_status != 0:
+            # A broken connection (the server restarted, a failed transaction) is not reused;
+            # after a lost one, the idle ones are likely dead too: dropped as well.
+            lost = not self._closed and (conn.closed or conn.broken)
             with self._guard:
                 self._made -= 1
             conn.close()
+            while lost:
+                try:
+                    idle = self._pool.get_nowait()
+                except queue.Empty:
+                    break
+                with self._guard:
+                    self._made -= 1
+                idle.close()
             return
         self._pool.put(conn)
 
     def _execute(self, conn, sql, args):
-        return conn.execute(sql.replace("?", "%s"), tuple(args))
+        import psycopg
+        try:
+            return conn.execute(sql.replace("?", "%s"), tuple(args))
+        except psycopg.OperationalError as e:
+            raise Unavailable("the club database went away: %s" % " ".join(str(e).split())[:200])
 
+    @contextlib.contextmanager
     def _begin(self, conn):
-        return conn.transaction()
+        import psycopg
+        try:
+            with conn.transaction():
+                yield
+        except psycopg.OperationalError as e:
+            raise Unavailable("the club database went away: %s" % " ".join(str(e).split())[:200])
 
     def _lock(self, conn, key):
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
@@ -468,19 +492,23 @@ class PgStore(Store):
     def notify(self, payload):
         conn = self._take()
         try:
-            conn.execute("SELECT pg_notify(%s, %s)", (self.CHANNEL, payload))
+            self._execute(conn, "SELECT pg_notify(?, ?)", (self.CHANNEL, payload))
         finally:
             self._give(conn)
         return True
 
-    def listen(self, on_message, stop):
+    def listen(self, on_message, stop, listening):
         """Call on_message(payload) for each NOTIFY on the club's channel until stop is set;
-        reconnects after the server went away. Runs in its own thread."""
+        sets listening once the first LISTEN holds; reconnects after the server went away,
+        and then calls on_message(None): what was sent meanwhile is to be read whole."""
         import psycopg
         while not stop.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
                     conn.execute("LISTEN %s" % self.CHANNEL)
+                    if listening.is_set():
+                        on_message(None)
+                    listening.set()
                     while not stop.is_set():
                         for n in conn.notifies(timeout=0.5):
                             on_message(n.payload)
