@@ -72,6 +72,18 @@ def test_upload_flood_is_rate_limited(tmp_path):
                       headers=bearer(other)).status_code == 200
 
 
+def test_live_update_flood_is_rate_limited(tmp_path):
+    with club_client(str(tmp_path / "c.sqlite"), live_burst=2, live_rate=0.001) as (c, store):
+        tok = token_for(store, "pico-aa01")
+        body = {"id": "pico-aa01-1", "game": "oware", "from": 0, "moves": []}
+        codes = [c.post("/api/live", json=body, headers=bearer(tok)).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        # Nested or oversized bodies are refused before they are parsed.
+        deep = '{"id": "x", "moves": [[[["F3"]]]]}'
+        assert c.post("/api/live", content=deep, headers=bearer(token_for(store, "pico-bb02"))).status_code == 400
+        assert c.post("/api/live", content=b"{" * 70000, headers=bearer(token_for(store, "pico-cc03"))).status_code == 413
+
+
 def test_sql_injection_through_every_field(club_url):
     with club_client(club_url) as (c, store):
         tok = token_for(store, "pico-aa01")

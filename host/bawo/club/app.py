@@ -200,7 +200,7 @@ def create_app(cfg):
     async def club_page(request):
         def load():
             return dict(boards=store.boards(), seats={s["board"]: s for s in store.seats()},
-                        recent=store.records(limit=100000)[-30:][::-1],
+                        recent=store.recent(30),
                         conflicts=store.records(status="conflict"))
         s = await run_in_threadpool(session, request)
         return page("club", request, admin=s and s["admin"], **await run_in_threadpool(load))

@@ -221,6 +221,10 @@ class Store:
         args.append(int(limit))
         return self.query(q, args)
 
+    def recent(self, n=30):
+        """The n records the club got last, newest first."""
+        return self.query("SELECT %s FROM records ORDER BY seq DESC LIMIT ?" % self._SUMMARY, (int(n),))
+
     def record(self, seq):
         return self.one("SELECT %s, record FROM records WHERE seq=?" % self._SUMMARY, (int(seq),))
 
