@@ -78,11 +78,12 @@ def check_url(url):
     return url if url.endswith("/") else url + "/"
 
 
-def _request(url, path, token, body=None):
-    """(status, JSON answer) of one request; status None when the club cannot be reached."""
+def request(url, path, token, body=None, content_type="text/plain; charset=utf-8"):
+    """(status, JSON answer) of one request to the club; status None when it cannot be
+    reached (the answer's "error" says why)."""
     req = urllib.request.Request(url + path, data=body, method="POST" if body is not None else "GET",
                                  headers={"Authorization": "Bearer " + token,
-                                          "Content-Type": "text/plain; charset=utf-8"})
+                                          "Content-Type": content_type})
     try:
         with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
             return r.status, json.loads(r.read(65536) or b"{}")
@@ -100,7 +101,7 @@ def join(url, token, data_dir=None):
     url = check_url(url)
     if not token or len(token) > 200 or not token.isascii() or not token.isprintable():
         raise ClubError("a board token is the text the club's admin gave you")
-    status, ans = _request(url, "api/whoami", token)
+    status, ans = request(url, "api/whoami", token)
     if status != 200 or not isinstance(ans.get("board"), str):
         raise ClubError("the club at %s did not take the token: %s" % (
             safe(url), safe(ans.get("error") or "HTTP %s" % status)))
@@ -183,7 +184,7 @@ def push(conn, cfg):
         if token is None:
             rep.stopped = "board %s has no token here: `bawo club join`" % item["board"]
         else:
-            status, ans = _request(cfg["url"], "api/records", token, item["record"].encode("utf-8"))
+            status, ans = request(cfg["url"], "api/records", token, item["record"].encode("utf-8"))
             if status == 200:
                 box.done(item["seq"], ans.get("outcome", "ok"))
                 rep.delivered.append((item["rid"], ans.get("outcome")))

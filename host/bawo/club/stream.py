@@ -7,13 +7,11 @@ from the club's ply (the club answers 409 with it when the PC guessed wrong).
 """
 import json
 import threading
-import urllib.error
-import urllib.request
 
 from shared_rules.record import Record
 
 from ..watch import Watcher
-from .client import TIMEOUT
+from .client import request
 
 RETRY_S = 1.0
 
@@ -38,19 +36,8 @@ class Sender:
             self.cond.notify()
 
     def _post(self, body):
-        req = urllib.request.Request(self.url + "api/live", data=json.dumps(body).encode(),
-                                     headers={"Authorization": "Bearer " + self.token,
-                                              "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
-                return r.status, json.loads(r.read(65536))
-        except urllib.error.HTTPError as e:
-            try:
-                return e.code, json.loads(e.read(65536))
-            except ValueError:
-                return e.code, {}
-        except (OSError, ValueError) as e:
-            return None, {"error": str(e)[:200]}
+        return request(self.url, "api/live", self.token, json.dumps(body).encode(),
+                       "application/json")
 
     def _run(self):
         while True:
