@@ -12,6 +12,7 @@ Security (tests/test_club_security.py tries each):
 import asyncio
 import hmac
 import json
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, quote
 
@@ -33,6 +34,7 @@ from .store import LiveGap, Unavailable
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM = 4096
+RATINGS_TTL = 5.0
 MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
 COOKIE = "bawo_club"
 
@@ -216,8 +218,15 @@ def create_app(cfg):
         s = await run_in_threadpool(session, request)
         return page("game", request, g=row, admin=s and s["admin"], csrf=s and s["csrf"])
 
+    cache = {}
+
     def _tables():
-        return R.recompute(store.rated_games())
+        # Recomputed from the log (0.25 s for 20,000 games), at most every RATINGS_TTL
+        # seconds a process: a page of a busy club does not replay the whole history.
+        now = time.monotonic()
+        if cache.get("t", -1e9) + RATINGS_TTL < now:
+            cache.update(t=now, tables=R.recompute(store.rated_games()))
+        return cache["tables"]
 
     async def leaderboard_page(request):
         kind = request.query_params.get("game", "bawo")
@@ -331,6 +340,7 @@ def create_app(cfg):
                 seq = int(f.get("seq", "0"))
                 await run_in_threadpool(store.set_names, seq, check_player(f.get("south", "")),
                                         check_player(f.get("north", "")))
+                cache.clear()
                 return RedirectResponse("/game?seq=%d" % seq, status_code=303)
             else:
                 return page("missing", request, 404, what="page")
