@@ -112,3 +112,31 @@ def test_what_does_not_replay_is_refused():
         verify("b1", b"x" * (256 * 1024 + 1))
     with pytest.raises(Refused):
         verify("b1", b"\xff\xfe not text")
+
+
+def test_processes_starting_at_once_migrate_once(club_url):
+    # Four club processes start together on a new database: one migrates, the others wait for
+    # its lock and find nothing to do.
+    import threading
+    got, errors = [], []
+
+    def start():
+        try:
+            s = open_store(club_url)
+            got.append(s.version())
+            s.close()
+        except Exception as e:       # the test fails on any, named below
+            errors.append(repr(e))
+    ts = [threading.Thread(target=start) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    assert errors == [] and got == [LATEST] * 4
+
+
+def test_missing_postgresql_fails_the_tests_not_skips(monkeypatch):
+    import _club_pg
+    monkeypatch.setattr(_club_pg.glob, "glob", lambda pattern: [])
+    with pytest.raises(pytest.fail.Exception, match="install-system-deps"):
+        _club_pg._bindir()

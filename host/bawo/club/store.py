@@ -14,6 +14,7 @@ import os
 import queue
 import sqlite3
 import threading
+import time
 
 from . import ClubError
 from .migrations import LATEST, MIGRATIONS
@@ -352,6 +353,20 @@ class LiveGap(ClubError):
         self.ply = ply
 
 
+def _wal(conn, wait=10.0):
+    """Put the file in WAL mode. On a new file two connections doing it at once get "locked"
+    at once, without SQLite's busy wait: try again for a while."""
+    t0 = time.monotonic()
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() - t0 > wait:
+                raise
+            time.sleep(0.02)
+
+
 class SqliteStore(Store):
     engine = "sqlite"
 
@@ -369,7 +384,7 @@ class SqliteStore(Store):
             conn = sqlite3.connect(self.path, timeout=10, isolation_level=None,
                                    check_same_thread=False)
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
+            _wal(conn)
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
