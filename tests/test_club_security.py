@@ -106,6 +106,13 @@ def test_sql_injection_through_every_field(club_url):
         assert c.get("/player", params={"name": "x' OR '1'='1"}).status_code == 404
         assert c.get("/game?seq=1%20OR%201=1").status_code == 404
         assert c.get("/leaderboard?game=bawo'--").status_code == 200
+        # The login form and a live game's id.
+        c.cookies.clear()
+        r = c.post("/login", data={"name": "root' OR '1'='1' --", "password": "' OR '1'='1"},
+                   follow_redirects=False)
+        assert r.status_code == 403
+        r = c.post("/api/live", json={"id": SQLI, "game": "oware", "from": 0, "moves": []}, headers=bearer(tok))
+        assert r.status_code == 200 and store.live_boards("2000")[0]["rid"] == SQLI
         assert len(store.records()) == 1 and store.version() > 0
 
 
