@@ -69,6 +69,8 @@ def test_stream_resumes_after_the_club_went_away(sim_board, tmp_path):
             w.join(link)
             play(moves[:4])
             _wait(lambda: [r["ply"] for r in store.live_boards("2000")] == [4])
+            # One connection a PC, kept open between moves.
+            assert sender.connections == 1 and sender.sent >= 2
         # The club is down: the board plays on, the PC keeps the moves.
         play(moves[4:9])
         assert w.state.ply == 9

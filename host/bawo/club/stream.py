@@ -2,16 +2,19 @@
 rows in the PC's log) and send each move to the club.
 
 One sender thread a PC holds the game as the PC knows it and the ply the club has; it posts
-what the club lacks, so the watch loop never waits for the network. After a drop it resumes
-from the club's ply (the club answers 409 with it when the PC guessed wrong).
+what the club lacks, so the watch loop never waits for the network. It keeps one HTTP
+connection open (keep-alive), made again after a drop; then it resumes from the club's ply
+(the club answers 409 with it when the PC guessed wrong).
 """
+import http.client
 import json
 import threading
+import urllib.parse
 
 from shared_rules.record import Record
 
 from ..watch import Watcher
-from .client import request
+from .client import TIMEOUT
 
 RETRY_S = 1.0
 
@@ -26,6 +29,7 @@ class Sender:
         self.club = {}            # game id -> the ply the club has
         self.stopping = False
         self.sent = 0             # posts the club took (for tests and the summary)
+        self.connections = 0      # connections made: one while the club stays up
         self.settled = None       # (id, ply, done) the club has, or refused for good
         self.thread = threading.Thread(target=self._run, daemon=True, name="club-stream")
         self.thread.start()
@@ -35,9 +39,39 @@ class Sender:
             self.want = (gid, game, start, list(moves), done)
             self.cond.notify()
 
+    conn = None
+
     def _post(self, body):
-        return request(self.url, "api/live", self.token, json.dumps(body).encode(),
-                       "application/json")
+        """(status, JSON answer) on the one connection; None when the club is out of reach."""
+        u = urllib.parse.urlsplit(self.url)
+        data = json.dumps(body).encode()
+        for attempt in (0, 1):   # a kept connection the server closed meanwhile: once more
+            fresh = self.conn is None
+            if fresh:
+                cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+                self.conn = cls(u.hostname, u.port, timeout=TIMEOUT)
+                self.connections += 1
+            try:
+                self.conn.request("POST", u.path.rstrip("/") + "/api/live", body=data, headers={
+                    "Authorization": "Bearer " + self.token, "Content-Type": "application/json"})
+                r = self.conn.getresponse()
+                raw = r.read(65536)
+                if r.getheader("connection", "").lower() == "close":
+                    self._drop()
+                try:
+                    return r.status, json.loads(raw or b"{}")
+                except ValueError:
+                    return r.status, {"error": "HTTP %d" % r.status}
+            except (OSError, http.client.HTTPException) as e:
+                self._drop()
+                if fresh or attempt:
+                    return None, {"error": str(e)[:200] or type(e).__name__}
+        return None, {"error": "no answer"}
+
+    def _drop(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
     def _run(self):
         while True:
@@ -80,6 +114,8 @@ class Sender:
             self.stopping = True
             self.cond.notify()
         self.thread.join(wait)
+        if not self.thread.is_alive():
+            self._drop()
 
 
 def watcher_class(sender):
