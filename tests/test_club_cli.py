@@ -57,3 +57,27 @@ def test_push_and_stream_need_a_joined_club(tmp_path, capsys, monkeypatch):
     rc, _, err = _run(capsys, "club", "join", "http://127.0.0.1:9/", "--token", "bawo_x")
     assert rc == 1 and "did not take the token" in err
     assert not (tmp_path / "bawo" / "club.json").exists()
+
+
+def test_push_reports_conflicts_and_refusals(tmp_path):
+    import sqlite3
+    from _club_helpers import live_server, token_for
+    from _host_helpers import random_record
+    from bawo.club.cli import deliver
+    from bawo.club.client import Outbox
+    pc = str(tmp_path / "pc.sqlite")
+    with live_server(str(tmp_path / "club.sqlite")) as (url, store):
+        tok = token_for(store, "pico-aa01")
+        a, b = random_record(1, "pico-aa01-0001"), random_record(2, "pico-aa01-0001")
+        bad = random_record(3, "pico-aa01-0002").to_text().replace('[Rules "1"]', '[Rules "0"]')
+        with sqlite3.connect(pc) as conn:
+            box = Outbox(conn)
+            for text in (a.to_text(), b.to_text(), bad):
+                box.put("pico-aa01", text)
+        out = io.StringIO()
+        rep = deliver(pc, {"url": url, "boards": {"pico-aa01": tok}}, out=out)
+        text = out.getvalue()
+        assert "2 record(s) delivered, 1 refused" in text
+        assert "club refused pico-aa01-0002: the record does not replay" in text
+        assert "pico-aa01-0001 is another game under an id the club holds" in text
+        assert not rep.ok() and len(store.records()) == 2

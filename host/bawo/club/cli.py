@@ -215,6 +215,10 @@ def deliver(db_path, cfg, out=sys.stdout):
         "; %d queued: %s" % (rep.left, rep.stopped) if rep.stopped else "")), file=out)
     for rid, why in rep.refused:
         print(safe("club refused %s: %s" % (rid, why)), file=out)
+    for rid, outcome in rep.delivered:
+        if outcome == "conflict":
+            print(safe("club: %s is another game under an id the club holds: kept beside it as a "
+                       "conflict (see the club page)" % rid), file=out)
     return rep
 
 
