@@ -449,7 +449,10 @@ class PgStore(Store):
             if make:
                 self._made += 1
         if not make:
-            return self._pool.get(timeout=30)
+            try:
+                return self._pool.get(timeout=30)
+            except queue.Empty:
+                raise Unavailable("the club database is busy: every connection is in use")
         try:
             return self._connect()
         except BaseException:
