@@ -81,3 +81,13 @@ def test_push_reports_conflicts_and_refusals(tmp_path):
         assert "club refused pico-aa01-0002: the record does not replay" in text
         assert "pico-aa01-0001 is another game under an id the club holds" in text
         assert not rep.ok() and len(store.records()) == 2
+
+
+def test_a_damaged_club_config_does_not_stop_a_sync(tmp_path, monkeypatch, capsys):
+    # The sync itself fails here (no board at the port), but after the warning, not before.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    (tmp_path / "bawo").mkdir()
+    (tmp_path / "bawo" / "club.json").write_text("{not json")
+    rc, _, err = _run(capsys, "sync", "--port", str(tmp_path / "no-such-port"), "--db", str(tmp_path / "g.sqlite"))
+    assert rc == 1
+    assert "warning: the club config" in err and "syncing without the club" in err

@@ -625,7 +625,11 @@ def cmd_sync(args):
     from .draw import Bar
     from .sync import sync
     from .club.client import held_hook, load_config
-    club = load_config()
+    try:
+        club = load_config()
+    except BawoError as e:     # a damaged club.json never keeps the games on the board
+        sys.stderr.write("%s: warning: %s; syncing without the club\n" % (PROG, safe(_one_line(e))))
+        club = None
     log = _open_log(args)
     ser, link, info = _connect(args)
     try:
