@@ -91,3 +91,21 @@ def test_a_damaged_club_config_does_not_stop_a_sync(tmp_path, monkeypatch, capsy
     rc, _, err = _run(capsys, "sync", "--port", str(tmp_path / "no-such-port"), "--db", str(tmp_path / "g.sqlite"))
     assert rc == 1
     assert "warning: the club config" in err and "syncing without the club" in err
+
+
+def test_an_admin_seats_players_from_another_pc(tmp_path, capsys):
+    from _club_helpers import live_server, token_for
+    with live_server(str(tmp_path / "club.sqlite")) as (url, store):
+        token_for(store, "pico-aa01")
+        store.add_admin("root", *auth.hash_password("a long password"))
+        rc, out, _ = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-aa01", "Ada", "Bo",
+                          stdin="a long password\n")
+        assert rc == 0 and "South Ada, North Bo" in out
+        assert [(s["south"], s["north"]) for s in store.seats()] == [("Ada", "Bo")]
+        rc, _, err = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-aa01", "Chi", "Bo",
+                          stdin="wrong\n")
+        assert rc == 1 and "refused the login" in err
+        rc, _, err = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-zz99", "Chi", "Bo",
+                          stdin="a long password\n")
+        assert rc == 1 and "no board pico-zz99" in err
+        assert len(store.seats()) == 1

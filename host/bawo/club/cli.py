@@ -57,8 +57,13 @@ def add_parser(subs, sub):
     s.add_argument("number", type=int)
     s.set_defaults(func=cmd_revoke)
 
-    s = cs.add_parser("seat", help="who plays South and North at a board from now on")
+    s = cs.add_parser("seat", help="who plays South and North at a board from now on",
+                      description="On the club's machine (--db), or from any PC as an admin of "
+                                  "the club (--admin NAME; the password from the terminal or stdin; "
+                                  "the club this PC joined, or --url).")
     db_arg(s)
+    s.add_argument("--admin", metavar="NAME", help="log in to the club as this admin")
+    s.add_argument("--url", help="the club's address (default: the one this PC joined)")
     s.add_argument("board")
     s.add_argument("south")
     s.add_argument("north")
@@ -155,9 +160,27 @@ def cmd_revoke(args):
     return 0
 
 
+def _password(prompt):
+    if sys.stdin.isatty():
+        return getpass.getpass(prompt)
+    return sys.stdin.readline().rstrip("\n")
+
+
 def cmd_seat(args):
     from .records import check_board, check_player
     board, south, north = check_board(args.board), check_player(args.south), check_player(args.north)
+    if args.admin:
+        from .client import admin_seat, check_url, load_config
+        url = args.url
+        if url is None:
+            cfg = load_config()
+            if cfg is None:
+                raise ClubError("which club? this PC joined none: give --url")
+            url = cfg["url"]
+        admin_seat(check_url(url), args.admin, _password("password for %s: " % args.admin),
+                   board, south, north)
+        print(safe("board %s: South %s, North %s from now on" % (board, south, north)))
+        return 0
     store = _store(args)
     try:
         store.seat(board, south, north)

@@ -113,6 +113,39 @@ def join(url, token, data_dir=None):
     return ans["board"]
 
 
+def admin_seat(url, name, password, board, south, north):
+    """Seat players as an admin from any PC: log in, read the form's CSRF token, post."""
+    import html
+    import http.cookiejar
+    import re
+    jar = http.cookiejar.CookieJar()
+    op = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def call(path, fields=None):
+        data = None if fields is None else urllib.parse.urlencode(fields).encode()
+        try:
+            with op.open(url + path, data=data, timeout=TIMEOUT) as r:
+                return r.status, r.read(1 << 20).decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read(1 << 20).decode("utf-8", "replace")
+        except (urllib.error.URLError, OSError) as e:
+            raise ClubError("the club at %s cannot be reached: %s" % (safe(url), getattr(e, "reason", e)))
+    status, _ = call("login", {"name": name, "password": password})
+    if status != 200:     # 303 to /admin is followed: 200 there means logged in
+        raise ClubError("the club refused the login of %s (HTTP %d)" % (safe(name), status))
+    status, page = call("admin")
+    m = re.search(r'name="csrf" value="([A-Za-z0-9_-]+)"', page)
+    if status != 200 or not m:
+        raise ClubError("the club did not give an admin page to %s" % safe(name))
+    csrf = m.group(1)
+    status, page = call("admin/seat", {"csrf": csrf, "board": board, "south": south, "north": north})
+    call("logout", {"csrf": csrf})      # the session ends here, not in 12 hours
+    if status != 200:
+        m = re.search(r'<p class="conflict" id="error">(.*?)</p>', page, re.S)
+        raise ClubError("the club did not seat them: %s" % (
+            safe(html.unescape(m.group(1).strip())) if m else "HTTP %d" % status))
+
+
 class Outbox:
     """The records waiting for the club, in the PC's own log file."""
 
