@@ -1,6 +1,6 @@
 """Two real `bawo club serve` processes on one PostgreSQL: a move posted to one reaches the
-other's spectators (LISTEN/NOTIFY); one process killed mid-upload loses and doubles nothing
-once the PC pushes again; PostgreSQL restarted under a live stream: the club answers 503 while
+other's spectators (LISTEN/NOTIFY); one process killed mid-upload, and again mid-stream,
+loses and doubles nothing once the PC sends again; PostgreSQL restarted under a live stream: the club answers 503 while
 it is away, then takes the move, and the spectator who stayed connected sees it."""
 import os
 import signal
@@ -19,6 +19,7 @@ from _host_helpers import ROOT, random_record
 from test_club_live import Spectator, _moves, _post
 
 from bawo.club.client import Outbox, push
+from bawo.club.stream import Sender
 from bawo.club.store import open_store
 
 pytestmark = pytest.mark.xdist_group("club_pg")
@@ -50,6 +51,18 @@ class Club:
             self.proc.terminate()
             self.proc.wait(10)
         self.proc.stderr.close()
+
+
+def _live(store, rid):
+    rows = [r for r in store.live_boards("2000") if r["rid"] == rid]
+    return rows[0]["moves"].split() if rows else None
+
+
+def _wait(fn, timeout=15.0):
+    t0 = time.monotonic()
+    while not fn():
+        assert time.monotonic() - t0 < timeout, "timed out"
+        time.sleep(0.02)
 
 
 def _port():
@@ -102,6 +115,23 @@ def test_two_processes_kill_mid_upload_and_restart_postgresql(tmp_path):
         assert sorted(r["rid"] for r in rows) == sorted(r.header["Id"] for r in recs)
         assert all(r["status"] == "ok" for r in rows)
         assert Outbox(conn).waiting() == []
+
+        # A PC streams a game to A; A is killed mid-stream; the PC goes on, and once A is
+        # back it resumes from the club's ply: every move once, in order.
+        game = _moves(8)
+        sender = Sender(a.url, token_for(store, "pico-ab08"))
+        try:
+            for k in range(1, 4):
+                sender.update("pico-ab08-7", "oware", None, game[:k], False)
+            _wait(lambda: _live(store, "pico-ab08-7") == game[:3])
+            a.kill()
+            for k in range(4, 9):
+                sender.update("pico-ab08-7", "oware", None, game[:k], False)
+                time.sleep(0.02)
+            a = Club(db, port_a)
+            _wait(lambda: _live(store, "pico-ab08-7") == game)
+        finally:
+            sender.close(0)
 
         # PostgreSQL restarts under the stream: 503 while it is away, then the move goes in,
         # and B's spectator (still connected) sees it.
