@@ -194,12 +194,13 @@ class Watcher:
 
 
 def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None,
-          style="numbers", reconnect=None):
+          style="numbers", reconnect=None, watcher=None):
     """Follow the board. reconnect: () -> (serial, link, info), called when the board goes
     away (unplugged, reset) until it is back; None: a lost board ends watch with the error.
-    timeout: seconds without news (or without the board) before stopping; None: never."""
+    timeout: seconds without news (or without the board) before stopping; None: never.
+    watcher: the Watcher class to follow with (`bawo club stream` passes its own)."""
     device = str(info.get("board") or info.get("device") or info.get("id") or "board")
-    w = Watcher(log, device, out, draw_board, style)
+    w = (watcher or Watcher)(log, device, out, draw_board, style)
     w.say("watching %s (Ctrl-C to stop)" % device)
     opened = []
     try:

@@ -1,6 +1,9 @@
 """`bawo ports` and `bawo sync`: find the board, then copy its finished games into the log."""
+import sys
+
+from ..errors import BawoError
 from ..text import safe
-from .common import add_db, add_port, connect, open_log, out_json, sub
+from .common import add_db, add_port, connect, one_line, open_log, out_json, sub
 
 
 def add_parser(subs):
@@ -76,10 +79,16 @@ def cmd_ports(args):
 def cmd_sync(args):
     from ..sim.draw import Bar
     from ..sync import sync
+    from ..club.client import held_hook, load_config
+    try:
+        club = load_config()
+    except BawoError as e:     # a damaged club.json never keeps the games on the board
+        sys.stderr.write("bawo: warning: %s; syncing without the club\n" % safe(one_line(e)))
+        club = None
     log = open_log(args)
     ser, link, info = connect(args)
     try:
-        report = sync(link, log, bar=None if args.json else Bar())
+        report = sync(link, log, bar=None if args.json else Bar(), held=held_hook(log, club))
     finally:
         ser.close()
         log.close()
@@ -98,4 +107,7 @@ def cmd_sync(args):
             print(safe("conflict %s: %s" % (gid, err)))
         for gid, err in report.failed:
             print(safe("not fetched %s: %s (left on the board)" % (gid, err)))
+    if club:
+        from .club import deliver
+        deliver(log.path, club, out=sys.stderr if args.json else sys.stdout)
     return 0 if report.ok() else 1
