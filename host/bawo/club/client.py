@@ -257,3 +257,17 @@ def push_lines(rep):
               "conflict (see the club page)" % rid for rid, outcome in rep.delivered
               if outcome == "conflict"]
     return lines
+
+
+def deliver_if_joined(db_path, data_dir=None):
+    """The page's delivery after its Sync (bawo.serve.page_live): None when this PC joined no
+    club, else what was delivered as a dict (the PushReport's counts and its lines)."""
+    try:
+        cfg = load_config(data_dir)
+    except ClubError as e:
+        return {"error": safe(str(e))}
+    if cfg is None:
+        return None
+    rep = deliver(db_path, cfg)
+    return {"delivered": len(rep.delivered), "refused": len(rep.refused), "queued": rep.left,
+            "stopped": rep.stopped, "lines": [safe(x) for x in push_lines(rep)]}

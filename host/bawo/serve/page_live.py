@@ -41,7 +41,19 @@ async def _bridge_call(request, *args):
 
 
 async def api_sync(request):
-    return await _bridge_call(request, "sync")
+    """Sync the board's games; then, when this PC joined a club, deliver what waits for it
+    (this sync's records and any left from before), as `bawo sync` does."""
+    site = site_of(request)
+    try:
+        r = await run_in_threadpool(site.bridge.call, "sync")
+    except BawoError as e:
+        return JSONResponse({"error": str(e)}, status_code=409)
+    if "club" not in r:
+        from ..club.client import deliver_if_joined
+        club = await run_in_threadpool(deliver_if_joined, site.cfg.db_path)
+        if club is not None:
+            r["club"] = club
+    return JSONResponse(r)
 
 
 async def api_flash(request):
