@@ -28,6 +28,12 @@ SAMPLES = {
     4: ["INSERT INTO admins (name, salt, hash, added) VALUES ('root', 's', 'h', '2025-01-04T00:00:00Z')"],
     5: ["INSERT INTO live (board, rid, game, start, moves, ply, done, updated) VALUES"
         " ('b1', 'b1-0002', 'oware', NULL, 'F3', 1, 0, '2025-01-05T00:00:00Z')"],
+    6: ["INSERT INTO players (name, added) VALUES ('Ada', '2025-01-06T00:00:00Z')",
+        "INSERT INTO tournaments (name, game, system, rounds, created) VALUES"
+        " ('Spring', 'oware', 'swiss', 4, '2025-01-06T00:00:00Z')",
+        "INSERT INTO entrants (tournament, player, seed) VALUES (1, 'Ada', 1)",
+        "INSERT INTO pairings (tournament, round, tbl, south, north, board, result, started)"
+        " VALUES (1, 1, 1, 'Ada', NULL, NULL, 'bye', '2025-01-06T00:00:00Z')"],
 }
 
 
@@ -61,6 +67,10 @@ def test_migrates_from_every_past_version(club_url, start):
             assert s.admin("root")["hash"] == "h"
         if start >= 5:
             assert [(x["board"], x["ply"]) for x in s.live_boards(since="2000")] == [("b1", 1)]
+        if start >= 6:
+            from bawo.club import tournaments
+            assert [(x["name"], x["players"], x["round"]) for x in tournaments.listing(s)] == [
+                ("Spring", 1, 1)]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)
     finally:

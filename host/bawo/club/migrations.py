@@ -83,6 +83,37 @@ MIGRATIONS = [
             done    INTEGER NOT NULL,
             updated TEXT NOT NULL)""",
     ],
+    # 6: tournaments (tournaments.py): their players with their pairing numbers (seed, fixed
+    # when round 1 starts), and each round's pairings, a board each, the result from the
+    # board's record (record) or from the admin.
+    [
+        """CREATE TABLE tournaments (
+            id      {id},
+            name    TEXT NOT NULL UNIQUE,
+            game    TEXT NOT NULL,
+            system  TEXT NOT NULL,
+            rounds  INTEGER NOT NULL,
+            created TEXT NOT NULL,
+            started TEXT)""",
+        """CREATE TABLE entrants (
+            tournament INTEGER NOT NULL REFERENCES tournaments(id),
+            player  TEXT NOT NULL REFERENCES players(name),
+            seed    INTEGER NOT NULL,
+            PRIMARY KEY (tournament, player))""",
+        """CREATE TABLE pairings (
+            id      {id},
+            tournament INTEGER NOT NULL REFERENCES tournaments(id),
+            round   INTEGER NOT NULL,
+            tbl     INTEGER NOT NULL,
+            south   TEXT NOT NULL,
+            north   TEXT,
+            board   TEXT REFERENCES boards(id),
+            result  TEXT,
+            record  INTEGER REFERENCES records(seq),
+            started TEXT NOT NULL,
+            UNIQUE (tournament, round, tbl))""",
+        "CREATE INDEX pairings_open ON pairings (board, result)",
+    ],
 ]
 
 LATEST = len(MIGRATIONS)

@@ -12,6 +12,7 @@ from . import broadcast as LV
 from .clubsite import club_of, err, read_body
 from .records import MAX_RECORD, Refused, verify
 from .store import LiveGap
+from .tournaments import fill_results
 
 MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
 NO_TOKEN = "no valid board token: ask the club's admin for one"
@@ -37,7 +38,9 @@ async def upload(request):
 
     def work():
         v = verify(board, data)
-        return cfg.store.upload(board, v)
+        outcome, seq = cfg.store.upload(board, v)
+        fill_results(cfg.store, board)     # a tournament game's record fills its result
+        return outcome, seq
     try:
         # Answered only after the store's transaction committed: an answer means kept.
         outcome, seq = await run_in_threadpool(work)
