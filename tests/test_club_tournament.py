@@ -4,8 +4,11 @@ arrives through the PCs' API and fills the result; standings, crosstable, CSV an
 A club on each engine in the test client (the pairing rules themselves: test_club_pairing.py)."""
 import csv
 import datetime
+import html
 import io
 import itertools
+import json
+import re
 
 import pytest
 
@@ -114,5 +117,9 @@ def test_a_round_robin_follows_the_berger_table_and_takes_the_admins_results(tmp
                              result="S").status_code == 303
         assert [(r["player"], r["points"]) for r in T.standings(store, 1)][0][1] >= 2
         assert "all%203%20rounds" in _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+        # The wall: the current round's boards live, each card named by its table.
+        wall = c.get("/tournament/wall?id=1").text
+        m = re.search(r'data-tables="([^"]*)"', wall)
+        assert json.loads(html.unescape(m.group(1))) == {"pico-r1": 1} and "round 3" in wall
         assert "Club RR" in c.get("/tournaments").text
         assert c.get("/tournament?id=99").status_code == 404

@@ -1,6 +1,7 @@
 """The tournaments' pages: the list (and the admin's form for a new one), a tournament (its
 players, rounds, boards, results and standings, and the admin's forms: register, start the
-next round, enter a result), its crosstable, and its standings as CSV and whole as JSON."""
+next round, enter a result), its crosstable, the wall (the current round's boards live), and
+its standings as CSV and whole as JSON."""
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -66,6 +67,18 @@ async def crosstable_page(request):
     return cfg.page("crosstable", request, t=tour, rows=rows, rounds=n)
 
 
+async def wall_page(request):
+    """The current round's boards live, for the wall: a card a board, named by its table."""
+    cfg, tour = await _tournament(request)
+    if tour is None:
+        return cfg.page("missing", request, 404, what="tournament")
+    rows = await run_in_threadpool(T.pairings, cfg.store, tour["id"])
+    current = max([r["round"] for r in rows] or [0])
+    games = [r for r in rows if r["round"] == current]
+    return cfg.page("wall", request, t=tour, round=current, games=games,
+                    tables={g["board"]: g["tbl"] for g in games if g["board"]})
+
+
 async def standings_csv(request):
     cfg, tour = await _tournament(request)
     if tour is None:
@@ -123,6 +136,7 @@ def routes():
         Route("/tournaments", list_page),
         Route("/tournament", tournament_page),
         Route("/tournament/crosstable", crosstable_page),
+        Route("/tournament/wall", wall_page),
         Route("/tournament/standings.csv", standings_csv),
         Route("/tournament/export.json", export_json),
         Route("/tournaments/{what}", admin_action, methods=["POST"]),

@@ -4,6 +4,8 @@
 (function () {
   const root = document.getElementById("boards");
   const only = root.dataset.board || null;
+  // The wall view of a tournament's round: only its boards, each card named by its table.
+  const tables = root.dataset.tables ? JSON.parse(root.dataset.tables) : null;
   const big = !!only;
   const cards = {};
 
@@ -20,7 +22,7 @@
     c.dataset.board = board;
     const a = el("a", "name", c);
     a.href = "/live?board=" + encodeURIComponent(board);
-    a.textContent = board;
+    a.textContent = tables ? "table " + tables[board] + ": " + board : board;
     const cv = el("canvas", "leds", c);
     const who = el("div", "who", c);
     const ply = el("div", "ply", c);
@@ -46,6 +48,7 @@
 
   function show(m) {
     if (m.type !== "board" || (only && m.board !== only)) return;
+    if (tables && !Object.prototype.hasOwnProperty.call(tables, m.board)) return;
     const k = card(m.board);
     if (m.frame && m.w && m.h) draw(k.cv, m.frame, m.w, m.h);
     k.who.textContent = (m.south || "?") + " – " + (m.north || "?") + " (" + m.game + ")";
