@@ -171,5 +171,20 @@ def test_club_page_shows_every_board_live_in_chromium(tmp_path):
             drv.get(a + "live?board=pico-0001")
             wait_for(lambda: len(drv.find_elements("css selector", ".moves li")) == 3, what="move list")
             assert [li.text for li in drv.find_elements("css selector", ".moves li")] == moves[:3]
+            # A tournament's wall: only its round's boards, named by table; then its crosstable.
+            from bawo.club import tournaments as T
+            tid = T.create(store, "Final", "oware", "roundrobin")
+            for p in ("Ada", "Bo"):
+                T.register(store, tid, p)
+            T.next_round(store, tid)
+            drv.get(a + "tournament/wall?id=%d" % tid)
+            wait_for(lambda: cards() == {"pico-0001": "3"}, what="the round's one board")
+            assert "table 1: pico-0001" in drv.find_element("css selector", ".card").text
+            (game,) = T.pairings(store, tid)
+            T.set_result(store, game["id"], "N")
+            drv.get(a + "tournament/crosstable?id=%d" % tid)
+            rows = [r.text for r in drv.find_elements("css selector", "#crosstable tr")][1:]
+            assert rows == ["1 %s 2N+ 1.0 0.0 0.0 0.0" % game["north"],
+                            "2 %s 1S- 0.0 1.0 0.0 0.0" % game["south"]], rows
         finally:
             quit_browser(drv)
