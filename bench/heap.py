@@ -223,7 +223,7 @@ def full_board(data, install, board="pico-00000000"):
 
 
 def sync_full_scenario(install):
-    from bawo.link import BoardLink
+    from bawo.boardlink import BoardLink
 
     def fn(root, heap, _mpy=None):
         data = os.path.join(root, "games")

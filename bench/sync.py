@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _host_helpers import Relay, seed_journal, write_board_script, FIRMWARE  # noqa: E402
 
 from bawo.db import Log  # noqa: E402
-from bawo.link import BoardLink  # noqa: E402
+from bawo.boardlink import BoardLink  # noqa: E402
 from bawo.sync import sync  # noqa: E402
 import serial  # noqa: E402
 

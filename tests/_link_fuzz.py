@@ -565,7 +565,7 @@ class _PatientLink(host_link.BoardLink):
         for _ in range(self.tries):
             try:
                 return super().request(typ, payload, timeout)
-            except host_link.LinkError as e:
+            except host_link.BoardLinkError as e:
                 if e.code is not None and (e.code != P.E_INTERNAL or "memory" not in str(e)):
                     raise
                 self.nomem += 1

@@ -29,10 +29,10 @@ except ImportError:  # not installed: never put firmware/ on sys.path (it would 
     P = _load("bawo_firmware.protocol", FIRMWARE / "protocol.py")
 
 try:
-    import bawo.link as host_link
+    import bawo.boardlink as host_link
 except ImportError:
     sys.path.insert(0, str(ROOT / "host"))
-    import bawo.link as host_link
+    import bawo.boardlink as host_link
 from bawo.tools import venv_tool  # noqa: E402
 
 

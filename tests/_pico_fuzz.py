@@ -8,7 +8,7 @@ bench/pico_fuzz.py (100,000 frames).
 
 The board must answer every request once, never ERROR 1, 9-for-a-bug or 10, never fall to the
 REPL or reboot (its serial output would say so), keep the game in progress when it refuses a
-NEW, change no file of its bundle, and at the end a host's sync (bawo.link.BoardLink, the
+NEW, change no file of its bundle, and at the end a host's sync (bawo.boardlink.BoardLink, the
 code `bawo sync` runs) must list, fetch and replay every game on its flash and mark each one
 synced. Times are the wall clock's: the emulator runs as fast as it can.
 """
@@ -34,7 +34,7 @@ if _extra > 0:
 del _extra
 """
 CRASH_SIGNS = (b"Traceback", b"MicroPython v", b"soft reboot", b"\n>>> ")
-REPLY_S = 2.0   # a host's wait before it sends a frame again (bawo.link's timeout)
+REPLY_S = 2.0   # a host's wait before it sends a frame again (bawo.boardlink's timeout)
 
 
 class PicoLink:
@@ -259,15 +259,15 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
 
 
 def _sync_all(port):
-    """A host's whole sync (HELLO, LIST, GET, replay, ACK_GAME) by bawo.link.BoardLink; the ids.
-    A request the board had no room for is asked again (bawo.link does so 5 times itself)."""
+    """A host's whole sync (HELLO, LIST, GET, replay, ACK_GAME) by bawo.boardlink.BoardLink; the ids.
+    A request the board had no room for is asked again (bawo.boardlink does so 5 times itself)."""
     link = host_link.BoardLink(port, timeout=2.0, retries=3)
 
     def patient(fn, *a):
         for _ in range(20):
             try:
                 return fn(*a)
-            except host_link.LinkError as e:
+            except host_link.BoardLinkError as e:
                 if e.code is not None and (e.code != P.E_INTERNAL or "memory" not in str(e)):
                     raise
                 time.sleep(0.5)

@@ -194,7 +194,7 @@ def test_show_says_which_side_had_hints(tmp_path, capsys):
 
 
 def test_play_two_players_logs_game(tmp_path, monkeypatch, capsys):
-    from bawo import play as playmod
+    from bawo import terminal_games as playmod
     moves = iter(["?", "zz", "A", "f", "quit", "y"])   # y: end it here, unfinished
     db = str(tmp_path / "g.sqlite")
     log = Log(db)

@@ -1,4 +1,4 @@
-"""`bawo show/watch/play` draw positions with the firmware's own LED drawing (host/bawo/draw.py):
+"""`bawo show/watch/play` draw positions with the firmware's own LED drawing (host/bawo/sim/draw.py):
 the same picture the simulator shows for the same position."""
 import sys
 import types
@@ -8,7 +8,8 @@ import pytest
 from _host_helpers import random_record
 from shared_rules import game as make_game, State
 
-from bawo import cli, draw as D
+from bawo import cli
+from bawo.sim import draw as D
 from bawo.db import Log
 
 
@@ -29,7 +30,7 @@ def _no_status(text):
 ])
 def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
     from bawo import sim
-    from bawo.sim.render import render
+    from bawo.sim.leds import render
     board = sim.BoardProcess(sim.PROFILES[game], str(tmp_path), fake=True, speed=8)
     try:
         st = sim.choose_settings(board, game, "people", 8)
@@ -150,7 +151,7 @@ def test_subcommands_take_the_style_flags(capsys):
 
 def test_terminal_play_asks_before_quitting_a_game():
     import io
-    from bawo.play import play
+    from bawo.terminal_games import play
     answers = iter(["A1+", "q", "n", "B7-", "quit", "y"])
     asked = []
 

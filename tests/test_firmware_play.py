@@ -5,7 +5,7 @@ import pytest
 
 from bawo.sim import (BoardProcess, choose_settings, key_of_cell, play_moves, presses_for,
                       random_moves)
-from bawo.sim.render import _parse_frame
+from bawo.sim.leds import _parse_frame
 from shared_rules import game as make_game, State
 from shared_rules.record import Record
 

@@ -11,8 +11,8 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record, RecordError
 
 from bawo import sim
-from bawo.sim.render import digits, render
-from bawo.play import play
+from bawo.sim.leds import digits, render
+from bawo.terminal_games import play
 
 
 # -- moves in either case (shared_rules' parsers) -----------------------------------------------
@@ -46,7 +46,7 @@ def test_bawo_play_takes_a_move_in_small_letters():
 
 @pytest.fixture
 def sim_link(tmp_path):
-    from bawo.link import BoardLink
+    from bawo.boardlink import BoardLink
     from bawo.ports import open_port
     relay = sim.PtyRelay()
     board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends())
@@ -88,12 +88,12 @@ def test_the_live_page_moves_in_either_case_and_refuses_in_the_rules_words(sim_l
 # -- the hint, everywhere a game is played (point 10) ------------------------------------------
 
 def _board_hint(state, seed=1):
-    from bawo.hint import best_move
+    from bawo.advice import best_move
     return best_move(state, seed)
 
 
 def test_the_hint_is_the_firmwares_own_choice():
-    # The book's move from the opening (firmware/hint.py via bawo.hint), as the board lights it.
+    # The book's move from the opening (firmware/hint.py via bawo.advice), as the board lights it.
     from bawo import firmware
     book = firmware.module("book")
     b = book.Book(firmware.book_path())
@@ -122,7 +122,7 @@ def test_bawo_play_gives_the_hint_and_logs_it_as_the_board_does(tmp_path):
 
 def test_the_play_page_gives_the_hint_and_logs_it_as_the_board_does(tmp_path):
     from bawo.db import Log
-    from bawo.serve.play import Session
+    from bawo.serve.play_session import Session
     db = str(tmp_path / "g.sqlite")
     s = Session(db)
     v = s.new("oware", 0, 1)
@@ -203,7 +203,7 @@ def _colours(text):
 def test_the_pick_and_its_targets_show_on_a_screen(picked):
     prof, before, frame, st = picked
     new = _colours(render(frame, prof, st, color=True)) - _colours(render(before, prof, st, color=True))
-    from bawo.sim.render import SHOWN_MIN
+    from bawo.sim.leds import SHOWN_MIN
     assert any(r == g == b >= SHOWN_MIN for r, g, b in new), new        # the pick: white
     assert any(g >= SHOWN_MIN and r == b == 0 for r, g, b in new), new  # its targets: green
 
@@ -238,8 +238,8 @@ def test_the_play_page_and_the_simulator_explain_the_other_sides_cell_alike(tmp_
     """One rule, two places: a press on the opponent's cell is explained by the Play page (to
     "you") and by the simulator's status line (to whoever is to move) with the same words."""
     from bawo import firmware
-    from bawo.serve.play import Session
-    from bawo.sim.render import refused
+    from bawo.serve.play_session import Session
+    from bawo.sim.leds import refused
     s = Session(str(tmp_path / "g.sqlite"))
     v = s.new(name, 0, 1)
     g = make_game(name)

@@ -71,7 +71,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
     from _host_helpers import random_record
     from bawo import sim
     from bawo.db import Log
-    from bawo.link import BoardLink
+    from bawo.boardlink import BoardLink
     from bawo.sync import sync
 
     image, kb = tmp_path / "flash.img", 64

@@ -70,8 +70,9 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 from bawo import cli  # noqa: E402
+from bawo.commands.log import Progress  # noqa: E402
 from bawo.db import Log  # noqa: E402
-from bawo.play import show_record  # noqa: E402
+from bawo.terminal_games import show_record  # noqa: E402
 from _host_helpers import bawo_cmd, env_with_path  # noqa: E402
 
 
@@ -316,7 +317,7 @@ def test_import_streams_stdin_and_reports_progress(tmp_path):
     assert r.returncode == 0 and "40 added" in r.stdout, r.stderr
     import io
     buf = io.StringIO()
-    p = cli.Progress(buf, total_bytes=1000, every=0.0)
+    p = Progress(buf, total_bytes=1000, every=0.0)
     p.update(256, 500)
     p.update(512, 1000)
     assert buf.getvalue().splitlines()[-1].startswith("import: 512 games read (100% of the file)")
@@ -350,7 +351,7 @@ def test_import_progress_is_a_live_line_on_a_terminal():
     master, slave = pty.openpty()
     try:
         stream = os.fdopen(slave, "w", closefd=False)
-        p = cli.Progress(stream, total_bytes=None)
+        p = Progress(stream, total_bytes=None)
         p._last -= 1.0
         p.t0 -= 2.0
         p.update(1024)

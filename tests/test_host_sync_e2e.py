@@ -15,7 +15,7 @@ from _host_helpers import (Relay, seed_journal, write_board_script, board_games,
 from shared_rules.record import Record
 
 from bawo.db import Log
-from bawo.link import BoardLink, LinkError
+from bawo.boardlink import BoardLink, BoardLinkError
 from bawo.sync import sync
 
 
@@ -64,7 +64,7 @@ def _wait_hello(relay, timeout=5.0):
             link = BoardLink(ser, timeout=0.5, retries=2)
             link.hello()
             return ser, link
-        except LinkError:
+        except BoardLinkError:
             ser.close()
             if time.monotonic() > deadline:
                 raise
@@ -152,7 +152,7 @@ def _interrupted_syncs(relay, journal, db, faults, seed, sigkills=0):
         try:
             link.hello()
             sync(link, log)
-        except (LinkError, HostKilled, serial.SerialException, OSError):
+        except (BoardLinkError, HostKilled, serial.SerialException, OSError):
             pass
         finally:
             log.close()
@@ -222,7 +222,7 @@ def test_board_heap_stays_whole_over_many_syncs_with_dropped_bytes(tmp_path):
             log = Log(db)
             try:
                 sync(BoardLink(ser, timeout=0.3, retries=2), log)
-            except (LinkError, serial.SerialException, OSError):
+            except (BoardLinkError, serial.SerialException, OSError):
                 pass
             finally:
                 log.close()

@@ -72,7 +72,7 @@ def test_watch_logs_moves_live_then_sync_completes(sim_board, tmp_path):
 
 def _raw_link(path):
     """The link without ports.connect: no clock is set on the board behind our back."""
-    from bawo.link import BoardLink
+    from bawo.boardlink import BoardLink
     from bawo.ports import open_port
     ser = open_port(path)
     link = BoardLink(ser, timeout=3.0)

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_micropython, FIRMWARE, ROOT, SIM_HEAP
 from _host_helpers import journal_module, random_record
 from bawo import sim
-from bawo.link import BoardLink
+from bawo.boardlink import BoardLink
 
 BOARD = "testboard"
 LIFETIME = 100000

@@ -7,9 +7,9 @@ import pytest
 
 from shared_rules.oware import Oware
 
-from bawo import draw, firmware, sim
-from bawo.serve import board as serve_board
-from bawo.sim import layout
+from bawo import firmware, sim
+from bawo.serve import boardview as serve_board
+from bawo.sim import draw, layout
 
 POS = "1,2,3,4,5,6/7,0,0,0,0,2 S:9 N:9 N"       # North to move: South's pits are not tinted
 POS_AF = "1,2,3,4,5,6/2,0,0,0,0,7 S:9 N:9 N"    # the same with South's A and F exchanged
@@ -44,12 +44,12 @@ def test_every_view_takes_the_layout_from_the_engine(monkeypatch):
     assert sim.presses_for("oware", "4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S", "A", moved) == [f_at]
     # the firmware (its renderer on CPython, as `bawo show --leds` runs it): its keys and LEDs
     frame = draw.frame("oware", POS)[0]
-    app = draw._picture_for("oware")
+    app = draw.picture_for("oware")
     assert (app.scene.cell_of_key[a_at], app.scene.cell_of_key[f_at]) == (5, 0)
     assert frame == frame_af
     # the terminal: the grid of numbers and the LED drawing's labels
     assert draw.numbers("oware", POS) == numbers_af.replace("A  B  C  D  E  F", "F  B  C  D  E  X")
-    from bawo.sim.render import render
+    from bawo.sim.leds import render
     lines = render(frame, prof, {"game": "oware", "mode": "play"}, keys=False).split("\n")
     assert ["F", "B", "C", "D", "E", "X", "S"] in [line.split() for line in lines]
     # the web page's hit areas
@@ -64,7 +64,7 @@ def test_the_board_empties_only_the_pits_the_engine_sweeps():
     # (The board used to infer the sweep from a seed total over 48 and emptied both rows
     # at South's store.)
     draw.frame("oware", "0,0,0,0,0,1/1,0,0,0,0,0 S:24 N:22 S")
-    a = draw._picture_for("oware")
+    a = draw.picture_for("oware")
     for _ in range(23):
         a.s.push(a.s.legal_moves[0])
     seen = [bytes(a.scene.shown[:14]) for _ in firmware.module("pictures").sowing(a, a.s.legal_moves[0])]

@@ -39,7 +39,7 @@ def test_session_over_pty(wire):
     link.ack_game("fake-01-0003")
     assert [g for g in link.list_games() if g["id"] == "fake-01-0003"][0]["synced"] is True
 
-    with pytest.raises(host_link.LinkError) as e:
+    with pytest.raises(host_link.BoardLinkError) as e:
         link.fetch_record("fake-01-0077")
     assert e.value.code == P.E_NO_GAME and "error 4" in str(e.value)
 
@@ -54,7 +54,7 @@ def test_session_over_pty(wire):
     assert pos["plies"] == 1 and "to_host" in w.corrupted
     assert link.stats["naks_sent"] >= 1
 
-    with pytest.raises(host_link.LinkError) as e:
+    with pytest.raises(host_link.BoardLinkError) as e:
         link.move("bad")
     assert e.value.code == P.E_ILLEGAL_MOVE
 
@@ -73,7 +73,7 @@ def test_no_board_gives_actionable_error():
     try:
         port = serial.Serial(port=w.host_port_name, timeout=0.05)
         link = host_link.BoardLink(port, timeout=0.2, retries=1)
-        with pytest.raises(host_link.LinkError, match="firmware is running"):
+        with pytest.raises(host_link.BoardLinkError, match="firmware is running"):
             link.hello()
         port.close()
     finally:

@@ -626,6 +626,29 @@ def test_the_emulator_is_pinned_by_the_lockfile():
     assert json.loads((HERE / "package.json").read_text())["dependencies"]["rp2040js"] == "1.4.1"
 
 
+def test_the_fast_core_mirrors_the_pinned_rp2040js_and_refuses_another(tmp_path):
+    """fastcore.mjs copies rp2040js's code, so it must run only on the version it copies: its
+    constant is the lockfile's, and beside another rp2040js it stops at load, saying why."""
+    import shutil
+    import subprocess
+    from bawo.pico import HERE
+    lock = json.loads((HERE / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/rp2040js"]["version"]
+    src = (HERE / "fastcore.mjs").read_text()
+    assert "export const RP2040JS_VERSION = '%s';" % pinned in src
+    # A copy beside a stand-in rp2040js 9.9.9 (its own node_modules, so nothing is installed).
+    shutil.copy(HERE / "fastcore.mjs", tmp_path / "fastcore.mjs")
+    fake = tmp_path / "node_modules" / "rp2040js"
+    fake.mkdir(parents=True)
+    (fake / "package.json").write_text(json.dumps(
+        {"name": "rp2040js", "version": "9.9.9", "type": "module", "main": "index.js"}))
+    (fake / "index.js").write_text("export class RP2040 {}\n")
+    r = subprocess.run(["node", "-e", "import('./fastcore.mjs')"], cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "copies rp2040js %s but 9.9.9 is installed" % pinned in r.stderr, r.stderr
+
+
 @pytest.mark.slow
 def test_heap_whole_level_5_game_on_the_pico(frozen_4x8, tmp_path, request):
     _slow_only(request)

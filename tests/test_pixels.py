@@ -23,7 +23,7 @@ def test_stream_to_fd(tmp_path):
         sp.show()
     lines = path.read_bytes().splitlines()
     assert len(lines) == 2
-    from bawo.sim.render import _parse_frame   # how the simulator's terminal reads them
+    from bawo.sim.leds import _parse_frame   # how the simulator's terminal reads them
     w, h, rgb = _parse_frame(lines[0].decode())
     assert (w, h) == (16, 16)
     x, y = 7, 7          # centre of point 12

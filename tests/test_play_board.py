@@ -11,7 +11,7 @@ import pytest
 from shared_rules import game as make_game, State
 
 from bawo.ports import connect
-from bawo.play import play_on_board
+from bawo.terminal_games import play_on_board
 
 from bawo import sim
 

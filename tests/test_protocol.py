@@ -271,7 +271,7 @@ def test_a_busy_board_is_asked_again_as_new_requests_until_it_answers():
     assert link.stats["busy"] == 3
     port = _BusyBoard(10 ** 6)
     link = host_link.BoardLink(port, timeout=0.5, retries=0, busy_s=0.3)
-    with pytest.raises(host_link.LinkError) as e:
+    with pytest.raises(host_link.BoardLinkError) as e:
         link.request(P.LIST, {"start": 0})
     assert e.value.code == P.E_BUSY and "busy" in str(e.value)
 
@@ -290,15 +290,15 @@ def test_a_board_without_room_for_a_request_is_asked_again_unless_it_changes_the
     assert len(set(port.seqs)) == 4 and link.stats["nomem"] == 3
     for typ, payload in ((P.MOVE, {"move": "A1+"}), (P.NEW, {"kind": "bawo"})):
         port = _BusyBoard(1, **nomem)
-        with pytest.raises(host_link.LinkError) as e:
+        with pytest.raises(host_link.BoardLinkError) as e:
             host_link.BoardLink(port, timeout=0.5, retries=0).request(typ, payload)
         assert e.value.code == P.E_INTERNAL and len(port.seqs) == 1
     port = _BusyBoard(10 ** 6, **nomem)   # never room: the error, after a few tries
-    with pytest.raises(host_link.LinkError) as e:
+    with pytest.raises(host_link.BoardLinkError) as e:
         host_link.BoardLink(port, timeout=0.5, retries=0).request(P.GET, {"id": "b-0001"})
     assert e.value.code == P.E_INTERNAL and len(port.seqs) == host_link.NOMEM_TRIES + 1
     port = _BusyBoard(1, code=P.E_INTERNAL, text="internal error")   # not for want of room
-    with pytest.raises(host_link.LinkError):
+    with pytest.raises(host_link.BoardLinkError):
         host_link.BoardLink(port, timeout=0.5, retries=0).request(P.LIST, {"start": 0})
     assert len(port.seqs) == 1
 

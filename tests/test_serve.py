@@ -318,7 +318,7 @@ def test_flash_step_reads_bawo_flashs_per_file_lines():
 def test_bawo_play_records_the_computers_level(tmp_path):
     import io
     from bawo import players as P
-    from bawo.play import play
+    from bawo.terminal_games import play
     from shared_rules import game as make_game
     g = make_game("oware")
     db = str(tmp_path / "p.sqlite")
@@ -333,7 +333,7 @@ def test_bawo_play_records_the_computers_level(tmp_path):
 
 
 def test_the_play_page_records_the_computers_level(tmp_path):
-    from bawo.serve.play import Session
+    from bawo.serve.play_session import Session
     db = str(tmp_path / "w.sqlite")
     Log(db).close()
     s = Session(db)

@@ -16,7 +16,7 @@ from shared_rules import game as make_game, State
 
 from _host_helpers import random_record, bawo_cmd
 from _serve_helpers import fill_log, Server, SimBoard, browser, quit_browser, screenshot, wait_for, press_move
-from bawo.serve import board as B
+from bawo.serve import boardview as B
 from bawo import sim
 
 N_GAMES = 10000

@@ -17,7 +17,7 @@ import uvicorn
 from _host_helpers import random_record
 from _serve_helpers import wait_for
 from bawo.db import Log
-from bawo.serve import make, board as B, library as L, request as R, stats as S
+from bawo.serve import make, boardview as B, library as L, request as R, stats as S
 
 BIDI = "\u202e"          # RIGHT-TO-LEFT OVERRIDE: "x3-\u202egnp.exe" shows as "x3-exe.png"
 ISOLATE = "\u2066"       # LEFT-TO-RIGHT ISOLATE

@@ -13,7 +13,7 @@ from _host_helpers import random_record
 from _serve_helpers import Server, SimBoard, browser, quit_browser, screenshot, wait_for, press_move, fill_log
 from bawo import sim
 from bawo.db import Log
-from bawo.serve import board as B
+from bawo.serve import boardview as B
 
 pytestmark = pytest.mark.xdist_group("serve_browser")
 

@@ -47,7 +47,7 @@ def test_illegal_scripted_move_is_an_error(tmp_path):
 
 
 def test_interactive_exposes_a_pty_link(tmp_path):
-    from bawo import link as proto
+    from bawo import boardlink as proto
     p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--data", str(tmp_path), "--headless"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -77,8 +77,8 @@ def test_interactive_menu_opens_on_the_game_opponent_and_level_given(tmp_path):
     # applied to the scripted modes only. Given, they are the menu's choices at power-on, and
     # MENU starts that game; not given, the menu keeps its own (its settings file).
     from bawo.sim import BoardProcess
-    from bawo.sim.main import Options
-    from bawo.sim.terminal import menu_choices
+    from bawo.sim.run import Options
+    from bawo.sim.console import menu_choices
     assert menu_choices(Options()) == {}
     b = BoardProcess("bawo-4x8", str(tmp_path), extra_env=menu_choices(
         Options(game="oware", opponent="board-second", level=4)))
@@ -407,7 +407,7 @@ def test_negative_counts_are_refused(option, capsys):
 
 def test_end_of_game_lines():
     from bawo.sim.layout import result_line
-    from bawo.sim.render import _caption
+    from bawo.sim.leds import _caption
     pos = "0,0,0,1,0,0/0,0,0,2,0,0 S:10 N:26 S"
     assert result_line("oware", "N", "25 seeds", pos) == "North wins (26 seeds in store, 25 win)"
     assert result_line("bagh-chal", "T", "5 goats captured") == "Tigers win (5 goats captured)"
@@ -420,9 +420,9 @@ def test_end_of_game_lines():
 def test_show_and_play_end_with_the_result_line(tmp_path):
     import io
     from _host_helpers import random_record
-    from bawo.play import show_record
+    from bawo.terminal_games import show_record
     from shared_rules import winner_name
-    from bawo.draw import result_line
+    from bawo.sim.draw import result_line
     rec = next(r for r in (random_record(k, "t-%d" % k, "bagh-chal") for k in range(200))
                if r.header.get("Result") and r.replay().outcome() and r.replay().outcome().winner == 1)
     out = io.StringIO()
@@ -435,8 +435,8 @@ def test_show_and_play_end_with_the_result_line(tmp_path):
     ("oware", "4,4,4,4,4,0/5,5,5,5,4,4 S:0 N:0 N"),
     ("bagh-chal", "T...T/...../..G../...../T...T H:19 C:0 T")])
 def test_screen_fits_40_columns_without_colour(game, pos):
-    from bawo.draw import frame
-    from bawo.sim.render import screen
+    from bawo.sim.draw import frame
+    from bawo.sim.leds import screen
     line, prof = frame(game, pos)
     turn = pos.rsplit(" ", 1)[1]
     st = {"mode": "play", "game": game, "pos": pos, "turn": turn, "ply": 1, "id": "sim-1-0001"}

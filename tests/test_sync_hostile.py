@@ -141,7 +141,7 @@ def test_a_sync_fetches_a_bounded_amount(tmp_path, monkeypatch):
     """A board whose records never end: MAX_SYNC_BYTES, then the rest are left for later."""
     import bawo.sync as S
     from bawo.db import Log
-    from bawo.link import BoardLink
+    from bawo.boardlink import BoardLink
     import serial
     recs = _records()
     monkeypatch.setattr(S, "MAX_SYNC_BYTES", len(recs["evil-01-0001"]))

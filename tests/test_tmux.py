@@ -97,7 +97,7 @@ def test_bawo_sim_in_a_terminal_plays_a_pocket_and_quits(tmux, tmp_path):
 
 def test_bawo_sim_pico_in_a_terminal_plays_a_pocket_and_quits(tmux, tmp_path):
     """It used to die at once: AttributeError: 'function' object has no attribute '_geometry'
-    (sim/__init__.py's re-exported render() shadowed the module sim/render.py). In colour:
+    (sim/__init__.py's re-exported render() shadowed the module sim/render.py, now sim/leds.py). In colour:
     the LEDs' changes show in the pane's colours."""
     t = tmux(bawo("sim", "--pico", "--data", str(tmp_path / "d")))
     first = t.wait_for("emulated Pico (rp2 image", timeout=600)

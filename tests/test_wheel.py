@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +28,11 @@ def test_wheel_installed_in_a_fresh_venv_plays_a_simulated_game(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(src)],
                    check=True, capture_output=True, timeout=300)
     wheel, = dist.glob("bawo_board-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    # Every package and its templates travel: the club's pages, the command groups.
+    for f in ("bawo/club/asgi.py", "bawo/club/templates/club.html", "bawo/club/static/club.js",
+              "bawo/commands/club.py", "bawo/serve/templates/base.html"):
+        assert f in names, f
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
                     "-q", "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True,

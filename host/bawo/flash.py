@@ -203,7 +203,7 @@ def build(dest, profile, compile_=True, march="armv6m"):
             out = os.path.join(dest, path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
             if path == "profile.json":
-                _check_profile(src)
+                check_profile(src)
             shutil.copyfile(src, out)
         with open(out, "rb") as f:
             hashes[path] = hashlib.sha256(f.read()).hexdigest()
@@ -211,7 +211,7 @@ def build(dest, profile, compile_=True, march="armv6m"):
     return hashes
 
 
-def _check_profile(path):
+def check_profile(path):
     try:
         with open(path) as f:
             json.load(f)

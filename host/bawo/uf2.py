@@ -60,7 +60,7 @@ def frozen_tree(profile):
         if path == flash.BUILDINFO:
             continue
         if path == "profile.json":
-            flash._check_profile(src)
+            flash.check_profile(src)
             text = json.dumps(json.loads(data), separators=(",", ":"), sort_keys=True)
             out["default_profile.py"] = (
                 b"# The profile frozen into this image; profile.json on the board overrides it.\n"

@@ -12,8 +12,8 @@ from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
 from shared_rules.record_text import check_tag
 
-from .draw import draw, result_line
-from .link import LinkError
+from .sim.draw import draw, result_line
+from .boardlink import BoardLinkError
 from .text import safe
 
 RETRY_S = 1.0  # between tries to reach a board that went away
@@ -89,7 +89,7 @@ class Watcher:
         start, after a gap in the events, and when the board comes back."""
         try:
             cur = link.position(moves=True)
-        except LinkError as e:
+        except BoardLinkError as e:
             if e.code is None:
                 raise  # no answer: the board is gone
             return  # it refused (an old board without POSITION): wait for the next game
@@ -194,12 +194,13 @@ class Watcher:
 
 
 def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None,
-          style="numbers", reconnect=None):
+          style="numbers", reconnect=None, watcher=None):
     """Follow the board. reconnect: () -> (serial, link, info), called when the board goes
     away (unplugged, reset) until it is back; None: a lost board ends watch with the error.
-    timeout: seconds without news (or without the board) before stopping; None: never."""
+    timeout: seconds without news (or without the board) before stopping; None: never.
+    watcher: the Watcher class to follow with (`bawo club stream` passes its own)."""
     device = str(info.get("board") or info.get("device") or info.get("id") or "board")
-    w = Watcher(log, device, out, draw_board, style)
+    w = (watcher or Watcher)(log, device, out, draw_board, style)
     w.say("watching %s (Ctrl-C to stop)" % device)
     opened = []
     try:
@@ -215,7 +216,7 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
                     if kind == "end" and exit_after_game:
                         return 0
                 return 0
-            except (LinkError, OSError) as e:  # serial.SerialException is an OSError
+            except (BoardLinkError, OSError) as e:  # serial.SerialException is an OSError
                 if reconnect is None:
                     raise
                 w.say("lost the board (%s): waiting for it to come back" % _why_lost(e))
@@ -235,10 +236,10 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
 
 
 def _why_lost(e):
-    """Why the link ended, in words: a LinkError says it in ours; the serial port's own text
+    """Why the link ended, in words: a BoardLinkError says it in ours; the serial port's own text
     (pyserial's "device reports readiness to read but returned no data ...", an errno) is
     what a cable pulled or a board reset looks like from here."""
-    if isinstance(e, LinkError):
+    if isinstance(e, BoardLinkError):
         return " ".join(str(e).split())
     return "its serial port closed: unplugged, reset, or taken by another program"
 

@@ -574,7 +574,7 @@ def canvas_from_wire(profile_file, wire):
 def menu_keys(profile, game, opponent="people", speed=None, level=None):
     """The pockets a person presses in the settings menu (firmware/menu.py's layout, as
     sim.choose_settings presses them), MENU not included."""
-    from ..sim import level_cell
+    from ..sim.layout import level_cell
     cols = profile["grid"]["cols"]
     cells = profile.get("pockets") or profile.get("points")
     at = {tuple(rc): k for k, rc in enumerate(cells)}

@@ -1,4 +1,4 @@
-"""`bawo serve`: the board's companion web page (see app.py for the routes and security)."""
+"""`bawo serve`: the board's companion web page (see site.py for the routes and security)."""
 import ipaddress
 import socket
 import sys
@@ -36,7 +36,7 @@ def listen(host, port):
 def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=None,
          follow_board=True, token=None, say=None):
     """(app, socket, config, url): everything `bawo serve` runs, also used by the tests."""
-    from .app import Config, create_app
+    from .site import Config, create_app
     if not is_local(host) and not remote:
         raise BawoError("--bind %s would open the page to other computers: add --allow-remote "
                         "(each request then needs the printed token)" % host)

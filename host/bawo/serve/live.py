@@ -10,14 +10,14 @@ from urllib.parse import quote
 
 from bawo_firmware import protocol as _P
 
-from ..draw import result_line
+from ..sim.draw import result_line
 from ..errors import BawoError
 from .. import ports
 from ..db import Log
 from ..text import safe
-from ..link import LinkError
+from ..boardlink import BoardLinkError
 from ..watch import Watcher
-from . import board as B
+from . import boardview as B
 
 RETRY_S = 0.5        # between connection attempts while no board answers
 HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pty never EOFs)
@@ -164,6 +164,24 @@ def facts(hello):
     return out
 
 
+def sync_with_club(link, log):
+    """The page's Sync, as `bawo sync`: the board's games into the log, and each record the
+    log holds queued for the club when this PC joined one (the club's outbox, in the log's
+    file) before the board is told it may forget it. The delivery to the club is the page's
+    (page_live), off this thread: the board is not kept waiting on the network."""
+    from ..club.client import held_hook, load_config
+    from ..sync import sync
+    note = None
+    try:
+        club = load_config()
+    except BawoError as e:      # a damaged club.json never keeps the games on the board
+        club, note = None, "%s; synced without the club" % e
+    out = sync(link, log, held=held_hook(log, club)).to_dict()
+    if note:
+        out["club"] = {"error": note}
+    return out
+
+
 class Bridge:
     def __init__(self, hub, db_path, port=None, sim=None, enabled=True):
         self.hub = hub
@@ -268,7 +286,7 @@ class Bridge:
         if w.state is None:   # none, or one that ended before we came: the board's picture
             try:
                 cur = link.position()
-            except LinkError:
+            except BoardLinkError:
                 pass
         later.flush()
         self._publish_position(w, cur, logged=bool(cur and cur.get("id") is not None
@@ -389,13 +407,12 @@ class Bridge:
                     # the reply and wait, in order, for the next poll_events.
                     try:
                         box["result"] = link.move(arg)
-                    except LinkError as e:
+                    except BoardLinkError as e:
                         if e.code != _P.E_ILLEGAL_MOVE:
                             raise
                         raise BawoError(e.words)   # the rules' words, as the person typed it
                 elif name == "sync":
-                    from ..sync import sync
-                    box["result"] = sync(link, log).to_dict()
+                    box["result"] = sync_with_club(link, log)
                     self._count_games(link)
                     self.status(True, "connected to %s" % (self.info.get("device") or "board"))
                 elif name == "flash":

@@ -26,7 +26,7 @@ class Busy(Exception):
     """The rules' threads and their queue are full."""
 
 
-def _depth(raw):
+def json_depth(raw):
     """The deepest nesting of [ and { in JSON text, outside strings."""
     depth = most = 0
     in_str = esc = False
@@ -81,7 +81,7 @@ async def json_body(request):
         raw = b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("the request body is not UTF-8 text")
-    if _depth(raw) > MAX_DEPTH:
+    if json_depth(raw) > MAX_DEPTH:
         raise BadRequest("the request body is nested more than %d deep" % MAX_DEPTH)
     try:
         body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)

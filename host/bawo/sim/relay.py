@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 
-from .board import micropython_binary
+from .process import micropython_binary
 
 
 def shut_down(relay, board, data):

@@ -5,7 +5,7 @@ import json
 import random
 from pathlib import Path
 
-from .board import SimError
+from .process import SimError
 from .layout import key_of_cell, level_cell, presses_for
 
 

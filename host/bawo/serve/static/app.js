@@ -380,7 +380,8 @@
       const r = await post("/api/sync");
       setText("syncout", r.error ? r.error : "added " + (r.added || []).length + ", already there " +
               (r.reacked || []).length + ((r.conflicts || []).length ? ", conflicts kept: " +
-              r.conflicts.map((c) => c.id).join(" ") : ""));
+              r.conflicts.map((c) => c.id).join(" ") : "") +
+              (r.club ? "; " + (r.club.error || r.club.lines.join("; ")) : ""));
       window.bawo.sync = r;
     };
   }

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 from .. import firmware
-from ..sim.board import SimError
-from ..sim.layout import key_map, key_of_cell, presses_for
-from ..sim.render import clicked_key, geometry as leds_geometry, render
-from ..sim.script import random_moves, script_moves
-from ..sim.terminal import QUIT_KEYS
-from . import (Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys,
+from .process import SimError
+from .layout import key_map, key_of_cell, presses_for
+from .leds import clicked_key, geometry as leds_geometry, render
+from .script import random_moves, script_moves
+from .console import QUIT_KEYS
+from ..pico import (Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys,
                write_uf2)
 
 

@@ -133,6 +133,19 @@ class BoardProcess:
         self._note(line)
         return line
 
+    @property
+    def stream(self):
+        """The status pipe, for a caller's select() beside its own inputs."""
+        return self._out
+
+    def has_line(self):
+        """A whole line already read: readline() returns it without waiting."""
+        return b"\n" in self._buf
+
+    def has_bytes(self):
+        """Bytes already read that readline() will return before it waits."""
+        return bool(self._buf)
+
     def command(self, kind, n=None):
         """Send one simpipe command (simpipe.TAP, key ...)."""
         self.send(P.command(kind, n))

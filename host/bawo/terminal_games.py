@@ -7,9 +7,9 @@ from shared_rules.errors import RulesError
 from shared_rules.record import Record
 
 from . import players
-from .draw import draw
+from .sim.draw import draw
 from .errors import BawoError
-from .hint import best_move, named
+from .advice import best_move, named
 from .sim.layout import SIDE_NAMES, result_line
 from .text import safe
 
@@ -156,7 +156,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
         if line in ("?", "help"):
             out.write("legal: %s\n" % " ".join(s.legal_move_strs()))
             continue
-        if line.lower() == "hint":   # the board's hint (BACK held, MENU): bawo.hint
+        if line.lower() == "hint":   # the board's hint (BACK held, MENU): bawo.advice
             hints += 1
             out.write("hint %d: %s\n" % (hints, best_move(s, seed)))
             continue
@@ -205,10 +205,10 @@ def _yes(ask, question, default):
 def _game_on_board(link, ask, out):
     """The board's unfinished game, if the person wants it resumed (a board waiting for this
     PC's move after a Ctrl-C); None for a new game. Never abandons a game without asking."""
-    from .link import LinkError
+    from .boardlink import BoardLinkError
     try:
         cur = link.position(moves=True)
-    except LinkError as e:
+    except BoardLinkError as e:
         if e.code is None:
             raise
         return None  # a board without POSITION: nothing to resume

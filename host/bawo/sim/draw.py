@@ -1,7 +1,7 @@
 """Terminal drawing of a position, from South's side of the table (RULES.md diagrams)."""
-from . import firmware
-from .sim.layout import PROFILES, SIDE_NAMES as _SIDE, cell_texts, grid_rows, result_line
-from .sim.render import leds_width, render
+from .. import firmware
+from .layout import PROFILES, SIDE_NAMES as _SIDE, cell_texts, grid_rows, result_line
+from .leds import leds_width, render
 
 __all__ = ["result_line", "numbers", "frame", "leds", "style_for", "draw", "Bar"]
 
@@ -78,13 +78,13 @@ def numbers(game_name, position, caption=None):
 # -- the board's LEDs, drawn by the firmware's own code ------------------------------------
 # The firmware's renderer (firmware/render.py draw, firmware/view.py View) runs here on
 # CPython with hw_sim's fake board, KMK style (firmware_sim/pictures.py): its frame goes
-# through bawo.sim.render, as in `bawo sim`. There is no second implementation of the LED
+# through bawo.sim.leds, as in `bawo sim`. There is no second implementation of the LED
 # look on the host.
 _pictures = {}
 
 
-def _picture_for(game_name):
-    from .firmware import profile_path
+def picture_for(game_name):
+    from ..firmware import profile_path
     a = _pictures.get(game_name)
     if a is None:
         prof_file = profile_path(PROFILES[game_name])
@@ -97,7 +97,7 @@ def _picture_for(game_name):
 def frame(game_name, position_text):
     """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
     position, drawn by the firmware's renderer (game over: the winner's tint shown)."""
-    a = _picture_for(game_name)
+    a = picture_for(game_name)
     firmware.module("pictures").show(a, game_name, position_text)
     return _frame_line(a), a.profile_file
 
@@ -136,7 +136,7 @@ def style_for(stream=None, numbers=False, force_leds=False):
 def narrow(stream):
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
-    from .firmware import profile_path
+    from ..firmware import profile_path
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):

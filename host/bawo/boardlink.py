@@ -14,8 +14,10 @@ POLL_S = 0.05  # port read timeout; a read returns as soon as a byte arrives
 MAX_PAGES = 1000  # POSITION pages of one move list: ~50 moves each, games end long before
 
 
-class LinkError(BawoError):
-    """A failed exchange with the board. code: protocol error code, or None for link failures."""
+class BoardLinkError(BawoError):
+    """A failed exchange with the board. code: protocol error code, or None for link failures.
+    The board's own LinkError (firmware/link.py) answers a request with an ERROR frame; this is
+    the host's side of it, named apart so that one name means one class."""
 
     def __init__(self, message, code=None, words=None):
         super().__init__(message)
@@ -23,7 +25,7 @@ class LinkError(BawoError):
         self.words = words or message   # the board's own text, for a person (no codes)
 
 
-class ReplyError(LinkError):
+class ReplyError(BoardLinkError):
     """A reply that arrived whole (its CRC right) but is not what the protocol says: a broken
     or hostile board. Nothing of it has been used."""
 
@@ -125,7 +127,7 @@ class BoardLink:
         return r.type == P.NAK
 
     def request(self, typ, payload=None, timeout=None):
-        """Send one request and return the OK payload (dict). Raises LinkError. A board busy
+        """Send one request and return the OK payload (dict). Raises BoardLinkError. A board busy
         thinking (error 6) is asked again, each time as a new request, for busy_s seconds:
         NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s). A request
         that changes nothing but a sync mark (not NEW, MOVE) is asked again NOMEM_TRIES times
@@ -136,7 +138,7 @@ class BoardLink:
         while True:
             try:
                 return self._request_once(typ, payload, timeout)
-            except LinkError as e:
+            except BoardLinkError as e:
                 if (e.code == P.E_INTERNAL and typ not in (P.NEW, P.MOVE)
                         and "memory" in str(e) and nomem < NOMEM_TRIES):
                     nomem += 1
@@ -171,18 +173,18 @@ class BoardLink:
             if not resend:
                 self.stats["timeouts"] += 1
             if tries > self.retries:
-                raise LinkError(
+                raise BoardLinkError(
                     "no valid reply from the board to %s after %d tries: check the cable/port and "
                     "that the Bawo firmware is running (not the REPL)" % (typ, tries))
 
     def _reply(self, r, typ):
         if r.ver != P.VERSION:
-            raise LinkError("board speaks protocol v%d, this host v%d: update the %s"
+            raise BoardLinkError("board speaks protocol v%d, this host v%d: update the %s"
                             % (r.ver, P.VERSION, "host tools" if r.ver > P.VERSION else "firmware"))
         if r.type == P.ERROR:
             code = r.payload.get("code")
             text = r.payload.get("text") or P.ERROR_TEXT.get(code, "error")
-            raise LinkError("board refused %s: error %s (%s)" % (typ, code, text), code, text)
+            raise BoardLinkError("board refused %s: error %s (%s)" % (typ, code, text), code, text)
         return r.payload
 
     # --- typed helpers ---------------------------------------------------------------------
@@ -276,7 +278,7 @@ class BoardLink:
             page, ply = r["moves"], r.get("ply")
             if (not isinstance(page, list) or not all(isinstance(m, str) for m in page)
                     or not isinstance(ply, int) or r.get("from") != len(got)):
-                raise LinkError("the board sent a malformed move list for game %s" % r.get("id"))
+                raise BoardLinkError("the board sent a malformed move list for game %s" % r.get("id"))
             if gid is not None and r["id"] != gid:
                 got = []  # a new game began while paging: start over
                 gid = r["id"]
@@ -287,9 +289,9 @@ class BoardLink:
                 r["moves"] = got[:ply]
                 return r
             if not page:
-                raise LinkError("the board sent no moves of game %s past ply %d of %d"
+                raise BoardLinkError("the board sent no moves of game %s past ply %d of %d"
                                 % (gid, len(got), ply))
-        raise LinkError("the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES))
+        raise BoardLinkError("the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES))
 
     def new_game(self, kind, position=None, opponent=None):
         """opponent: 'host-first'/'host-second', the side the host plays (the board then

@@ -1,4 +1,4 @@
-"""The board as the page draws it: the LED frame the firmware would send (bawo.draw.frame, the
+"""The board as the page draws it: the LED frame the firmware would send (bawo.sim.draw.frame, the
 firmware's renderer run on CPython), the sowing animation stepped by the firmware's own
 animator (its simulator's pictures.sowing), and the pocket hit-areas and labels from the hardware profile and the game's
 own layout (shared_rules: cell_at, label; through bawo.sim.layout). No layout or colour is
@@ -9,10 +9,11 @@ from pathlib import Path
 
 from shared_rules import game as make_game
 
-from .. import draw, firmware, sim
+from .. import firmware, sim
+from ..sim import draw
 from ..sim import layout as sim_layout
 
-# The firmware App objects bawo.draw keeps are shared state: one drawing at a time.
+# The firmware App objects bawo.sim.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
 _layouts = {}
 MAX_ANIM_FRAMES = 400   # a longer sowing is shown sampled; the last frame is always exact
@@ -94,12 +95,13 @@ def picture(game_name, position_text):
 def sowing(game_name, position_text, move_text):
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    pictures = firmware.module("pictures")
     out = []
     with _lock:
+        # Loaded under the lock: a module half run by another thread lacks its names.
+        pictures = firmware.module("pictures")
         _quiet_gc()
         draw.frame(game_name, position_text)     # the picture set up on the position, drawn
-        a = draw._picture_for(game_name)
+        a = draw.picture_for(game_name)
         for i, n, wait in pictures.sowing(a, move_text):
             step = max(1, (n + MAX_ANIM_FRAMES - 1) // MAX_ANIM_FRAMES)
             if wait > 0 and (i % step == 0 or i == n):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from bawo_firmware_sim import simpipe as P
 
-from .board import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
+from .process import BoardProcess, REPL_EXIT, SimError, is_flashed, mpy_dir_for
 from .layout import key_map
 from .relay import PtyRelay, shut_down, start_repl
-from .render import clicked_key, fits_leds, geometry as leds_geometry, refused, screen
+from .leds import clicked_key, fits_leds, geometry as leds_geometry, refused, screen
 
 
 # Quit keys: never a pocket key (q is North's A8 in Bawo, a point in Bagh-Chal, a menu choice).
@@ -172,14 +172,14 @@ def _draw_board(board, relay, fd, color, view):
     pressed = None   # (key, the status it was pressed in): a red flash after it is explained
     why = ""
     while board.proc.poll() is None:
-        r, _, _ = select.select([sys.stdin, board._out], [], [], 0.1)
-        if board._out in r or board._buf:
+        r, _, _ = select.select([sys.stdin, board.stream], [], [], 0.1)
+        if board.stream in r or board.has_bytes():
             try:
                 while True:
                     kind, text = P.parse_reply(board.readline(timeout=1)) or (None, "")
                     if kind == P.STATUS_NOW:
                         board.status = json.loads(text)
-                    if b"\n" not in board._buf:
+                    if not board.has_line():
                         break
             except SimError:
                 if board.proc.poll() is None:

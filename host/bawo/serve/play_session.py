@@ -9,10 +9,10 @@ from shared_rules import GAMES, game as make_game, State, winner_name
 from shared_rules.record import Record
 
 from .. import firmware, sim
-from ..draw import result_line
+from ..sim.draw import result_line
 from ..sim.layout import not_yours
 from ..errors import BawoError
-from . import board as B
+from . import boardview as B
 
 
 class Session:
@@ -56,9 +56,9 @@ class Session:
             return self.view(steps)
 
     def hint(self):
-        """The board's hint for the person's move (bawo.hint, as `bawo play`'s `hint`), counted
+        """The board's hint for the person's move (bawo.advice, as `bawo play`'s `hint`), counted
         for the record; the view with `hint`: its move and the presses that play it."""
-        from ..hint import best_move
+        from ..advice import best_move
         with self.lock:
             if self.s is None:
                 raise BawoError("start a game first")
@@ -91,7 +91,7 @@ class Session:
 
     def _log(self):
         from ..db import Log
-        from ..hint import named
+        from ..advice import named
         ai_name = "computer (level %d)" % self.level
         you = named("you", self.hints)   # as `bawo play` and the board record the hints
         players = {"First": you if self.human == 0 else ai_name,

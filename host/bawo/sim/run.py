@@ -1,18 +1,18 @@
-"""`bawo sim`'s entry: the options, then the interactive board (terminal.py), a scripted
-run (below) or the emulated Pico (bawo.pico.terminal). The top of the simulator's one-way
-flow: model (board, layout, relay, script's players) -> render -> this and the terminals."""
+"""`bawo sim`'s entry: the options, then the interactive board (console.py), a scripted
+run (below) or the emulated Pico (pico_console.py). The top of the terminal board's one-way
+flow: model (process, layout, relay, script's players) -> render (leds, draw) -> terminal."""
 from __future__ import annotations
 
 import os
 import sys
 import time
 
-from ..draw import narrow, style_for
-from .board import BoardProcess, default_data_dir, lock_data_dir, mpy_dir_for
+from .draw import narrow, style_for
+from .process import BoardProcess, SimError, default_data_dir, lock_data_dir, mpy_dir_for
 from .layout import PROFILES, result_line
-from .render import digits, render
+from .leds import digits, render
 from .script import choose_settings, play_moves, play_vs_board, random_moves, random_person, script_moves
-from .terminal import run_interactive
+from .console import run_interactive
 
 
 class Options:
@@ -57,8 +57,8 @@ def run(**options):
     lock = lock_data_dir(data)
     try:
         if o.pico:
-            from ..pico import terminal as pico_terminal
-            return pico_terminal.run(o, data)
+            from . import pico_console
+            return pico_console.run(o, data)
         moves = script_moves(o)
         rnd = o.random
         if o.demo:
