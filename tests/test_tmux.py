@@ -23,11 +23,13 @@ class Tmux:
         e.update(env or {})
         e.pop("TMUX", None)
         self.env = e
-        # The command's rc and `after` printed once it ends; the pane stays, to be read.
+        # Once the command ends, `after`, then its rc: a screen that shows the rc shows all
+        # of `after` too (the other way round, a loaded machine read the rc before it).
+        # The pane stays, to be read.
         script = tmp_path / ("run%d.sh" % len(list(tmp_path.glob("run*.sh"))))
         # A Ctrl-C is the command's: the shell traps it (a trap, not an ignore, which the
         # command would inherit) and goes on to print the rc.
-        script.write_text("trap true INT\n%s\necho rc=$?\n%s\nexec sleep 3600\n"
+        script.write_text("trap true INT\n%s\nrc=$?\n%s\necho rc=$rc\nexec sleep 3600\n"
                           % (" ".join(_quote(a) for a in argv), after))
         self._tmux("new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "t",
                    "sh " + _quote(str(script)))
@@ -154,7 +156,7 @@ def test_bawo_show_leaves_the_terminal_as_it_found_it_after_ctrl_c(tmux, tmp_pat
     t.wait_for("-- start;")
     t.keys("C-c")
     s = t.wait_for("rc=130")
-    tail = s[s.index("rc=130"):].split()
+    tail = s[s.index("bawo: interrupted"):s.index("rc=130")].split()   # what `after` printed
     assert "icanon" in tail and "echo" in tail and "-icanon" not in tail, s
 
 

@@ -28,6 +28,7 @@ MICROPYTHON = "v1.28.0"
 BOARD = "RPI_PICO"
 # Bumped when the way the image is built changes (this file's steps), so old images go.
 RECIPE = 2
+KEEP = 4   # images kept a profile in the cache
 TOOLS = ("arm-none-eabi-gcc", "cmake", "make", "cc", "c++")
 FLASH_BASE = 0x10000000
 RP2040_FAMILY = 0xE48BFF56
@@ -230,8 +231,11 @@ def _build(label, tree, key, root, image, say, jobs):
               ["cmake", "--build", bdir, "-j", jobs], env=env)
     data = elf_to_uf2((bdir / "firmware.elf").read_bytes())
     image.parent.mkdir(parents=True, exist_ok=True)
-    for old in image.parent.glob("%s-*.uf2" % label):
-        old.unlink()          # one image a profile: the newest sources'
+    # A few images a profile, the newest sources': two checkouts (a branch and main, a test run
+    # in each) must not delete the image the other is booting.
+    older = sorted(image.parent.glob("%s-*.uf2" % label), key=lambda p: p.stat().st_mtime)
+    for old in older[:-KEEP + 1]:
+        old.unlink()
     tmp = image.with_suffix(".tmp")
     tmp.write_bytes(data)
     tmp.rename(image)
