@@ -171,14 +171,15 @@ def _store_win(game_name):
 
 def result_line(game_name, winner, reason, position=None):
     """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
-    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
+    A store goal ("25 seeds" in Oware, the game's store_win) is the threshold, not the count: the winner's store is named too."""
     if winner is None:
         return "draw (%s)" % reason
     side = SIDE_NAMES.get(winner, winner)
-    if position and reason == "%d seeds" % _store_win(game_name):
+    goal = _store_win(game_name)
+    if position and goal and reason == "%d seeds" % goal:
         try:
             stores = dict(p.split(":") for p in position.split(" ")[1:3])
-            reason = "%s seeds in store, 25 win" % int(stores[winner])
+            reason = "%s seeds in store, %d win" % (int(stores[winner]), goal)
         except (ValueError, KeyError):
             pass
     return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)
