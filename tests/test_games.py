@@ -13,9 +13,12 @@ from conftest import ROOT, run_micropython, mpy_cross_all
 
 TESTS = Path(__file__).resolve().parent
 NAMES = {"bawo", "oware", "bagh-chal", "baghchal"}
-# Where a game's name may still be written outside shared_rules/, and why. Empty: a
-# default such as `--game` defaulting to "bawo" is not a comparison, and the check looks
-# only at comparisons and at tables keyed by game.
+# Where a game's name may still be compared or listed outside shared_rules/: (file, line)
+# -> why. Empty. What stays is not a comparison and is not flagged: user-facing defaults
+# (`--game` default "bawo" in host/bawo/commands/playing.py and sim/run.py, the board's
+# first setting in firmware/settings.py, the club's leaderboard page), the Bawo-only
+# solver's own game("bawo"), the wire's old "baghchal" spelling (serve/live.py, watch.py)
+# and the project's name "bawo" in data directories.
 ALLOWED = {}
 
 
@@ -41,6 +44,8 @@ def game_name_uses(path):
             keys = [n for k in node.keys if k is not None for n in _names_in(k)]
             if len(keys) >= 2:
                 found.append((node.lineno, "a table keyed by %s" % ", ".join(keys)))
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(_names_in(node)) >= 2:
+            found.append((node.lineno, "a list of games %s" % ", ".join(_names_in(node))))
     return found
 
 
@@ -64,9 +69,10 @@ def test_no_game_name_comparison_outside_shared_rules():
 def test_the_check_finds_a_comparison(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("def f(g):\n    return g.name == 'oware' or g in ('bawo', 'x')\n"
-                 "T = {'bawo': 1, 'bagh-chal': 2}\n")
+                 "T = {'bawo': 1, 'bagh-chal': 2}\nC = ['oware', 'bawo']\n")
     assert sorted(game_name_uses(f)) == [(2, "compares 'bawo'"), (2, "compares 'oware'"),
-                                         (3, "a table keyed by bawo, bagh-chal")]
+                                         (3, "a table keyed by bawo, bagh-chal"),
+                                         (4, "a list of games oware, bawo")]
 
 
 # -- the toy game ---------------------------------------------------------------------------
