@@ -159,7 +159,7 @@ class App:
         self.opponent = None
         self.scene.hint_move = -1
         place(self.scene, se.g, self.profile)
-        self.view.reset(pieces=(se.name == 'bagh-chal'))
+        self.view.reset(pieces=se.g.pieces)
 
     def _drop_game(self):
         self.session = self.opponent = None
@@ -532,7 +532,7 @@ class App:
                 self.resume_kept()
             elif se is not None and not (se.unarchived and not se.over()):
                 self.mode = OVER if se.over() else PLAY
-                self.view.reset(pieces=(se.name == 'bagh-chal'))
+                self.view.reset(pieces=se.g.pieces)
                 self.changed()
         elif what == M.CHOSE:
             self.apply_brightness()

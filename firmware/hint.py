@@ -1,5 +1,6 @@
 # A hint (BACK held, MENU pressed): the move the board would play for the person.
 import opponent
+from shared_rules import has_book
 
 
 def best_move(se, opp, poll):
@@ -9,7 +10,7 @@ def best_move(se, opp, poll):
     the search."""
     s = se.s
     g = se.g
-    if g.name == 'bawo' and s.turn == 0 and not se.header.get('position'):
+    if has_book(g.name) and s.turn == 0 and not se.header.get('position'):
         try:
             import book
             m = book.line_move(g, s.moves, book.path())

@@ -5,8 +5,8 @@
 # proved book, which never loses.
 # MENU starts a new game with the choices shown; BACK returns to the game in progress.
 from appconst import OPPONENTS
+from shared_rules import color as game_color, has_book
 
-GAME_COLORS = {'bawo': 0xFFA030, 'oware': 0x30E030, 'bagh-chal': 0xFF6000}
 OPP_COLORS = (0xE0E0E0, 0x3070FF, 0x30E0E0)
 BAR_COLOR = 0xE0E0E0
 SPEED_COLOR = 0x30E030
@@ -102,7 +102,7 @@ class Menu:
             row, col = p.positions[key]
             lv = self._level_col(row, col)
             if lv:
-                c = PERFECT_COLOR if lv == AI_LEVELS and s['game'] == 'bawo' else LEVEL_COLOR
+                c = PERFECT_COLOR if lv == AI_LEVELS and has_book(s['game']) else LEVEL_COLOR
                 view.choice(key, c, lv <= s.get('level', 3), lv)
                 continue
             n = self.options(row)
@@ -111,7 +111,7 @@ class Menu:
                 continue
             if row == ROW_GAME:
                 on = self.games[col] == s['game']
-                view.choice(key, GAME_COLORS.get(self.games[col], BAR_COLOR), on)
+                view.choice(key, game_color(self.games[col]), on)
             elif row == ROW_OPP:
                 on = OPPONENTS[col] == s['opponent']
                 view.choice(key, OPP_COLORS[col], on)

@@ -1,4 +1,5 @@
 # The board's side of a game: its AI, the book, or random moves when the AI has no room.
+from shared_rules import has_book
 from shared_rules.rng import Rng
 
 
@@ -37,7 +38,7 @@ def with_book(opponent, name, header, board_side):
     """Level 5 in Bawo from the opening plays the book (docs/ai.md): as South the proved
     strategy, which never loses; as North the hardest reply while South stays on the book's
     line. Elsewhere, and if the book is missing, the opponent as it is."""
-    if (name != 'bawo' or board_side not in (0, 1) or header.get('position')
+    if (not has_book(name) or board_side not in (0, 1) or header.get('position')
             or header.get('level', 3) < 5):
         return opponent
     try:

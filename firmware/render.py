@@ -21,7 +21,7 @@ class Scene:
         self.sel = -1               # the cell picked: its moves' targets blink
         self.starts = {}            # start cell -> [(target cell, move)] (moves of two presses)
         self.hint_move = -1         # the move a hint lights (its start is sel), else -1
-        self.takata = False         # Bawo's turn without a capture: the mover's tint differs
+        self.takata = False         # a turn without a capture (Bawo, g.takata): the mover's tint differs
         self.flash_key = -1         # a key whose press could not play: flashed red
         self.blink = 0              # the blink phase (targets, the game's end, warnings)
         self.warn = 0               # a corner dot: 1 the flash is low, 2 a game is not on it
@@ -33,7 +33,7 @@ def set_position(sc, g, s):
     tint and sc.starts. Returns the moves of one press (cell -> move)."""
     pos = s.position
     sc.sel = -1
-    sc.takata = g.name == 'bawo' and not g.capturing(pos)
+    sc.takata = g.takata(pos)
     starts = {}
     direct = {}
     t = pos.turn
@@ -79,7 +79,7 @@ def draw(v, sc):
     g = sc.g
     pos = sc.s.position
     out = sc.s.outcome() if sc.mode == OVER else None
-    oware = g.name == 'oware'
+    tint = g.turn_tint_anim
     # Locals and once-a-frame values: this loop runs 32 times a frame, and on a Pico each
     # attribute or property lookup in it costs microseconds.
     turn = pos.turn
@@ -97,8 +97,8 @@ def draw(v, sc):
         elif cell == NONE:
             cell_at(key, 0, V.BG_OFF)
         else:
-            cell_at(key, shown[cell], _bg(sc, cell, oware, turn, out), drop if cell == mark else 0)
-    if g.name == 'bagh-chal':
+            cell_at(key, shown[cell], _bg(sc, cell, tint, turn, out), drop if cell == mark else 0)
+    if g.pieces:   # Bagh-Chal: the goats in hand and the captured ones
         v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
         v.spare_bar(False, pos.captured, 0xFF2020)
         an = sc.anim
@@ -107,7 +107,7 @@ def draw(v, sc):
     _warning(v, sc)
 
 
-def _bg(sc, cell, oware, turn, out):
+def _bg(sc, cell, tint, turn, out):
     g = sc.g
     an = sc.anim
     if an.on:
@@ -117,7 +117,7 @@ def _bg(sc, cell, oware, turn, out):
             return V.BG_CAPTURE
         if cell == an.hand:
             return V.BG_HAND
-        if not oware and g.owner(cell, sc.shown[cell]) == an.mover:
+        if tint and g.owner(cell, sc.shown[cell]) == an.mover:
             return V.BG_TURN
         return V.BG_STORE if cell >= g.cells else 0
     if cell >= g.cells:
@@ -138,10 +138,10 @@ def _bg(sc, cell, oware, turn, out):
         for tgt, m in sc.starts.get(sel, ()):
             if tgt == cell and (sc.hint_move < 0 or m == sc.hint_move):
                 return V.BG_TARGET if sc.blink else V.BG_SELECT >> 2 & 0x3F3F3F
-    baghchal = g.name == 'bagh-chal'
-    if not baghchal and g.owner(cell, sc.shown[cell]) == turn:
+    pieces = g.pieces
+    if not pieces and g.owner(cell, sc.shown[cell]) == turn:
         return V.BG_TAKATA if sc.takata else V.BG_TURN
-    if baghchal and cell in sc.starts and sel < 0:
+    if pieces and cell in sc.starts and sel < 0:
         return V.BG_TURN
     return 0
 

@@ -46,7 +46,7 @@ def show(a, game, position):
     a.anim.end()
     sc.flash_key = sc.hint_move = -1
     place(sc, g, a.profile)
-    a.view.reset(pieces=(game == 'bagh-chal'))
+    a.view.reset(pieces=g.pieces)
     set_position(sc, g, a.s)
     over = a.s.outcome() is not None
     sc.mode = OVER if over else PLAY

@@ -12,12 +12,27 @@ from shared_rules.outcome import Outcome
 __version__ = "0.1.0"
 RULES_VERSION = "1"
 
-# name -> (module, class)
-GAMES = {"bawo": ("shared_rules.bawo", "Bawo"),
-         "oware": ("shared_rules.oware", "Oware"),
-         "bagh-chal": ("shared_rules.baghchal", "BaghChal")}
+# name -> (module, class), filled by register(); what must be known without loading an
+# engine (the grid it fits, its menu colour, whether a proved book plays it) is kept beside.
+GAMES = {}
+_INFO = {}
 _LAZY = {"Bawo": "shared_rules.bawo", "Oware": "shared_rules.oware",
          "BaghChal": "shared_rules.baghchal", "State": "shared_rules.state"}
+
+
+def register(name, module, cls, grid, color=0xE0E0E0, book=False):
+    """Make game `name` known: its engine is class `cls` of `module`, loaded on first use.
+    grid: (min rows, min cols, max rows, max cols) of the pocket grids it fits (0: no
+    maximum); color: its pocket in the board's menu (0xRRGGBB); book: it is solved
+    (bawo.solve, the exact analysis) and a proved book plays it at level 5. The rest of what the project asks of a game is on its class."""
+    GAMES[name] = (module, cls)
+    _INFO[name] = (grid, color, book)
+
+
+# The built-in games: a new game is its engine module and a line here (a test registers its own).
+register("bawo", "shared_rules.bawo", "Bawo", (4, 8, 4, 8), 0xFFA030, True)
+register("oware", "shared_rules.oware", "Oware", (2, 8, 0, 0), 0x30E030)
+register("bagh-chal", "shared_rules.baghchal", "BaghChal", (5, 5, 5, 5), 0xFF6000)
 
 
 def _load(module, attr):
@@ -38,20 +53,36 @@ def __getattr__(attr):
 
 def game(name, **options):
     """The game object for a name in GAMES; a RulesError names the choices otherwise."""
-    spec = GAMES.get(name) if isinstance(name, str) else None
-    if spec is None:
-        raise RulesError("unknown game %s: expected one of %s" % (quote(name), ", ".join(sorted(GAMES))))
-    return _load(spec[0], spec[1])(**options)
+    return game_class(name)(**options)
 
 
 def fits(name, rows, cols):
     """Whether game `name` lays out on a rows x cols grid of pockets (every cell of its
     cell_at has a place there), answered without loading its engine."""
-    if name == "bawo":
-        return rows == 4 and cols == 8
-    if name == "oware":
-        return rows >= 2 and cols >= 8
-    return name == "bagh-chal" and rows == 5 and cols == 5
+    info = _INFO.get(name)
+    if info is None:
+        return False
+    r0, c0, r1, c1 = info[0]
+    return r0 <= rows and c0 <= cols and (not r1 or rows <= r1) and (not c1 or cols <= c1)
+
+
+def color(name):
+    """Game `name`'s colour in the board's menu (0xRRGGBB)."""
+    return _INFO[name][1]
+
+
+def has_book(name):
+    """Whether a proved book plays game `name` at level 5 (docs/ai.md)."""
+    info = _INFO.get(name)
+    return bool(info and info[2])
+
+
+def game_class(name):
+    """The engine class of game `name` (its declaration: title, profile, budgets...)."""
+    spec = GAMES.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise RulesError("unknown game %s: expected one of %s" % (quote(name), ", ".join(sorted(GAMES))))
+    return _load(spec[0], spec[1])
 
 
 def winner_name(g, outcome):

@@ -47,16 +47,10 @@ _QDEPTH = const(4)  # captures a quiescence search follows past the nominal dept
 # Level table: (chance in 256 of a random move, max depth, share of the level-5 node budget
 # in sixths). Level-5 budgets are what a Pico searches in 0.9-1.7 s on its slowest moves
 # (docs/ai.md, bench/pico.py; with their viper kernels, shared_rules/*_viper.py).
-_LEVEL5_NODES = {"bawo": 2000, "oware": 2000, "bagh-chal": 1600}
 _LEVELS = ((160, 1, 0), (40, 2, 0), (0, _MAX_DEPTH, 1), (0, _MAX_DEPTH, 3), (0, _MAX_DEPTH, 6))
-# Where a share lands in a bad budget: Bagh-Chal's goats play worse at 533-1,200 nodes than
-# at 266 or 1,600 (measured against greedy tigers; docs/ai.md, "Every level"), so its level 4
-# searches 400 nodes, not 800, and stays between levels 3 and 5.
-_LEVEL4_NODES = {"bagh-chal": 400}
 HOST_FACTOR = const(100)  # bigger budgets for `bawo play` on a PC: under 1 s a move there
-# ... times these: a PC runs the engines' bytecode, so these did not grow with the board's
-# budgets (the viper kernels).
-_HOST5_NODES = {"bawo": 500, "oware": 1000, "bagh-chal": 500}
+# ... times the game's PC budget (its class's budgets): a PC runs the engines' bytecode, so
+# these did not grow with the board's budgets (the viper kernels).
 # A safety net on the board should the speed estimate be wrong; never reached on a PC.
 BOARD_TIME_MS = const(1800)
 
@@ -66,11 +60,13 @@ def level_budget(name, level, host=False):
     rnd, depth, sixths = _LEVELS[level - 1]
     nodes = None
     if sixths:
-        nodes = (_HOST5_NODES if host else _LEVEL5_NODES)[name] * sixths // 6
+        from shared_rules import game_class
+        board5, host5, board4 = game_class(name).budgets
+        nodes = (host5 if host else board5) * sixths // 6
         if host:
             nodes *= HOST_FACTOR
-        elif level == 4:
-            nodes = _LEVEL4_NODES.get(name, nodes)
+        elif level == 4 and board4:
+            nodes = board4
     return rnd, depth, nodes
 
 
@@ -126,7 +122,7 @@ class GreedyPlayer:
     def __init__(self, game, seed=0):
         self.game = game
         self.rng = Rng(seed)
-        self.evaluate = EVALS[game.name]
+        self.evaluate = EVALS.get(game.name) or type(game).evaluation
         self.last_info = {}
 
     def choose(self, pos_or_state):
@@ -174,7 +170,7 @@ class Player:
             # A kernel's machine code takes heap: worth it for the searches of levels 3-5, not
             # for the one or two plies of levels 1-2. Once loaded, the game keeps using it.
             game.use_kernel()
-        self.evaluate = game.fast_eval or EVALS[game.name]
+        self.evaluate = game.fast_eval or EVALS.get(game.name) or type(game).evaluation
         self._leaf = LEAVES.get(game.name)
         self._noisy, self._noisy_moves = game.fast_noisy or NOISY.get(game.name, (None, None))
         # Children of the search come from legal_moves: a game may make them unchecked.

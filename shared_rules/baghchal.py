@@ -145,6 +145,14 @@ class BaghChal(BaseGame):
     sides = SIDES
     words = ("piece", "pieces")  # what one cell and a side's cells are called, for messages
     repetition = 3
+    title = "Bagh-Chal"
+    profile = "grid-5x5"
+    split = False
+    pieces = True
+    units = (120, "goat")  # evaluate.bagh_chal counts 120 a captured goat
+    # Level 4 searches 400 nodes, not 800: Bagh-Chal's goats play worse at 533-1,200 nodes
+    # than at 266 or 1,600 (measured against greedy tigers; docs/ai.md, "Every level").
+    budgets = (1600, 500, 400)
     adjacent = ADJ  # the lines: for each point, its neighbours; and (over, landing) jumps
     jumps = JUMPS
 

@@ -96,6 +96,8 @@ class Bawo(BaseGame):
     name = "bawo"
     sides = SIDES
     words = ("pocket", "rows")  # what one cell and a side's cells are called, for messages
+    title = "Bawo"
+    budgets = (2000, 500, 0)
 
     def __init__(self, max_laps=1000):
         self.max_laps = max_laps
@@ -165,6 +167,9 @@ class Bawo(BaseGame):
         if target:   # the next pocket in the move's direction
             i = (i - 1) & 15 if move & 1 else (i + 1) & 15
         return (turn << 4) + i
+
+    def takata(self, pos):
+        return not self.capturing(pos)
 
     def capturing(self, pos):
         """True if the side to move has a start whose first sowing captures (a capturing turn)."""

@@ -90,6 +90,11 @@ class Oware(BaseGame):
     sides = SIDES
     words = ("pit", "row")  # what one cell and a side's cells are called, for messages
     repetition = 3  # the third occurrence ends the game (RULES.md 2, [decision])
+    title = "Oware"
+    turn_tint_anim = False
+    store_win = 25
+    units = (16, "seed")  # evaluate.oware counts 16 a stored seed
+    budgets = (2000, 1000, 0)
 
     def __init__(self):
         # The viper kernel's sowing and feeding rule (use_kernel), or None.

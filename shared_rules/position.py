@@ -15,6 +15,25 @@ class BaseGame:
     # shared_rules.evaluate's EVALS and NOISY entries of the game in machine code, or None.
     fast_eval = fast_noisy = None
 
+    # What the rest of the project asks of a game (OpenSpiel's GameType/GameInfo): plain
+    # data, read by the firmware, the simulator, the terminal, the web page and the tools.
+    title = ""            # the game's name in words
+    profile = "bawo-4x8"  # the board profile the simulator and the pictures show it on
+    split = True          # the two sides' halves drawn apart (mancala rows), else one grid
+    pieces = False        # cells hold a side's piece (shown as its letter), not a count
+    turn_tint_anim = True  # while a move is animated, the mover's cells keep their tint
+    store_win = 0         # the store count that wins ("25 seeds" in Oware), 0: none
+    units = (0, "")       # an estimate's score per thing (evaluate.py) and the thing, or (0, "")
+    # Node budgets of the search (shared_rules.ai.level_budget): level 5 on the board, level
+    # 5 on a PC (times ai.HOST_FACTOR), level 4 on the board (0: its share of level 5).
+    budgets = (2000, 500, 0)
+    # The position's value for the side to move, evaluate(g, pos) (shared_rules.evaluate).
+    evaluation = None
+
+    def takata(self, pos):
+        """Whether the mover's cells take the tint of a turn without a capture (Bawo)."""
+        return False
+
     def __repr__(self):
         return type(self).__name__ + "()"
 

@@ -5,6 +5,8 @@ import json
 import sys
 import time
 
+from shared_rules import has_book
+
 from .errors import BawoError
 
 VALUE_WORD = {"win": "won", "loss": "lost", "draw": "drawn (neither side can force a win)",
@@ -124,7 +126,10 @@ SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 OTHER = {"S": "N", "N": "S", "G": "T", "T": "G"}
 # An estimate's score in the game's own things: the evaluator counts 16 a stored seed in
 # Oware and 120 a captured goat in Bagh-Chal (shared_rules/evaluate.py).
-UNITS = {"oware": (16, "seed"), "bagh-chal": (120, "goat")}
+def _units(game):
+    from shared_rules import GAMES, game_class
+    units = game_class(game).units if game in GAMES else (0, "")
+    return units if units[0] else (1, "point")
 OVER = 10 ** 6   # analyse_estimate's score of a finished game (won: +, lost: -)
 
 
@@ -239,14 +244,14 @@ def analyse_estimate(rec, level=5, progress=None):
 def iter_analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
     """analyse()'s marks one at a time, as each is found (estimates without `worst`)."""
     rec.replay()  # a record that does not replay is refused with the failing ply
-    if rec.header.get("Game") == "bawo":
+    if has_book(rec.header.get("Game")):
         return iter_bawo(rec, max_nodes, max_seconds, progress=progress)
     return iter_estimate(rec, progress=progress if callable(progress) else None)
 
 
 def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
     marks = list(iter_analyse(rec, max_nodes, max_seconds, progress))
-    return marks if rec.header.get("Game") == "bawo" else _worst(marks)
+    return marks if has_book(rec.header.get("Game")) else _worst(marks)
 
 
 # -- marks in a player's words ----------------------------------------------------------------
@@ -270,7 +275,7 @@ def score_text(game, side, score):
         return "%s can force a win in %d plies" % (me, WIN - score)
     if score < -WIN_BOUND:
         return "%s can force a win in %d plies" % (them, WIN + score)
-    unit, name = UNITS.get(game, (1, "point"))
+    unit, name = _units(game)
     v = abs(score) / unit
     if v < 0.05:
         return "level"
@@ -291,7 +296,7 @@ def mark_text(x):
         t = "%s before, %s after" % (score_text(g, x["side"], x["score"]),
                                      score_text(g, x["side"], x["after"]))
         if x["drop"] > 0 and abs(x["score"]) < OVER and abs(x["after"]) < OVER:
-            unit, name = UNITS.get(g, (1, "point"))
+            unit, name = _units(g)
             if x["drop"] / unit >= 0.05:
                 t += "; costs %s %.1f %ss" % (me, x["drop"] / unit, name)
         return t + ("; one of the three costliest moves" if x.get("worst") else "")
@@ -318,7 +323,7 @@ def curve(marks):
     settled, drawn); an estimate's score in seeds or goats over 10, clipped (a win is 1)."""
     def first_view(x, v):   # v: for x's mover
         if x.get("estimate"):
-            r = max(-1.0, min(1.0, v / UNITS.get(x.get("game"), (1, ""))[0] / 10.0))
+            r = max(-1.0, min(1.0, v / _units(x.get("game"))[0] / 10.0))
         else:
             r = {"win": 1.0, "loss": -1.0}.get(v, 0.0)
         return round(r if x["side"] in ("S", "G") else -r, 3)
@@ -334,7 +339,7 @@ def analyse_command(rec, max_nodes=200000, max_seconds=2.0, as_json=False):
     max_seconds = max_seconds or 2.0
     marks = []
     found = iter_analyse(rec, max_nodes, max_seconds, progress=sys.stderr.isatty())
-    bawo = rec.header.get("Game") == "bawo"
+    bawo = has_book(rec.header.get("Game"))
     if not as_json:
         if bawo:
             print("values for the side to move; budget %d nodes, %g s a position" % (max_nodes, max_seconds))

@@ -22,7 +22,7 @@ bawo.proofcheck has replayed the winner's strategy.
 import sys
 import time
 
-from shared_rules import game as _game
+from shared_rules import game as _game, has_book
 
 INF = 1 << 40
 WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
@@ -544,6 +544,6 @@ def host_player(game, level, seed):
     at level 5 the proved move wherever the solver or the book proves the position won."""
     from shared_rules.ai import Player
     ai = Player(game, level=level, seed=seed, host=True)
-    if game.name == "bawo" and level == 5:
+    if has_book(game.name) and level == 5:
         return ProvenPlayer(ai)
     return ai

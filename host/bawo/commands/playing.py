@@ -69,6 +69,7 @@ def add_demo(subs):
 
 def add_sim(subparsers):
     """`bawo sim`: the board's firmware in this terminal."""
+    from shared_rules import GAMES
     from ..sim import default_data_dir
     p = sub(subparsers, "sim", "the board's firmware simulated in this terminal (no board needed)",
             """Run the board's firmware under the MicroPython unix port. Interactive by default
@@ -86,7 +87,7 @@ def add_sim(subparsers):
               bawo sim --ai-vs-ai --level 5       the board's AI against itself, a whole game
               bawo sim --pico                     the Pico's own MicroPython on an emulated RP2040
               bawo sim --pico --uf2               ... booting this tree's frozen image, as a board ships""")
-    p.add_argument("--game", choices=("bawo", "oware", "bagh-chal"),
+    p.add_argument("--game", choices=list(GAMES),
                    help="the game: scripted, the one played (default bawo); interactive, the "
                         "one the board's menu opens on (default: its last choice)")
     p.add_argument("--profile", help="profile name or JSON path (default: fits --game)")

@@ -4,6 +4,7 @@ game id. Bawo values are exact within the budget; Oware and Bagh-Chal marks are 
 import collections
 import threading
 
+from shared_rules import has_book
 from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
 
@@ -37,7 +38,7 @@ class Analyses:
                 self._put(gid, e)
                 return dict(e)
             e = {"state": "queued", "done": 0, "total": len(rec.moves) + 1,
-                 "estimate": rec.header.get("Game") != "bawo"}
+                 "estimate": not has_book(rec.header.get("Game"))}
             self._put(gid, e)
         threading.Thread(target=self._run, args=(gid, rec), daemon=True).start()
         return dict(e)

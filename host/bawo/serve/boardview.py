@@ -12,6 +12,7 @@ from shared_rules import game as make_game
 from .. import firmware, sim
 from ..sim import draw
 from ..sim import layout as sim_layout
+from ..sim.leds import split
 
 # The firmware App objects bawo.sim.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
@@ -63,7 +64,7 @@ def layout(game_name):
     lay = {"game": game_name, "w": prof["leds"]["width"], "h": prof["leds"]["height"],
            "rows": rows, "cols": cols, "pockets": pockets,
            # Bawo and Oware: a gap between the two players' halves, as the terminal draws it.
-           "split": rows // 2 if game_name in ("bawo", "oware") else None}
+           "split": rows // 2 if split(game_name) else None}
     _layouts[game_name] = lay
     return lay
 

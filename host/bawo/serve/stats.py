@@ -6,6 +6,8 @@ from collections import Counter, defaultdict
 
 from markupsafe import Markup, escape
 
+from shared_rules import GAMES, game_class
+
 from .. import players as P
 
 COLORS = {"first": "#e8a33d", "second": "#4aa3df", "draw": "#9a9a9a", "open": "#666"}
@@ -128,7 +130,7 @@ def charts(db, game=None):
     where, args = ("WHERE game=?", [game]) if game else ("", [])
     done = ("%s %s result != '*'" % (where, "AND" if where else "WHERE"))
     out = []
-    sides = {"bawo": ("S", "N"), "oware": ("S", "N"), "bagh-chal": ("G", "T")}
+    sides = {name: tuple(game_class(name).sides) for name in GAMES}
     months = defaultdict(Counter)
     per_game = defaultdict(Counter)
     for g, month, result, n in db.execute(

@@ -46,27 +46,29 @@ def _seeds(game_name, pos):
     return lines, pos.rsplit(" ", 1)[1]
 
 
-def _baghchal(pos):
+def _pieces(game_name, pos):
+    # Bagh-Chal: the points as their pieces' letters, ranks and files labelled.
     from shared_rules import game as make_game
-    g = make_game("bagh-chal")
-    text = cell_texts("bagh-chal", pos)
+    g = make_game(game_name)
+    text = cell_texts(game_name, pos)
     _, hand, captured, turn = pos.split(" ")
-    rows = grid_rows("bagh-chal")
+    rows = grid_rows(game_name)
     lines = ["   %s " % g.label(row[0])[1:] + " ".join(text[c] for c in row) for row in rows]
     lines.append("     " + " ".join(g.label(c)[0] for c in rows[-1]))
     lines.append("   goats in hand %s, captured %s" % (hand[2:], captured[2:]))
     return lines, turn
 
 
-_DRAWERS = {"bawo": lambda pos: _seeds("bawo", pos), "oware": lambda pos: _seeds("oware", pos),
-            "bagh-chal": _baghchal}
+def _drawer(game_name):
+    """The drawing for a game's kind of board (its declaration: pieces or counts)."""
+    from shared_rules import game_class
+    return _pieces if game_class(game_name).pieces else _seeds
 
 
 def numbers(game_name, position, caption=None):
     """The position as a grid of numbers; a position this module cannot read is shown raw."""
-    fn = _DRAWERS.get(game_name)
     try:
-        lines, turn = fn(position)
+        lines, turn = _drawer(game_name)(game_name, position)
         lines.append("   %s to move" % _SIDE.get(turn, turn))
     except Exception:  # a drawing must never hide the position itself
         lines = ["   " + position]

@@ -6,7 +6,40 @@ from pathlib import Path
 
 from .. import firmware
 
-PROFILES = {"bawo": "bawo-4x8", "oware": "bawo-4x8", "bagh-chal": "grid-5x5"}
+class _Profiles:
+    """{game: the board profile the simulator shows it on}, read from each registered game's
+    declaration (its class's `profile`), so a game registered later is in it too."""
+
+    def _games(self):
+        from shared_rules import GAMES
+        return GAMES
+
+    def __getitem__(self, game):
+        from shared_rules import game_class
+        if game not in self._games():
+            raise KeyError(game)
+        return game_class(game).profile
+
+    def __contains__(self, game):
+        return game in self._games()
+
+    def __iter__(self):
+        return iter(list(self._games()))
+
+    def get(self, game, default=None):
+        return self[game] if game in self else default
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [self[g] for g in self]
+
+    def items(self):
+        return [(g, self[g]) for g in self]
+
+
+PROFILES = _Profiles()
 
 
 # Keyboard keys for the pocket grid, top row first (MENU = m or Enter, BACK = Backspace or -).
@@ -102,7 +135,7 @@ def cell_texts(game, position_text):
     for cell in range(g.cells + g.stores):
         if cell >= g.cells:
             out[cell] = str(pos.stores[cell - g.cells])
-        elif game == "bagh-chal":
+        elif g.pieces:
             side = g.owner(cell, pos.board[cell])
             out[cell] = "." if side < 0 else g.sides[side]
         else:
@@ -131,16 +164,22 @@ def not_yours(g, cell, owner, mover, you=False):
     return "%s is %s %s; %s" % (g.label(cell), whose[owner], one, tail)
 
 
+def _store_win(game_name):
+    from shared_rules import GAMES, game_class
+    return game_class(game_name).store_win if game_name in GAMES else 0
+
+
 def result_line(game_name, winner, reason, position=None):
     """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
-    Oware's "25 seeds" is the threshold, not the count: the winner's store is named too."""
+    A store goal ("25 seeds" in Oware, the game's store_win) is the threshold, not the count: the winner's store is named too."""
     if winner is None:
         return "draw (%s)" % reason
     side = SIDE_NAMES.get(winner, winner)
-    if game_name == "oware" and reason == "25 seeds" and position:
+    goal = _store_win(game_name)
+    if position and goal and reason == "%d seeds" % goal:
         try:
             stores = dict(p.split(":") for p in position.split(" ")[1:3])
-            reason = "%s seeds in store, 25 win" % int(stores[winner])
+            reason = "%s seeds in store, %d win" % (int(stores[winner]), goal)
         except (ValueError, KeyError):
             pass
     return "%s %s (%s)" % (side, "win" if side.endswith("s") else "wins", reason)

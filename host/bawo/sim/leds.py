@@ -87,10 +87,16 @@ def render(frame_line, profile_file, status, color=True, keys=True):
                 t = (t + " " + gk[r][c]).strip()
             lab += t[: bw + 1].ljust(bw + 2)
         lines.append(lab)
-        if game in ("bawo", "oware") and r == rows // 2 - 1:
+        if split(game) and r == rows // 2 - 1:
             lines.append("  " + "-" * ((bw + 2) * cols - 2))
     lines.append(_caption(status))
     return "\n".join(lines)
+
+
+def split(game):
+    """Whether the game's two sides' halves are drawn apart (its declaration's `split`)."""
+    from shared_rules import GAMES, game_class
+    return game in GAMES and game_class(game).split
 
 
 def _mono(top, bot):
@@ -196,7 +202,7 @@ def digits(frame_line, profile_file, status):
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
         lines.append("  " + "".join("%4s" % value.get(at.get((r, c)), "") for c in range(cols)))
         lines.append("  " + "".join("%4s" % (gk[r][c] if r < len(gk) else "") for c in range(cols)))
-        if game in ("bawo", "oware") and r == rows // 2 - 1 and status.get("mode") != "menu":
+        if split(game) and r == rows // 2 - 1 and status.get("mode") != "menu":
             lines.append("  " + "-" * (4 * cols))
         if r == used[-1] and labels:
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
@@ -263,7 +269,7 @@ def clicked_key(seq, geo):
     if b & 3:
         return None
     rows, cols, bw, text_rows, prof = geo
-    gap = 1 if prof.get("games", [""])[0] in ("bawo", "oware") else 0
+    gap = 1 if split(prof.get("games", [""])[0]) else 0
     row_h = text_rows + 1
     ry = y - 1
     r = 0
