@@ -186,9 +186,9 @@ def _play_mcts(task):
 def _adjudicate(pos):
     s = [pos.stores[0] + sum(pos.pits[0:6]), pos.stores[1] + sum(pos.pits[6:12])]
 
-    class O:
+    class Adjudged:
         winner = None if s[0] == s[1] else (0 if s[0] > s[1] else 1)
-    return O
+    return Adjudged
 
 
 def _progress(args, r, t0):

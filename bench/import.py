@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from _host_helpers import random_record  # noqa: E402
 
 from shared_rules.record import Record  # noqa: E402
-from bawo.db import Log, SCHEMA  # noqa: E402
+from bawo.db import SCHEMA  # noqa: E402
 
 TARGET = 2000  # games/s, issue 9
 

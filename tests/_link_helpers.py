@@ -29,10 +29,9 @@ except ImportError:  # not installed: never put firmware/ on sys.path (it would 
     P = _load("bawo_firmware.protocol", FIRMWARE / "protocol.py")
 
 try:
-    import bawo.boardlink as host_link
+    import bawo.boardlink as host_link  # noqa: F401  (only: is the bawo package importable?)
 except ImportError:
     sys.path.insert(0, str(ROOT / "host"))
-    import bawo.boardlink as host_link
 from bawo.tools import venv_tool  # noqa: E402
 
 

@@ -1,7 +1,6 @@
 """A new player's first hour (issue 27): moves typed in either case, refusals in the player's
 words, the hint from every place a game is played, and a simulator whose picks show."""
 import io
-import queue
 import threading
 
 import pytest

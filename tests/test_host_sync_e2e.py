@@ -4,7 +4,6 @@ damaged CRCs). The log must end with exactly the board's games, each once."""
 import os
 import random
 import subprocess
-import sys
 import time
 
 import pytest

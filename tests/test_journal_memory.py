@@ -6,7 +6,6 @@ Both tests use a data dir whose counter says 100,000 games with five records on 
 import json
 import threading
 
-import pytest
 
 from conftest import run_micropython, FIRMWARE, ROOT, SIM_HEAP
 from _host_helpers import journal_module, random_record

@@ -8,7 +8,6 @@ journal line is half written (board_sim's `crash` hook), then a restart.
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import time

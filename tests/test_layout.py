@@ -3,7 +3,6 @@ owner, move_cell, stores): the firmware's view, the simulator, the terminal draw
 web page read it there. Changed there, every one of them follows."""
 from pathlib import Path
 
-import pytest
 
 from shared_rules.oware import Oware
 

@@ -1,14 +1,8 @@
 """shared_rules under the real MicroPython unix port, and compiled by mpy-cross for the Pico."""
-import json
-import random
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
-
-from conftest import ROOT, run_micropython, mpy_cross_all, tool
-from shared_rules import GAMES, game, State
+from conftest import ROOT, run_micropython, mpy_cross_all
 
 MP_TESTS = ROOT / "tests" / "mp" / "test_rules_mp.py"
 

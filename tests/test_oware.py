@@ -41,7 +41,6 @@ def test_no_capture_in_own_row():
 
 def test_twelve_or_more_skip_the_origin():
     pos = g.parse("1,1,1,1,1,1/12,1,1,1,1,1 S:13 N:12 S")
-    ev = []
     after = g.play(pos, "A")
     assert after.pits[0] == 0, "the origin stays empty"
     # 12 seeds: B..F (5), a..f (6), skip A, then B: B gets 2.

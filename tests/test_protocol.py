@@ -3,7 +3,6 @@
 import random
 import subprocess
 import sys
-import time
 
 import pytest
 

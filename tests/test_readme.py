@@ -37,3 +37,25 @@ def test_readme_says_which_systems_are_supported_and_how_that_is_tested():
     systems = [c for c in metadata("bawo-board").get_all("Classifier") or ()
                if c.startswith("Operating System ::")]
     assert sorted(systems) == ["Operating System :: MacOS", "Operating System :: POSIX :: Linux"]
+
+
+def test_readme_command_table_has_every_subcommand():
+    # A newcomer finds every command in the README's table, and nothing the CLI lacks.
+    from bawo import cli
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`bawo ([a-z0-9-]+)", table))
+    assert listed == set(action.choices)
+
+
+def test_readme_is_short_and_its_figures_live_in_benchmarks():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) < 200
+    assert "[docs/benchmarks.md](docs/benchmarks.md)" in readme
+    # The board's memory budget the README used to tabulate is in docs/benchmarks.md.
+    bench = (ROOT / "docs" / "benchmarks.md").read_text()
+    for figure in ("32,720 B", "33,808 B", "36,336 B", "28,960 B", "312 records", "58,288 B",
+                   "58,432 B", "59,664 B", "48,512 B", "43,920 B", "253 records", "86,032 B"):
+        assert figure in bench, figure

@@ -7,7 +7,6 @@ import contextlib
 import csv
 import datetime
 import io
-import json
 import os
 import random
 import tempfile

@@ -1,7 +1,6 @@
 """`bawo serve` without a browser: each security rule tried as an attack over real HTTP, the
 pages escaping what comes from the log, the JSON refusing bad input, `bawo serve` starting and
 stopping on Ctrl-C as a command."""
-import os
 import signal
 import sqlite3
 import subprocess

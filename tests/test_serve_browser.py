@@ -7,14 +7,12 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
-import time
 
 import pytest
 
 from shared_rules import game as make_game, State
 
-from _host_helpers import random_record, bawo_cmd
+from _host_helpers import bawo_cmd
 from _serve_helpers import fill_log, Server, SimBoard, browser, quit_browser, screenshot, wait_for, press_move
 from bawo.serve import boardview as B
 from bawo import sim

@@ -421,8 +421,6 @@ def test_show_and_play_end_with_the_result_line(tmp_path):
     import io
     from _host_helpers import random_record
     from bawo.terminal_games import show_record
-    from shared_rules import winner_name
-    from bawo.sim.draw import result_line
     rec = next(r for r in (random_record(k, "t-%d" % k, "bagh-chal") for k in range(200))
                if r.header.get("Result") and r.replay().outcome() and r.replay().outcome().winner == 1)
     out = io.StringIO()

@@ -18,7 +18,7 @@ import time
 import hw_sim
 import app
 import journal
-import view as V
+import view as V  # noqa: F401  (loaded as the board loads it: it takes its heap)
 from journal import Journal
 
 app.print = lambda *a: None

@@ -6,8 +6,8 @@ import sys
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 sys.path.insert(0, _HERE + "/../../firmware")
 
-import protocol as P
-from link import Link, LinkError, stdio
+import protocol as P  # noqa: E402
+from link import Link, LinkError, stdio  # noqa: E402
 
 
 def game_id(i):

@@ -1,6 +1,5 @@
 # What the checks of the engines' viper kernels share (check_bawo_viper.py,
 # check_oware_viper.py): played positions, and the kernel dropped with its engine.
-import sys
 from shared_rules.rng import Rng
 
 
