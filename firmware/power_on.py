@@ -20,19 +20,21 @@ def board_id():
 
 
 def start(board, root='/games'):
-    """The App on `board`, booted (its game resumed or its menu open), then its link attached."""
+    """The App on `board`, its link attached, booted (its game resumed or its menu open)."""
     from hw import open_journal
     j = open_journal(root, board_id() or 'board')
     app = App(board, j, j.board_id)
-    # The journaled game first: its replay wants the heap in one piece, before the link's
-    # modules take their share (a restarted board found no room to replay a long game).
-    app.boot()
+    # The link before the journaled game's replay: on the power-on's empty heap it always
+    # finds room. A replay that finds none keeps its game on flash (BACK tries again); a
+    # board that found no room for its link could never be synced (the fuzz's restarted
+    # board died importing protocol.py, then making the link's frame buffer).
     try:
         import link
         r, w = link.stdio()
         app.attach_link(r, w)
     except ImportError:
         pass
+    app.boot()
     return app
 
 

@@ -60,9 +60,7 @@ def start(sim):
     sim.app = a = app.App(sim.board, j, bid, hook=sim.hook, settings=settings)
     if env('BAWO_TIME'):   # the PC's clock, as a host's TIME would set it
         a.set_time(int(env('BAWO_TIME')))
-    # The journaled game is replayed before the link's modules are imported, as on a Pico
-    # (power_on.start): the replay wants the heap in one piece.
-    a.boot()
+    # The link before the replay, as on a Pico (power_on.start).
     if env('BAWO_LINK', '1') == '1':
         try:
             import link
@@ -70,6 +68,7 @@ def start(sim):
             a.attach_link(r, w)
         except (ImportError, OSError):
             pass
+    a.boot()
     sim.emit('M', 'firmware %s' % getattr(app, '__file__', 'app'))
     a.step(sim.clock.now)
     sim.emit('B', sim.status())
