@@ -1,6 +1,7 @@
 """Shared by the host tool tests and bench/sync.py: random game records, a board under the
 MicroPython unix port on a pty (firmware/link.py + firmware/journal.py), a fault relay, and
 `bawo sim --headless` started and stopped."""
+import contextlib
 import os
 import random
 import select
@@ -295,3 +296,27 @@ def stop_sim(p):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait(10)
+
+
+@contextlib.contextmanager
+def relayed_board(tmp_path):
+    """A simulated board (the firmware on the unix port) behind a pty, as a Pico on USB: the
+    pty's path while it runs. Its output is drained so that it never blocks."""
+    from bawo import sim
+    relay = sim.PtyRelay()
+    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends())
+    relay.start()
+
+    def drain():
+        try:
+            while board.proc.poll() is None:
+                board.readline(timeout=3600)
+        except Exception:
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        yield relay.path
+    finally:
+        relay.stop = True
+        board.kill()
+

@@ -2,12 +2,12 @@
 unix port, followed by bawo.watch's Watcher); the club goes down mid-game and comes back, and
 the PC resumes from the club's ply: nothing lost, nothing doubled."""
 import io
-import threading
 import time
 
 import pytest
 
 from _club_helpers import live_server, token_for
+from _host_helpers import relayed_board
 
 from bawo import sim
 from bawo.club.stream import Sender, watcher_class
@@ -19,20 +19,8 @@ pytestmark = pytest.mark.xdist_group("club_pg")
 
 @pytest.fixture
 def sim_board(tmp_path):
-    relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends())
-    relay.start()
-
-    def drain():
-        try:
-            while board.proc.poll() is None:
-                board.readline(timeout=3600)
-        except Exception:
-            pass
-    threading.Thread(target=drain, daemon=True).start()
-    yield relay.path
-    relay.stop = True
-    board.kill()
+    with relayed_board(tmp_path) as path:
+        yield path
 
 
 def _wait(fn, timeout=10.0):

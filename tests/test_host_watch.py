@@ -16,24 +16,13 @@ from bawo.sync import sync
 from bawo.watch import Watcher
 
 from bawo import sim
+from _host_helpers import relayed_board
 
 
 @pytest.fixture
 def sim_board(tmp_path):
-    relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends())
-    relay.start()
-
-    def drain():
-        try:
-            while board.proc.poll() is None:
-                board.readline(timeout=3600)
-        except Exception:
-            pass
-    threading.Thread(target=drain, daemon=True).start()
-    yield relay.path
-    relay.stop = True
-    board.kill()
+    with relayed_board(tmp_path) as path:
+        yield path
 
 
 def test_watch_logs_moves_live_then_sync_completes(sim_board, tmp_path):
