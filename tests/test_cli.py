@@ -209,6 +209,8 @@ def test_demo_end_to_end(tmp_path, capsys):
     rc, out, err = run(capsys, "demo", "--data", str(tmp_path / "sim"), "--db", str(tmp_path / "d.sqlite"))
     assert rc == 0, err
     assert "1 new game(s) stored" in out and "1 game(s)" in out
+    # Its last line names the game, after a blank line (it read "\x0athe demo's game ...").
+    assert "\nthe demo's game is in your game log with the others: bawo show sim-" in out, out
     # The demo's game has a start time, as a game on a board whose clock a host set has: its
     # PLAYED was "unknown" (the scripted game ran before any TIME).
     row = [ln for ln in out.splitlines() if ln.startswith("sim-")][0]

@@ -216,7 +216,8 @@ def cmd_demo(args):
     print(safe("4. bawo games%s" % where))
     rc = list_games(db)
     if report.added:
-        print(safe("\nthe demo's game%s in your game log with the others: bawo show %s%s --all"
+        print()   # the blank line apart: safe() would show a newline in the text as \x0a
+        print(safe("the demo's game%s in your game log with the others: bawo show %s%s --all"
                    % ("s are" if len(report.added) > 1 else " is", report.added[-1], where)))
     return rc
 
