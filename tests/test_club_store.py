@@ -34,6 +34,9 @@ SAMPLES = {
         "INSERT INTO entrants (tournament, player, seed) VALUES (1, 'Ada', 1)",
         "INSERT INTO pairings (tournament, round, tbl, south, north, board, result, started)"
         " VALUES (1, 1, 1, 'Ada', NULL, NULL, 'bye', '2025-01-06T00:00:00Z')"],
+    7: ["INSERT INTO remote_games (game, state, by_board, by_side, position, moves, ply, version,"
+        " created, updated) VALUES ('oware', 'open', 'b1', 'any', '4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S',"
+        " '', 0, 1, '2025-01-07T00:00:00Z', '2025-01-07T00:00:00Z')"],
 }
 
 
@@ -71,6 +74,9 @@ def test_migrates_from_every_past_version(club_url, start):
             from bawo.club import tournaments
             assert [(x["name"], x["players"], x["round"]) for x in tournaments.listing(s)] == [
                 ("Spring", 1, 1)]
+        if start >= 7:
+            from bawo.club import remote
+            assert [s_["game"] for s_ in remote.open_seeks(s, "b2").answer["seeks"]] == [1]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)
     finally:

@@ -13,14 +13,14 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from . import admin, pages, pc_api, tournament_pages
+from . import admin, pages, pc_api, remote_api, remote_pages, tournament_pages
 from .clubsite import COOKIE, HERE, Config, err
 from .store import Unavailable
 
 __all__ = ["COOKIE", "Config", "create_app"]
 
 # One module a part of the club; each gives its routes.
-PARTS = (pages, admin, pc_api, tournament_pages)
+PARTS = (pages, admin, pc_api, tournament_pages, remote_api, remote_pages)
 
 
 def create_app(cfg):

@@ -99,6 +99,10 @@ class Live:
         self.lock = threading.Lock()
         self.thread = None
         self.shared = store.engine == "postgresql"
+        # Who else hears the change feed: remote_api's long polls. Each is called with the
+        # message of type "remote" ({"type", "game"}), or None after the listener lost
+        # PostgreSQL (anything may have changed). Not for spectators.
+        self.hooks = []
 
     def start(self, loop):
         """Before the first spectator's snapshot: the listener is up, so no move committed
@@ -115,12 +119,28 @@ class Live:
 
     def _heard(self, payload):
         if payload is None:
+            self._hook(None)
             self.resync()
             return
         try:
-            self.hub.publish(json.loads(payload))
+            msg = json.loads(payload)
         except ValueError:
-            pass
+            return
+        if isinstance(msg, dict) and msg.get("type") == "remote":
+            self._hook(msg)
+        else:
+            self.hub.publish(msg)
+
+    def _hook(self, msg):
+        for f in list(self.hooks):
+            f(msg)
+
+    def signal(self, msg):
+        """A change of a remote game, to every process's long polls (not to spectators):
+        this process's at once, the others' through NOTIFY on PostgreSQL."""
+        self._hook(msg)
+        if self.shared:
+            self.store.notify(json.dumps(msg))
 
     def resync(self):
         """Every board's game as the database has it, to this process's spectators: after the

@@ -78,14 +78,14 @@ def check_url(url):
     return url if url.endswith("/") else url + "/"
 
 
-def request(url, path, token, body=None, content_type="text/plain; charset=utf-8"):
+def request(url, path, token, body=None, content_type="text/plain; charset=utf-8", timeout=TIMEOUT):
     """(status, JSON answer) of one request to the club; status None when it cannot be
-    reached (the answer's "error" says why)."""
+    reached (the answer's "error" says why). timeout: seconds (a long poll's wait and more)."""
     req = urllib.request.Request(url + path, data=body, method="POST" if body is not None else "GET",
                                  headers={"Authorization": "Bearer " + token,
                                           "Content-Type": content_type})
     try:
-        with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read(65536) or b"{}")
     except urllib.error.HTTPError as e:
         try:

@@ -31,8 +31,9 @@ class Config:
     """One club app's state: its store, its limits, its live broadcast and templates."""
 
     def __init__(self, store, upload_rate=50.0, upload_burst=500, login_rate=0.2, login_burst=5,
-                 live_rate=20.0, live_burst=200, spectators=2000):
+                 live_rate=20.0, live_burst=200, spectators=2000, clock=None):
         self.store = store
+        self.clock = clock      # ms now, for remote games' clocks (None: the wall clock)
         self.live = LV.Live(store)
         self.moves = auth.RateLimit(live_rate, live_burst)
         self.spectators = spectators

@@ -114,6 +114,56 @@ MIGRATIONS = [
             UNIQUE (tournament, round, tbl))""",
         "CREATE INDEX pairings_open ON pairings (board, result)",
     ],
+    # 7: remote games (remote.py): two boards in two places play one game through the club.
+    # A seek is a row in state 'open'; its moves are one text (as live.moves); the clock's
+    # times are ms (BIGINT), the side to move's clock running since `since`. `version` counts
+    # every change a player's poll must hear of. remote_seen: when each board's PC last polled
+    # each game (its peer flag) and what it was last told. remote_binds: which of a board's
+    # own record ids is this game, and the record that came under it (not rated again).
+    [
+        """CREATE TABLE remote_games (
+            id      {id},
+            game    TEXT NOT NULL,
+            state   TEXT NOT NULL,
+            by_board TEXT NOT NULL REFERENCES boards(id),
+            by_side TEXT NOT NULL,
+            opponent TEXT,
+            south   TEXT REFERENCES boards(id),
+            north   TEXT REFERENCES boards(id),
+            south_name TEXT,
+            north_name TEXT,
+            start   TEXT,
+            position TEXT NOT NULL,
+            moves   TEXT NOT NULL,
+            ply     INTEGER NOT NULL,
+            result  TEXT,
+            reason  TEXT,
+            offer   TEXT,
+            clock   TEXT,
+            south_ms BIGINT,
+            north_ms BIGINT,
+            since   BIGINT,
+            version INTEGER NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            record  INTEGER REFERENCES records(seq))""",
+        "CREATE INDEX remote_games_state ON remote_games (state, updated)",
+        """CREATE TABLE remote_seen (
+            game    INTEGER NOT NULL REFERENCES remote_games(id),
+            board   TEXT NOT NULL REFERENCES boards(id),
+            seen    BIGINT NOT NULL,
+            told_v  INTEGER,
+            told_peer INTEGER,
+            PRIMARY KEY (game, board))""",
+        """CREATE TABLE remote_binds (
+            game    INTEGER NOT NULL REFERENCES remote_games(id),
+            board   TEXT NOT NULL REFERENCES boards(id),
+            rid     TEXT NOT NULL,
+            seq     INTEGER REFERENCES records(seq),
+            status  TEXT,
+            PRIMARY KEY (game, board),
+            UNIQUE (board, rid))""",
+    ],
 ]
 
 LATEST = len(MIGRATIONS)

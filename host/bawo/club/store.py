@@ -190,18 +190,30 @@ class Store:
                     return DUPLICATE, r["seq"]
             seat = self._seat_at(t, board, v.played or utcnow())
             south, north = v.names(seat)
-            row = t.one(
-                "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start,"
-                " played, first_tag, second_tag, added, record, south, north)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
-                (board, v.rid, v.sha, "conflict" if rows else "ok", v.game, v.result, v.reason,
-                 v.plies, v.start, v.played, v.first, v.second, utcnow(), v.text, south, north))
-            if south or north:
-                for name in (south, north):
-                    if name:
-                        t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                  (name, utcnow()))
-        return (CONFLICT if rows else ADDED), row["seq"]
+            status = "conflict" if rows else "ok"
+            # A record a board bound to a remote game (remote.py): checked against the club's
+            # moves and kept beside the club's own record of it, not rated a second time.
+            from .remote import bound_status
+            bound, status = bound_status(t, board, v, status)
+            seq = self._insert_record(t, board, v, status, south, north)
+            if bound is not None:
+                t.execute("UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
+                          (seq, status, bound, board))
+        return (CONFLICT if rows else ADDED), seq
+
+    def _insert_record(self, t, board, v, status, south, north):
+        """Insert a verified record (in the transaction t) with its players; returns its seq."""
+        row = t.one(
+            "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start,"
+            " played, first_tag, second_tag, added, record, south, north)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
+            (board, v.rid, v.sha, status, v.game, v.result, v.reason,
+             v.plies, v.start, v.played, v.first, v.second, utcnow(), v.text, south, north))
+        for name in (south, north):
+            if name:
+                t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                          (name, utcnow()))
+        return row["seq"]
 
     _SUMMARY = ("seq, board, rid, sha, status, game, result, reason, plies, start, played,"
                 " first_tag, second_tag, south, north, added")
@@ -307,7 +319,8 @@ class Store:
         for r in rows:
             s = seats.get(r["board"])
             r["south"], r["north"] = (s["south"], s["north"]) if s else (None, None)
-        return rows
+        from .remote import live_rows     # remote games are shown as boards "remote-<id>"
+        return rows + live_rows(self, since)
 
     def notify(self, payload):
         """Tell every club process on this database (PostgreSQL: NOTIFY); False where there is
