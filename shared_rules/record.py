@@ -10,7 +10,9 @@ Text form, PGN-like:
 
     1. A1+ B7- 2. A4- ...
 
-Result is the winning side (S, N, G, T), "draw", or "*" for an unfinished game. Tags beyond
+Result is the winning side (S, N, G, T), "draw", or "*" for an unfinished game. A game may
+also end while its moves go on (AGREED): Reason "resign" or "time" with the winner as its
+Result, "agreement" with "draw"; any other Reason must be the one the moves give. Tags beyond
 TAGS are kept as they are (a name of letters, digits and _); the dict form holds them in "tags".
 """
 from shared_rules import game as _game, GAMES, RULES_VERSION, winner_name
@@ -19,8 +21,8 @@ from shared_rules.state import State
 
 # The text form's writer (tags, their check, the wrapped move text) is record_text.py: the
 # board loads it alone to write a record.
-from shared_rules.record_text import (TAGS, check_tag, text_of_state, _quote, _text,  # noqa: F401
-                                     _header_of_state)
+from shared_rules.record_text import (TAGS, AGREED, check_tag, end_error,  # noqa: F401
+                                     text_of_state, _quote, _text, _header_of_state)
 
 
 # When a game began (the Start tag): the board writes "2025-06-03 10:00:00" (UTC) from a clock
@@ -230,6 +232,13 @@ class Record:
         result = h.get("Result", "*")
         reason = h.get("Reason")
         out = s.outcome()
+        if out is None and reason in AGREED:
+            # Resigned, drawn by agreement or lost on time while the moves go on
+            # (RULES.md 4, the remote game's end): the result must fit the reason.
+            bad = end_error(g, result, reason)
+            if bad is not None:
+                raise RecordError("record ends by %s but %s" % (reason, bad), len(self.moves))
+            return s
         if out is None:
             got = "*"
         else:

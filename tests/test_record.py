@@ -142,3 +142,59 @@ def test_control_characters_in_tags_are_refused(bad):
 def test_dict_moves_must_be_a_list_of_strings(moves):
     with pytest.raises(RecordError, match="'moves' must be a list of move strings"):
         Record.from_dict({"game": "bawo", "rules": "1", "moves": moves})
+
+
+def _bawo_plies(n):
+    s = State(game("bawo"))
+    for _ in range(n):
+        s.push(s.legal_moves[0])
+    return s
+
+
+@pytest.mark.parametrize("result,reason", [("S", "resign"), ("N", "resign"), ("S", "time"),
+                                           ("N", "time"), ("draw", "agreement")])
+def test_a_game_ended_by_the_players_replays_with_its_result_and_reason(result, reason):
+    # A remote game ends on the club's word (resign, draw agreed, flag) while its moves go on.
+    s = _bawo_plies(3)
+    rec = Record.from_state(s, Id="bw-0001-0001", Result=result, Reason=reason)
+    assert (rec.header["Result"], rec.header["Reason"]) == (result, reason)
+    text = rec.to_text()
+    assert text.rstrip().endswith(" " + result)
+    back = Record.from_text(text)
+    assert back == rec
+    assert back.replay().ply == 3
+    assert Record.from_dict(rec.to_dict()).replay().ply == 3
+
+
+@pytest.mark.parametrize("result,reason,msg", [
+    ("draw", "resign", "resign needs the winner"), ("draw", "time", "time needs the winner"),
+    ("S", "agreement", "agreement needs the result draw"), ("*", "resign", "needs the winner"),
+    ("G", "time", r"needs the winner \(S/N\)")])
+def test_an_agreed_end_with_the_wrong_result_is_refused(result, reason, msg):
+    s = _bawo_plies(2)
+    rec = Record({"Game": "bawo", "Rules": "1", "Result": result, "Reason": reason}, s.moves)
+    with pytest.raises(RecordError, match=msg) as e:
+        rec.replay()
+    assert e.value.ply == 2
+
+
+def test_an_agreed_reason_does_not_replace_the_moves_own_end():
+    s = finished_bawo()
+    rec = Record.from_state(s)
+    rec.header["Reason"] = "resign"
+    with pytest.raises(RecordError, match="the reason is 'resign' but the moves give"):
+        rec.replay()
+    # Written from a finished state, the moves' own end wins over given tags.
+    rec = Record.from_state(s, Result="draw", Reason="agreement")
+    assert rec.header["Reason"] == s.outcome().reason
+    rec.replay()
+
+
+def test_bagh_chal_resign_names_goat_or_tiger():
+    s = State(game("bagh-chal"))
+    s.push(s.legal_moves[0])
+    for res in ("G", "T"):
+        assert Record.from_state(s, Result=res, Reason="resign").replay().ply == 1
+    with pytest.raises(RecordError, match="needs the winner"):
+        Record({"Game": "bagh-chal", "Rules": "1", "Result": "S", "Reason": "resign"},
+               s.moves).replay()

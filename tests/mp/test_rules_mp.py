@@ -580,6 +580,45 @@ def test_text_of_state_is_the_records_text():
         assert text_of_state(s, **tags) == Record.from_state(s, **tags).to_text(), name
 
 
+def test_record_ends_by_resign_agreement_and_time():
+    # A remote game's end (RULES.md 4): the moves go on, Reason says why it ended; the board
+    # writes it from its state and every reader replays it.
+    from shared_rules.record import text_of_state
+    for name, plies, seed in (("bawo", 2, 3), ("oware", 9, 4), ("bagh-chal", 5, 2)):
+        s = _random_game(name, plies, seed)
+        g = s.game
+        for res, why in ((g.sides[0], "resign"), (g.sides[1], "time"), ("draw", "agreement")):
+            text = text_of_state(s, Id="t-0001", Result=res, Reason=why)
+            assert ('[Result "%s"]' % res) in text and ('[Reason "%s"]' % why) in text, text
+            assert text.rstrip().endswith(" " + res), text
+            rec = Record.from_text(text)
+            assert (rec.header["Result"], rec.header["Reason"]) == (res, why)
+            assert rec.replay().ply == plies
+        for res, why in (("draw", "resign"), ("draw", "time"), (g.sides[0], "agreement"),
+                         ("*", "resign"), ("X", "time")):
+            rec = Record({"Game": name, "Rules": "1", "Result": res, "Reason": why}, s.moves)
+            try:
+                rec.replay()
+                raise AssertionError("replayed %s %s" % (res, why))
+            except RecordError as e:
+                assert e.ply == plies and why in str(e), str(e)
+        # Not an agreed end: written unfinished, as before.
+        assert '[Result "*"]' in text_of_state(s, Result="draw", Reason="resign")
+        assert "Reason" not in text_of_state(s, Result="S", Reason="fun")
+
+
+def test_record_agreed_reason_on_a_finished_game_must_match_the_moves():
+    s = _random_game("oware", 400, 5)
+    assert s.outcome() is not None
+    rec = Record.from_state(s)
+    rec.header["Reason"] = "resign"
+    try:
+        rec.replay()
+        raise AssertionError("replayed")
+    except RecordError as e:
+        assert "the reason is" in str(e), str(e)
+
+
 def main():
     passed = failed = 0
     names = sorted([n for n in globals() if n.startswith("test_")])
