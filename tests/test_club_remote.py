@@ -20,7 +20,6 @@ pytestmark = pytest.mark.xdist_group("club_pg")
 # An Oware game to its end by the rules in 28 plies (North wins, "25 seeds").
 OWARE = "E b D e F d C e A a B c F b E a F e B b C c A d B e E f".split()
 T0 = 1_800_000_000_000
-NEEDS_FW = pytest.mark.xfail(reason="needs remote-fw's record reasons", strict=True)
 
 
 class Clock:
@@ -251,7 +250,6 @@ def test_offers_a_draw_offer_is_cleared_by_the_opponents_move(club):
     assert call(club, "pico-c", "POST", "%d/offer" % gid, {"what": "draw"})[0] == 422
 
 
-@NEEDS_FW
 def test_resign_ends_the_game_and_is_recorded(club):
     gid = start(club)
     play(club, gid, OWARE[:3])
@@ -262,7 +260,6 @@ def test_resign_ends_the_game_and_is_recorded(club):
     assert call(club, "pico-a", "POST", "%d/offer" % gid, {"what": "draw"})[0] == 422
 
 
-@NEEDS_FW
 def test_a_draw_offered_and_accepted_is_agreement(club):
     gid = start(club)
     play(club, gid, OWARE[:2])
@@ -299,7 +296,6 @@ def test_fischer_and_per_move_clocks_run_on_the_clubs_clock(club):
     assert (c["south_ms"], c["north_ms"], c["bar"], c["low"]) == (30000, 27000, 8, False)
 
 
-@NEEDS_FW
 def test_a_flag_falls_on_the_club_at_a_poll_or_a_move(club):
     gid = start(club, clock={"base": 60, "inc": 0})
     play(club, gid, OWARE[:1])
