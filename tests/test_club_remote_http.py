@@ -178,12 +178,20 @@ def test_spectators_see_the_remote_game_like_any_board(tmp_path):
 
 
 def test_the_pcs_client_and_its_errors(tmp_path):
-    with served(str(tmp_path / "c.sqlite")) as (url, store, _):
+    with served(str(tmp_path / "c.sqlite")) as (url, store, app):
         ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
         gid = RC.seek(url, ta, "oware", "south", opponent="pico-b", clock={"base": 600, "inc": 5})["game"]
         assert RC.open_seeks(url, tb)["seeks"][0]["clock"] == {"base": 600, "inc": 5}
+        # The seeker's poll of its open seek waits for the accept.
+        assert RC.state(url, ta, gid, after=0)["state"] == "open"
+        got = []
+        th = threading.Thread(target=lambda: got.append(RC.state(url, ta, gid, after=0, wait=20)))
+        th.start()
+        _until(lambda: app.state.club.remote.waiters.by.get(gid), "the seeker's poll to wait")
         s = RC.accept(url, tb, gid)
-        assert (s["side"], s["clock"]["south_ms"], s["peer"]) == ("north", 600000, False)
+        th.join(25)
+        assert (got[0]["state"], got[0]["side"], got[0]["north"]) == ("playing", "south", "pico-b")
+        assert (s["side"], s["clock"]["south_ms"], s["peer"]) == ("north", 600000, True)
         assert RC.post_move(url, ta, gid, 1, OWARE[0]) == {"ply": 1}
         assert RC.post_move(url, ta, gid, 1, OWARE[0]) == {"ply": 1}
         with pytest.raises(RC.PlyConflict) as e:

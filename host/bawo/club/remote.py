@@ -391,18 +391,21 @@ def poll(store, gid, board, now, after, v):
     with store.tx() as t:
         row = _load(t, gid)
         side = side_of(row, board)
+        # Told states are kept for the players and for the seeker of an open game (its poll
+        # waits for the accept); another board's poll answers at once unless it names v.
+        mine = side is not None or row["by_board"] == board
         changed = _flag(store, t, row, now)
-        if side is not None and row["state"] == "playing" and _seen(t, row, board, now):
+        if mine and _seen(t, row, board, now) and side is not None and row["state"] == "playing":
             _save(t, row)                   # back after an absence: the opponent hears of it
             changed = True
         st = state_of(t, row, board, now)
         told = None
-        if side is not None:
+        if mine:
             told = t.one("SELECT told_v, told_peer FROM remote_seen WHERE game=? AND board=?",
                          (gid, board))
         ready = st["ply"] > after or st["v"] != (v if v is not None else told and told["told_v"]) \
             or (told is not None and told["told_peer"] is not None and bool(told["told_peer"]) != st["peer"])
-        if ready and side is not None:
+        if ready and mine:
             t.execute("UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
                       (st["v"], int(st["peer"]), gid, board))
         nxt = None

@@ -26,6 +26,7 @@ MAX_BODY = 4096          # bytes of a request's body
 MAX_DEPTH = 2            # nesting of its JSON (a seek's clock is the deepest)
 MAX_WAIT = 25.0          # seconds a long poll may wait
 POLL_S = 2.0             # a waiting poll looks at the store at least this often
+MAX_POLLS = 2000         # long polls waiting at once in a process; past it they answer at once
 NO_TOKEN = "no valid board token: ask the club's admin for one"
 
 _made = threading.Lock()
@@ -37,17 +38,20 @@ class Waiters:
     def __init__(self):
         self.lock = threading.Lock()
         self.by = {}
+        self.count = 0
 
     def add(self, gid):
         ev = (asyncio.Event(), asyncio.get_running_loop())
         with self.lock:
             self.by.setdefault(gid, set()).add(ev)
+            self.count += 1
         return ev
 
     def remove(self, gid, ev):
         with self.lock:
             s = self.by.get(gid)
-            if s is not None:
+            if s is not None and ev in s:
+                self.count -= 1
                 s.discard(ev)
                 if not s:
                     del self.by[gid]
@@ -236,6 +240,8 @@ async def state(request):
     except R.NotFound as e:
         return err(str(e), 404)
     loop = asyncio.get_running_loop()
+    if s.waiters.count >= MAX_POLLS:
+        wait = 0.0          # a flood of polls: each is answered at once, none is kept
     deadline = loop.time() + wait
     ev = s.waiters.add(gid)
     try:
