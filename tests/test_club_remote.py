@@ -387,6 +387,20 @@ def test_bind_attaches_the_boards_own_records_and_they_are_not_rated_again(club)
     assert {x["rid"]: x["status"] for x in club.store.records()}["pico-a-0009"] == "conflict"
     assert call(club, "pico-b", "POST", "%d/bind" % gid2, {"record": "pico-a-0007"})[0] == 200
     assert call(club, "pico-a", "POST", "%d/bind" % gid2, {"record": "pico-a-0007"})[0] == 422
+    # A game the club ended by resign: the board's record ends so too (END), and is attached.
+    call(club, "pico-b", "POST", "%d/offer" % gid2, {"what": "resign"})
+    call(club, "pico-b", "POST", "%d/bind" % gid2, {"record": "pico-b-0004"})
+    r = up("pico-b", _board_record(OWARE[:2], "S", "resign", "pico-b", "pico-b-0004"))
+    assert r.status_code == 200, r.text
+    # ... but one that says another end is a conflict.
+    gid3 = start(club)
+    play(club, gid3, OWARE[:2])
+    call(club, "pico-a", "POST", "%d/offer" % gid3, {"what": "resign"})
+    call(club, "pico-a", "POST", "%d/bind" % gid3, {"record": "pico-a-0010"})
+    assert up("pico-a", _board_record(OWARE[:2], "S", "time", "pico-a", "pico-a-0010")).status_code == 200
+    statuses = {x["rid"]: x["status"] for x in club.store.records()}
+    assert (statuses["pico-b-0004"], statuses["pico-a-0010"]) == ("remote", "conflict")
+    assert len(club.store.rated_games()) == 3       # the club's three records, no board's
 
 
 def test_the_live_view_and_the_page_show_the_remote_game(club):

@@ -172,7 +172,8 @@ def test_spectators_see_the_remote_game_like_any_board(tmp_path):
         late = Spectator(url)
         try:
             msg = late.next()[1]
-            assert (msg["board"], msg["ply"], msg["done"]) == ("remote-%d" % gid, 2, True)
+            assert (msg["board"], msg["ply"], msg["done"], msg["result"], msg["reason"]) == (
+                "remote-%d" % gid, 2, True, "S", "resign")
         finally:
             late.close()
 

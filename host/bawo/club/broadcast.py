@@ -74,6 +74,8 @@ def event(row):
            "south": row.get("south"), "north": row.get("north"), "done": bool(row["done"]),
            "result": None if out is None else (winner_name(g, out) or "draw"),
            "updated": row["updated"], "moves": moves}
+    if row.get("result"):      # a remote game the club ended (resign, agreement, time)
+        msg.update(result=row["result"], reason=row.get("reason"), done=True)
     try:
         lay = B.layout(row["game"])
         msg.update(frame=B.picture(row["game"], pos)["frame"], w=lay["w"], h=lay["h"])

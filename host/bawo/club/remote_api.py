@@ -106,16 +106,7 @@ def _json(data):
 
 
 def _live_event(row):
-    lr = R.live_row(row)
-    msg, text = LV.event(lr)
-    if lr["result"]:
-        msg.update(result=lr["result"], reason=lr["reason"], done=True)
-        text = json.dumps(msg)
-        if len(text.encode()) > LV.MAX_PAYLOAD:
-            for drop in ("moves", "frame"):
-                msg.pop(drop, None)
-            text = json.dumps(msg)
-    return msg, text
+    return LV.event(R.live_row(row))
 
 
 async def _changed(cfg, row):
