@@ -220,3 +220,37 @@ def test_the_pcs_client_and_its_errors(tmp_path):
         with pytest.raises(RC.ClubUnreachable) as e:
             RC.post_move(dead, ta, gid, 2, OWARE[1])
         assert e.value.status is None
+
+
+def test_a_waiting_poll_answers_when_the_peer_leaves_or_a_flag_falls(tmp_path, monkeypatch):
+    # Nothing is posted: the poll's own look at the store (every POLL_S) finds the change.
+    from test_club_remote import Clock
+    from bawo.club import remote_api
+    monkeypatch.setattr(remote_api, "POLL_S", 0.2)
+    clock = Clock()
+    with served(str(tmp_path / "c.sqlite"), clock=clock) as (url, store, app):
+        ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
+        gid = _game(url, ta, tb, clock={"base": 60, "inc": 0})
+        RC.state(url, ta, gid)
+        s = RC.state(url, tb, gid)
+        assert s["peer"] is True and s["turn"] == "south"
+        waiting = lambda: app.state.club.remote.waiters.by.get(gid)  # noqa: E731
+        got = []
+        th = threading.Thread(target=lambda: got.append(RC.state(url, tb, gid, after=0, wait=20)))
+        th.start()
+        _until(waiting, "pico-b's poll to wait")
+        clock.add(10.5)        # pico-a's PC is silent past 10 s: pico-b's poll hears of it
+        th.join(25)
+        assert got[0]["peer"] is False and got[0]["state"] == "playing"
+        th = threading.Thread(target=lambda: got.append(RC.state(url, tb, gid, after=0, wait=20)))
+        th.start()
+        _until(waiting, "pico-b's poll to wait again")
+        clock.add(50)          # South's 60 s are used up: the flag falls during the wait
+        th.join(25)
+        assert (got[1]["state"], got[1]["result"], got[1]["reason"]) == ("over", "N", "time")
+        assert got[1]["clock"]["south_ms"] == 0
+        # A board that does not play may look (read only, its PC not counted as here).
+        tc = token_for(store, "pico-c")
+        s = RC.state(url, tc, gid)
+        assert (s["side"], s["peer"], s["result"]) == (None, False, "N")
+        assert store.one("SELECT COUNT(*) AS n FROM remote_seen WHERE board='pico-c'")["n"] == 0
