@@ -254,3 +254,46 @@ def test_a_waiting_poll_answers_when_the_peer_leaves_or_a_flag_falls(tmp_path, m
         s = RC.state(url, tc, gid)
         assert (s["side"], s["peer"], s["result"]) == (None, False, "N")
         assert store.one("SELECT COUNT(*) AS n FROM remote_seen WHERE board='pico-c'")["n"] == 0
+
+
+def test_the_live_page_shows_a_remote_game_in_chromium(tmp_path):
+    from _serve_helpers import browser, quit_browser, wait_for
+    with served(str(tmp_path / "c.sqlite")) as (url, store, _):
+        ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
+        store.seat("pico-b", "Ada", "<i>Bo</i>", since="2000-01-01T00:00:00Z")
+        gid = _game(url, ta, tb)
+        RC.post_move(url, ta, gid, 1, OWARE[0])
+        drv = browser()
+        try:
+            drv.get(url + "remote")
+            link = drv.find_element("css selector", "#remote-games a")
+            assert link.get_attribute("href").endswith("/live?board=remote-%d" % gid)
+            link.click()
+            items = lambda: [li.text for li in drv.find_elements("css selector", ".moves li")]  # noqa: E731
+            wait_for(lambda: items() == OWARE[:1], what="the first move")
+            RC.post_move(url, tb, gid, 2, OWARE[1])
+            wait_for(lambda: items() == OWARE[:2], what="the second move, live")
+            card = drv.find_element("css selector", '.card[data-board="remote-%d"]' % gid)
+            assert "pico-a – <i>Bo</i>" in card.text
+            RC.offer(url, ta, gid, "resign")
+            wait_for(lambda: "over, N (resign)" in card.text, what="the end")
+        finally:
+            quit_browser(drv)
+
+
+def test_sql_in_every_text_field_is_only_text(club_url):  # noqa: F811
+    with served(club_url) as (url, store, _):
+        ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
+        evil = "x'); DROP TABLE records; --"
+        with pytest.raises(RC.RemoteError) as e:
+            RC.seek(url, ta, "oware", opponent=evil)
+        assert e.value.status == 400
+        with pytest.raises(RC.RemoteError) as e:
+            RC.seek(url, ta, evil)
+        assert e.value.status == 400
+        gid = _game(url, ta, tb)
+        assert RC.bind(url, ta, gid, evil)["record"] == evil
+        with pytest.raises(RC.Refused):
+            RC.post_move(url, ta, gid, 1, "E');--")
+        assert store.one("SELECT rid FROM remote_binds")["rid"] == evil
+        assert store.records() == [] and RC.state(url, ta, gid)["ply"] == 0

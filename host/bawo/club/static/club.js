@@ -52,7 +52,7 @@
     const k = card(m.board);
     if (m.frame && m.w && m.h) draw(k.cv, m.frame, m.w, m.h);
     k.who.textContent = (m.south || "?") + " – " + (m.north || "?") + " (" + m.game + ")";
-    k.ply.textContent = "ply " + m.ply + (m.last ? ": " + m.last : "") + (m.done ? " — over" + (m.result ? ", " + m.result : "") : "");
+    k.ply.textContent = "ply " + m.ply + (m.last ? ": " + m.last : "") + (m.done ? " — over" + (m.result ? ", " + m.result + (m.reason ? " (" + m.reason + ")" : "") : "") : "");
     k.c.dataset.ply = m.ply;
     if (k.moves && m.moves) {
       k.moves.textContent = "";
