@@ -23,7 +23,7 @@ from shared_rules.record import Record
 
 from . import ClubError
 from .records import MAX_ID, check_board, verify
-from .store import utcnow
+from .store import REMOTE_PREFIX as LIVE_PREFIX, check_bound, remote_live_row, utcnow
 
 SIDES = ("south", "north")
 PEER_MS = 10000        # the other board's PC polled within this: it is "here"
@@ -35,7 +35,6 @@ MAX_BASE = 6 * 3600    # seconds of a game clock's base
 MAX_INC = 600          # seconds of its increment
 MAX_PER_MOVE = 3 * 86400   # seconds a move of a per-move clock (correspondence: days)
 MAX_GAME_ID = 2 ** 53
-LIVE_PREFIX = "remote-"
 
 
 def wall_ms():
@@ -262,7 +261,7 @@ def _end(store, t, row, result, reason, now):
     _save(t, row, **kw)
     if row["record"] is None:
         v = verify(row["south"], record_text(row).encode("utf-8"))
-        seq = store._insert_record(t, row["south"], v, "ok", row["south_name"], row["north_name"])
+        seq = store.insert_record(t, row["south"], v, "ok", row["south_name"], row["north_name"])
         t.execute("UPDATE remote_games SET record=? WHERE id=?", (seq, row["id"]))
         row["record"] = seq
     return row
@@ -502,31 +501,6 @@ def offer(store, gid, board, what, now):
         return Done(state_of(t, row, board, now), row, changed=True)
 
 
-def check_bound(game, moves, result):
-    """Why a board's record of a remote game is not the club's (None: it agrees ply by ply).
-    game: the remote_games row's moves, state, result."""
-    club = game["moves"].split() if game["moves"] else []
-    for k, m in enumerate(moves):
-        if k >= len(club) or club[k] != m:
-            return "differs from the club's game at ply %d" % (k + 1)
-    if result != "*" and (len(moves) != len(club) or game["state"] != "over" or result != game["result"]):
-        return "its end (%s after %d plies) is not the club's" % (result, len(moves))
-    return None
-
-
-def bound_status(t, board, v, status):
-    """In store.upload: (game id or None, status) of a record board uploads: a record bound
-    to a remote game is 'remote' (attached, not rated) or, if it does not agree with the
-    club's moves, 'conflict'."""
-    b = t.one("SELECT b.game, g.moves, g.state, g.result FROM remote_binds b JOIN remote_games g"
-              " ON g.id=b.game WHERE b.board=? AND b.rid=?", (board, v.rid))
-    if b is None:
-        return None, status
-    if status == "ok":
-        status = "remote" if check_bound(b, v.rec.moves, v.result) is None else "conflict"
-    return b["game"], status
-
-
 def bind(store, gid, board, rid):
     with store.tx() as t:
         row = _load(t, gid)
@@ -557,20 +531,8 @@ def bind(store, gid, board, rid):
 
 
 # -- what the pages and the live stream show ---------------------------------------------------
-def live_rows(store, since):
-    """Remote games in play or over since `since`, as Store.live_boards rows (their board is
-    "remote-<id>"): the live page shows them like any board."""
-    rows = store.query("SELECT %s FROM remote_games WHERE state <> 'open' AND updated>=?"
-                       " ORDER BY id" % COLS, (since,))
-    return [live_row(r) for r in rows]
-
-
 def live_row(r):
-    return {"board": "%s%d" % (LIVE_PREFIX, r["id"]), "rid": "%s%d" % (LIVE_PREFIX, r["id"]),
-            "game": r["game"], "start": r["start"], "moves": r["moves"], "ply": r["ply"],
-            "done": 1 if r["state"] == "over" else 0, "updated": r["updated"],
-            "south": r["south_name"], "north": r["north_name"],
-            "result": r["result"], "reason": r["reason"]}
+    return remote_live_row(r)
 
 
 def listing(store, limit=50):

@@ -192,16 +192,19 @@ class Store:
             south, north = v.names(seat)
             status = "conflict" if rows else "ok"
             # A record a board bound to a remote game (remote.py): checked against the club's
-            # moves and kept beside the club's own record of it, not rated a second time.
-            from .remote import bound_status
-            bound, status = bound_status(t, board, v, status)
-            seq = self._insert_record(t, board, v, status, south, north)
+            # moves and kept beside the club's own record of it ('remote'), not rated again.
+            bound = t.one("SELECT b.game, g.moves, g.state, g.result FROM remote_binds b"
+                          " JOIN remote_games g ON g.id=b.game WHERE b.board=? AND b.rid=?",
+                          (board, v.rid))
+            if bound is not None and status == "ok":
+                status = "remote" if check_bound(bound, v.rec.moves, v.result) is None else "conflict"
+            seq = self.insert_record(t, board, v, status, south, north)
             if bound is not None:
                 t.execute("UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
-                          (seq, status, bound, board))
+                          (seq, status, bound["game"], board))
         return (CONFLICT if rows else ADDED), seq
 
-    def _insert_record(self, t, board, v, status, south, north):
+    def insert_record(self, t, board, v, status, south, north):
         """Insert a verified record (in the transaction t) with its players; returns its seq."""
         row = t.one(
             "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start,"
@@ -319,8 +322,15 @@ class Store:
         for r in rows:
             s = seats.get(r["board"])
             r["south"], r["north"] = (s["south"], s["north"]) if s else (None, None)
-        from .remote import live_rows     # remote games are shown as boards "remote-<id>"
-        return rows + live_rows(self, since)
+        return rows + self.remote_live(since)
+
+    def remote_live(self, since):
+        """Remote games in play or over since `since`, as live rows: the live page shows
+        each as a board "remote-<id>"."""
+        rows = self.query("SELECT id, game, state, start, moves, ply, result, reason, updated,"
+                          " south_name, north_name FROM remote_games WHERE state <> 'open'"
+                          " AND updated>=? ORDER BY id", (since,))
+        return [remote_live_row(r) for r in rows]
 
     def notify(self, payload):
         """Tell every club process on this database (PostgreSQL: NOTIFY); False where there is
@@ -352,6 +362,30 @@ class Store:
     def end_session(self, session_hash):
         with self.tx() as t:
             t.execute("DELETE FROM sessions WHERE hash=?", (session_hash,))
+
+
+REMOTE_PREFIX = "remote-"
+
+
+def remote_live_row(r):
+    """A remote_games row as a live row (Store.live_boards): its board is "remote-<id>"."""
+    key = "%s%d" % (REMOTE_PREFIX, r["id"])
+    return {"board": key, "rid": key, "game": r["game"], "start": r["start"], "moves": r["moves"],
+            "ply": r["ply"], "done": 1 if r["state"] == "over" else 0, "updated": r["updated"],
+            "south": r["south_name"], "north": r["north_name"],
+            "result": r["result"], "reason": r["reason"]}
+
+
+def check_bound(game, moves, result):
+    """Why a board's record (moves, result) of a remote game is not the club's game (its
+    row's moves, state, result); None when it agrees ply by ply."""
+    club = game["moves"].split() if game["moves"] else []
+    for k, m in enumerate(moves):
+        if k >= len(club) or club[k] != m:
+            return "differs from the club's game at ply %d" % (k + 1)
+    if result != "*" and (len(moves) != len(club) or game["state"] != "over" or result != game["result"]):
+        return "its end (%s after %d plies) is not the club's" % (result, len(moves))
+    return None
 
 
 class Unavailable(ClubError):
