@@ -341,6 +341,24 @@ def test_a_poll_answers_at_once_only_what_the_board_was_not_told(club):
     t0 = time.monotonic()
     assert look(club, "pico-a", gid, after=0, v=s["v"] - 1, wait=20)["v"] == s["v"]
     assert time.monotonic() - t0 < 10
+    # The mover knows its own move: its next poll waits for the other side's news...
+    play(club, gid, OWARE[:1])
+    t0 = time.monotonic()
+    s3 = look(club, "pico-a", gid, after=1, wait=0.2)
+    assert time.monotonic() - t0 >= 0.2 and (s3["ply"], s3["v"]) == (1, s["v"] + 1)
+    # ... the other side's poll answers at once; and an offer's answer is what it was told.
+    assert look(club, "pico-b", gid, after=0, wait=20)["ply"] == 1
+    v = call(club, "pico-b", "POST", "%d/offer" % gid, {"what": "draw"})[1]["v"]
+    t0 = time.monotonic()
+    assert look(club, "pico-b", gid, after=1, wait=0.2)["v"] == v
+    assert time.monotonic() - t0 >= 0.2
+    assert look(club, "pico-a", gid, after=1, wait=20)["offer"] == "north"
+    # A move that ends the game by the rules is news to its mover too.
+    gid = start(club)
+    play(club, gid, OWARE[:27])
+    look(club, "pico-b", gid)
+    play(club, gid, OWARE[27:], first=27)
+    assert look(club, "pico-b", gid, after=28, wait=20)["state"] == "over"
 
 
 def _board_record(moves, result, reason, device, rid):

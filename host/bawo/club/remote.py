@@ -368,7 +368,15 @@ def accept(store, gid, board, now):
             kw["south_ms"] = kw["north_ms"] = _start_ms(spec)
         _save(t, row, **kw)
         _seen(t, row, board, now)
-        return Done(state_of(t, row, board, now), row, changed=True)
+        return Done(_told(t, row, board, now), row, changed=True)
+
+
+def _told(t, row, board, now):
+    """The state for board, noted as told (it is this call's answer): its next poll waits."""
+    st = state_of(t, row, board, now)
+    t.execute("UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
+              (st["v"], int(st["peer"]), row["id"], board))
+    return st
 
 
 def _seen(t, row, board, now):
@@ -451,6 +459,7 @@ def move(store, gid, board, ply, text, now):
             raise PlyConflict("the next ply is %d, not %d" % (len(have) + 1, ply), len(have))
         if _turn(row) != side:
             raise NotAllowed("it is %s's turn, not %s's (this board's)" % (_turn(row), side))
+        version = row["version"]
         s = _replay(row)
         try:
             s.push(text, False)
@@ -475,6 +484,11 @@ def move(store, gid, board, ply, text, now):
             w = winner_name(g, out)
             _end(store, t, row, "draw" if w is None else w, out.reason, now)
         _seen(t, row, board, now)
+        # The mover knows its own move: if it had been told all before it, it is told this
+        # version too (its next poll waits for the other side instead of answering at once).
+        if row["state"] == "playing":       # an end by the rules is news to it
+            t.execute("UPDATE remote_seen SET told_v=? WHERE game=? AND board=? AND told_v=?",
+                      (row["version"], gid, board, version))
         return Done({"ply": len(mv)}, row, changed=True)
 
 
@@ -485,7 +499,7 @@ def offer(store, gid, board, what, now):
         changed = _flag(store, t, row, now)
         if row["state"] == "over":
             if changed:
-                return Done(state_of(t, row, board, now), row, changed=True)
+                return Done(_told(t, row, board, now), row, changed=True)
             raise NotAllowed("remote game %d is over (%s, %s)" % (gid, row["result"], row["reason"]))
         sides = letters(row["game"])
         if what == "resign":
@@ -497,8 +511,8 @@ def offer(store, gid, board, what, now):
         elif row["offer"] != side:
             _save(t, row, offer=side)
         else:
-            return Done(state_of(t, row, board, now), row)     # offered already
-        return Done(state_of(t, row, board, now), row, changed=True)
+            return Done(_told(t, row, board, now), row)     # offered already
+        return Done(_told(t, row, board, now), row, changed=True)
 
 
 def bind(store, gid, board, rid):
