@@ -227,6 +227,15 @@ def test_seeks_challenges_and_accepting(club):
     for opp in ("pico-zz", "pico-a"):
         st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any", "opponent": opp})
         assert st == 422, ans
+    # The seeker withdraws a seek (resign before it began): no longer open, no record.
+    st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any"})
+    assert call(club, "pico-b", "POST", "%d/offer" % ans["game"], {"what": "resign"})[0] == 422
+    st, s = call(club, "pico-a", "POST", "%d/offer" % ans["game"], {"what": "resign"})
+    assert (st, s["state"], s["result"], s["reason"]) == (200, "over", None, "cancelled")
+    assert ans["game"] not in [x["game"] for x in call(club, "pico-b", "GET", "open")[1]["seeks"]]
+    assert call(club, "pico-b", "POST", "%d/accept" % ans["game"])[0] == 422
+    assert club.store.records() == [] and "remote-%d" % ans["game"] not in [
+        r["board"] for r in club.store.live_boards("2000")]
     # "any": the club draws the accepter's side.
     st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any"})
     s = call(club, "pico-c", "POST", "%d/accept" % ans["game"])[1]

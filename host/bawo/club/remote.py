@@ -495,6 +495,10 @@ def move(store, gid, board, ply, text, now):
 def offer(store, gid, board, what, now):
     with store.tx() as t:
         row = _load(t, gid)
+        if row["state"] == "open" and row["by_board"] == board and what == "resign":
+            # The seeker withdraws its seek: over before it began, no result, no record.
+            _save(t, row, state="over", reason="cancelled")
+            return Done(_told(t, row, board, now), row, changed=True)
         side = _player(row, board)
         changed = _flag(store, t, row, now)
         if row["state"] == "over":
@@ -557,5 +561,6 @@ def listing(store, limit=50):
     for r in rows:
         r["live"] = "%s%d" % (LIVE_PREFIX, r["id"])
         r["clock"] = json.loads(r["clock"]) if r["clock"] else None
-    return [r for r in rows if r["state"] == "open"], [r for r in rows if r["state"] != "open"]
+    return ([r for r in rows if r["state"] == "open"],
+            [r for r in rows if r["state"] != "open" and r["south"] is not None])
 

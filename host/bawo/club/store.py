@@ -329,7 +329,7 @@ class Store:
         each as a board "remote-<id>"."""
         rows = self.query("SELECT id, game, state, start, moves, ply, result, reason, updated,"
                           " south_name, north_name FROM remote_games WHERE state <> 'open'"
-                          " AND updated>=? ORDER BY id", (since,))
+                          " AND south IS NOT NULL AND updated>=? ORDER BY id", (since,))
         return [remote_live_row(r) for r in rows]
 
     def notify(self, payload):
