@@ -297,3 +297,40 @@ def test_sql_in_every_text_field_is_only_text(club_url):  # noqa: F811
             RC.post_move(url, ta, gid, 1, "E');--")
         assert store.one("SELECT rid FROM remote_binds")["rid"] == evil
         assert store.records() == [] and RC.state(url, ta, gid)["ply"] == 0
+
+
+def test_two_club_processes_a_poll_in_one_is_woken_by_a_move_posted_to_the_other(monkeypatch):
+    # Real `bawo club serve` processes on one PostgreSQL. Their own look at the store is set
+    # to every 60 s: only the NOTIFY can wake the poll within the test's bound.
+    from test_club_processes import Club, _port
+    from bawo.club.store import open_store
+    monkeypatch.setenv("BAWO_CLUB_POLL_S", "60")
+    db = pg_server().fresh()
+    store = open_store(db)
+    one = two = None
+    try:
+        ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
+        one, two = Club(db, _port()), Club(db, _port())
+        gid = _game(one.url, ta, tb)
+        RC.state(two.url, tb, gid)          # told: its next poll waits
+        seen = lambda: store.one("SELECT seen FROM remote_seen WHERE game=? AND board='pico-b'",  # noqa: E731
+                                 (gid,))["seen"]
+        before = seen()
+        got = {}
+
+        def poll():
+            got["state"] = RC.state(two.url, tb, gid, after=0, wait=20)
+            got["t"] = time.monotonic()
+        th = threading.Thread(target=poll)
+        th.start()
+        _until(lambda: seen() > before, "process two's poll to look once")
+        t_post = time.monotonic()
+        assert RC.post_move(one.url, ta, gid, 1, OWARE[0]) == {"ply": 1}
+        th.join(25)
+        assert got["state"]["moves"] == OWARE[:1]
+        assert got["t"] - t_post < 5, "the poll was not woken by the move"
+    finally:
+        for c in (one, two):
+            if c is not None:
+                c.stop()
+        store.close()

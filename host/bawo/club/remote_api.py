@@ -11,6 +11,7 @@ heartbeat that keeps its board "here", a second process on one SQLite file, a fl
 import asyncio
 import json
 import math
+import os
 import threading
 
 from starlette.concurrency import run_in_threadpool
@@ -25,7 +26,9 @@ from .records import Refused
 MAX_BODY = 4096          # bytes of a request's body
 MAX_DEPTH = 2            # nesting of its JSON (a seek's clock is the deepest)
 MAX_WAIT = 25.0          # seconds a long poll may wait
-POLL_S = 2.0             # a waiting poll looks at the store at least this often
+# A waiting poll looks at the store at least this often (BAWO_CLUB_POLL_S: a test sets it
+# long, to show that a poll is woken by the change feed and not by this look).
+POLL_S = float(os.environ.get("BAWO_CLUB_POLL_S", "2.0"))
 MAX_POLLS = 2000         # long polls waiting at once in a process; past it they answer at once
 NO_TOKEN = "no valid board token: ask the club's admin for one"
 
