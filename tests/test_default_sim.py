@@ -55,6 +55,7 @@ def test_sync_watch_and_flash_find_the_simulator_in_its_default_dir(user_env, tm
         r = bawo(user_env, "ports")
         assert r.returncode == 0 and "bawo sim (simulated board)" in r.stdout, r.stdout
         assert "runs Bawo Board 0.1.0 (run from the source tree, as the simulator does)" in r.stdout, r.stdout
+        assert ", board sim-" in r.stdout, r.stdout   # the id a club's token is for
     finally:
         stop_sim(p)
     # Gone, it is not found any more: its pty is not opened by name.

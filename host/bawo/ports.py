@@ -249,4 +249,7 @@ def ask_firmware(path):
         return "busy: another program has the port" if "busy" in str(e) else "cannot open the port"
     if info is None:
         return "no Bawo firmware answered (MicroPython at its REPL, or another device)"
-    return firmware_words(info)
+    board = str(info.get("board") or "")[:40]
+    board = "".join(c for c in board if " " < c < "\x7f")   # a board's text, shown raw
+    # The board's id: what a club's admin issues its token for.
+    return firmware_words(info) + (", board %s" % board if board else "")

@@ -94,6 +94,9 @@ def add_pc_commands(cs):
     s.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds without news")
     s.set_defaults(func=cmd_stream)
 
+    from .club_play import add_play
+    add_play(cs)
+
     s = cs.add_parser("push", help="deliver the records queued for the club")
     s.add_argument("--db", help="the PC's game log (default: as `bawo sync`)")
     s.set_defaults(func=cmd_push)

@@ -22,6 +22,8 @@ QUIT_KEYS = ("Q", "\x03")
 
 VIEW_KEY = "\t"   # LEDs <-> counts as digits
 HINT_KEYS = ("?", "H")   # the board's hint gesture: BACK held, MENU pressed (BoardProcess.hint)
+RESIGN_KEYS = ("!",)     # a remote game's resign offer: MENU held 2 s
+DRAW_KEYS = ("=",)       # a remote game's draw offer or acceptance: BACK held 2 s
 
 
 def run_interactive(args, data):
@@ -165,7 +167,7 @@ def _draw_board(board, relay, fd, color, view):
     """Draw the board and press its pockets until a quit (True) or its firmware stops."""
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
     keymap = key_map(rows, board.menu_key, board.back_key)
-    assert not set(QUIT_KEYS + HINT_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    assert not set(QUIT_KEYS + HINT_KEYS + RESIGN_KEYS + DRAW_KEYS) & set(keymap) and VIEW_KEY not in keymap
     geometry = leds_geometry(board.profile_file)
     last = None
     asking = False
@@ -214,6 +216,10 @@ def _draw_board(board, relay, fd, color, view):
                         pressed, why = (keymap[c], dict(board.status or {})), ""
                     elif c in HINT_KEYS:
                         board.hint()
+                    elif c in RESIGN_KEYS:
+                        board.resign()
+                    elif c in DRAW_KEYS:
+                        board.offer_draw()
         if pressed and (board.status or {}).get("flashes", 0) > pressed[1].get("flashes", 0):
             # The board flashed the press red: say why on the status line, as it cannot.
             why = refused(board.profile_file, pressed[1], pressed[0]) or "that press plays no move"

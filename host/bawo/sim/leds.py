@@ -157,7 +157,10 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
         tab = "Tab=%s, " % ("LEDs" if view == "digits" else "digits")
     else:
         tab = "(the LEDs need %d columns) " % leds_width(profile_file)
-    keys = "keys: pocket letters, m=MENU, Backspace=BACK, ?=hint, %sQ=quit; port %s" % (tab, port)
+    # A game whose other side is a host's (a remote game): its offers, as held keys.
+    offers = "!=resign, ==draw, " if str((status or {}).get("opponent", "")).startswith("host") else ""
+    keys = "keys: pocket letters, m=MENU, Backspace=BACK, ?=hint, %s%sQ=quit; port %s" % (
+        offers, tab, port)
     out = list(body)
     for text in (caption, msg, keys):
         out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]

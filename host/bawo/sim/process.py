@@ -205,6 +205,32 @@ class BoardProcess:
         if self.fake:
             self.command(P.WAIT, 40)
 
+    def hold(self, key, ms=2200):
+        """key held down for ms, then let go: the board's remote-game offers are MENU (resign)
+        and BACK (draw) held 2 s. A real clock lets go later, from a timer: the caller goes on."""
+        self.command(P.PRESS, key)
+        if self.fake:
+            self.command(P.WAIT, ms)
+            self.command(P.RELEASE, key)
+        else:
+            t = threading.Timer(ms / 1000.0, self._let_go, (key,))
+            t.daemon = True
+            t.start()
+
+    def _let_go(self, key):
+        try:
+            self.command(P.RELEASE, key)
+        except (SimError, OSError, ValueError):
+            pass   # the board stopped meanwhile (a power cut): nothing is held any more
+
+    def resign(self):
+        """The resign offer of a remote game: MENU held 2 s (docs/visual-language.md)."""
+        self.hold(self.menu_key)
+
+    def offer_draw(self):
+        """The draw offer (or its acceptance) of a remote game: BACK held 2 s."""
+        self.hold(self.back_key)
+
     def idle(self, timeout=120.0):
         self.command(P.IDLE)
         self.status = json.loads(self.reply(P.IDLE_STATUS, timeout))

@@ -1,0 +1,118 @@
+"""A remote game end to end: two simulated boards, each on its own PC's bridge (what `bawo club
+play` runs), play one game through a club while the test cuts each board's power, its USB
+cable and its PC's network to the club at random moments. At the end both boards' records
+and the club's game agree ply by ply, and every move was played once."""
+import os
+import random
+import time
+
+import pytest
+
+from _club_helpers import live_server
+from _club_pg import club_url  # noqa: F401  (fixture)
+from _host_helpers import board_games
+from _remote_helpers import Match
+
+from shared_rules.record import Record
+
+
+FAULTS = ("power", "usb", "net")
+
+
+def _board_records(pc):
+    pc.board.kill()
+    games = pc.data + "/games"
+    return [Record.from_text(t) for t in
+            board_games(games if os.path.isdir(games) else pc.data).values()]
+
+
+def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s=240):
+    """Play a remote game between two simulated boards through the club at db, cutting in
+    `faults` faults at random moments. Returns (the club's state, each board's records, the
+    faults by kind, what each bridge said)."""
+    rng = random.Random(seed)
+    with live_server(db) as (url, store):
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        m = Match(tmp_path, port, store, seed, kind, limit_s)
+        try:
+            done = 0
+            back = []          # (when, pc, what) to undo
+            resigned = None
+            t0 = time.monotonic()
+            while m.playing() and time.monotonic() - t0 < limit_s:
+                m.step()
+                now = time.monotonic()
+                for item in [x for x in back if x[0] <= now]:
+                    back.remove(item)
+                    getattr(item[1], item[2])()
+                ply = max(pc.status.get("ply", 0) for pc in m.pcs)
+                if done < faults and not back and rng.random() < 0.08:
+                    pc = rng.choice(m.pcs)
+                    what = rng.choice(FAULTS)
+                    if what == "power":
+                        pc.power_cut()
+                    elif what == "usb":
+                        pc.usb_cut()
+                        back.append((now + rng.uniform(0.3, 2.0), pc, "usb_back"))
+                    else:
+                        pc.net_cut()
+                        back.append((now + rng.uniform(0.3, 2.0), pc, "net_back"))
+                    done += 1
+                if resign_at is not None and ply >= resign_at and not back:
+                    # The gesture again if a power cut took it before the board sent it.
+                    if resigned is None or (now - resigned[1] > 6 and
+                                            resigned[0].status.get("offered") != "resign"):
+                        pc = resigned[0] if resigned else rng.choice(m.pcs)
+                        pc.board.resign()
+                        resigned = (pc, now)
+                time.sleep(0.03)
+            for _, pc, what in back:
+                getattr(pc, what)()
+            for t in m.threads:
+                t.join(30)
+            for i in (0, 1):
+                assert isinstance(m.results.get(i), dict), (m.results.get(i), m.said[i].tail())
+            club = m.club_state()
+            recs = [_board_records(pc) for pc in m.pcs]
+            counts = {k: sum(pc.faults[k] for pc in m.pcs) for k in FAULTS}
+            return club, recs, counts, m.said
+        finally:
+            m.close()
+
+
+def check_agree(club, recs):
+    """Each board holds exactly one record of the game, and it is the club's, ply by ply."""
+    assert club["state"] == "over", club
+    for board_recs in recs:
+        mine = [r for r in board_recs if r.moves == club["moves"]]
+        assert len(mine) == 1, ([len(r.moves) for r in board_recs], len(club["moves"]))
+        r = mine[0]
+        assert r.header.get("Result") == club["result"], (r.header, club)
+        assert r.header.get("Reason") == club["reason"], (r.header, club)
+
+
+def test_a_remote_game_with_faults_ends_by_resignation(tmp_path, club_url):  # noqa: F811
+    """Both engines: six faults, then a person resigns on the board's keys."""
+    club, recs, counts, said = play_remote(tmp_path, club_url, 3, faults=6, resign_at=6)
+    check_agree(club, recs)
+    assert club["reason"] == "resign", club
+    assert sum(counts.values()) >= 6, counts
+
+
+def test_a_remote_game_with_faults_plays_to_the_rules_end(tmp_path):
+    club, recs, counts, said = play_remote(tmp_path, str(tmp_path / "club.sqlite"), 5, faults=6)
+    check_agree(club, recs)
+    assert club["reason"] not in ("resign", "agreement", "time"), club
+    assert sum(counts.values()) >= 6, counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [21, 22])
+def test_fifty_faults_in_a_remote_game(tmp_path, seed):
+    """Oware (longer games than Bawo's random ones) on PostgreSQL, fifty faults or more."""
+    from _club_pg import server
+    club, recs, counts, said = play_remote(tmp_path, server().fresh(), seed, faults=60,
+                                           kind="oware", limit_s=900)
+    check_agree(club, recs)
+    assert sum(counts.values()) >= 50, counts
+    assert all(counts[k] >= 10 for k in FAULTS), counts
