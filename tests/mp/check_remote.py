@@ -230,6 +230,27 @@ def test_end_without_room_on_flash_is_refused_and_changes_nothing():
     rmtree(b.root)
 
 
+def test_end_whose_journal_removal_failed_is_over_and_stays_over():
+    # The record reached the flash, then the journal's removal failed: the end is on flash,
+    # so the game is over (answered OK), and a power-on finds it over (journal_read drops a
+    # journal whose record exists).
+    b = _board('endhalf')
+    gid = _host_game(b, plies=2)
+    j = b.journal
+    real = j.remove
+
+    def fail(name):
+        raise OSError(5)
+    j.remove = fail
+    r = b.ok(P.END, {'result': 'S', 'reason': 'time'})
+    j.remove = real
+    assert r['mode'] == 'over' and b.app.session.ended is not None
+    b2 = RealBoard(b.root)
+    assert b2.app.session is None and b2.app.mode == MENU
+    assert _record(b2, gid).header['Reason'] == 'time'
+    rmtree(b.root)
+
+
 def test_end_then_a_power_cut_keeps_the_end_and_its_record():
     b = _board('endcut')
     gid = _host_game(b, plies=3)
@@ -240,6 +261,18 @@ def test_end_then_a_power_cut_keeps_the_end_and_its_record():
     assert (listed[0]['result'], listed[0]['reason'], listed[0]['plies']) == ('draw', 'agreement', 3)
     assert _record(b2, gid).replay().ply == 3
     assert b2.code(P.END, {'result': 'draw', 'reason': 'agreement'}) == P.E_NO_GAME
+    rmtree(b.root)
+
+
+def test_end_in_bagh_chal_names_goat_or_tiger():
+    b = _board('endbagh', profile='grid-5x5')
+    gid = _host_game(b, 'bagh-chal', 'host-first', plies=1)   # the host plays the goats
+    for res in ('S', 'N'):
+        assert b.code(P.END, {'result': res, 'reason': 'resign'}) == BAD
+    r = b.ok(P.END, {'result': 'T', 'reason': 'time'})
+    assert r['result'] == {'result': 'T', 'reason': 'time'}
+    rec = _record(b, gid)
+    assert (rec.header['Result'], rec.header['Reason']) == ('T', 'time') and rec.replay().ply == 1
     rmtree(b.root)
 
 
