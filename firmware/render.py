@@ -61,10 +61,9 @@ def set_position(sc, g, s):
 def place(sc, g, profile):
     """The game's cells on the profile's keys, as the engine lays them out (g.cell_at)."""
     cell_of_key = sc.cell_of_key
-    rows = profile.grid_rows
     for k in range(profile.n_keys):
         r, c = profile.positions[k]
-        cell = g.cell_at(rows, profile.grid_cols, r, c)
+        cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
         cell_of_key[k] = NONE if cell < 0 else cell
     sc.bar_keys = None   # the clock bars' keys, found when a clock first shows (remote.py)
 
