@@ -104,6 +104,14 @@ def test_peer_end_and_offers_between_boardlink_and_the_board(board, tmp_path):
         rec = Record.from_text(text[:text.rindex("#crc")] if "#crc" in text else text)
         assert (rec.header["Result"], rec.header["Reason"]) == ("draw", "agreement")
         assert rec.replay().ply == 0
+        # `bawo sync` takes it into the log (replayed there), with its result and reason.
+        from bawo.db import Log
+        from bawo.sync import sync
+        log = Log(str(tmp_path / "log.sqlite"))
+        rep = sync(link, log)
+        assert gid in str([g for g in log.games()]) and rep.listed >= 1, rep
+        row = [g for g in log.games() if gid in str(g)][0]
+        assert "agreement" in str(row) and "draw" in str(row), row
     finally:
         ser.close()
     # Power cut right after: the board powers on with the game over and its record kept.
