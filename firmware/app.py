@@ -5,15 +5,17 @@
 # link's handler are parts the App hands what they need. What the LEDs show is render.py's,
 # from the App's Scene; the showing of a move is animator.py's.
 import gc
+import sys
 from compat import const, ticks_ms, ticks_diff, ticks_add
-from keys import PRESSED, KEY_MASK
+from keys import PRESSED, KEY_MASK, Hold
 import view as V
-from appconst import MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES
+from appconst import (MENU, PLAY, OVER, NONE, BOARD_MOVE_MS, BOARD_SIDES, PEER_TIMEOUT_MS,
+                      HOLD_MS)
 from shared_rules import GAMES, fits, game as make_game
 from shared_rules.errors import RulesError
 from animator import Animator, SPEED_MS
 import render
-from render import Scene, set_position, show_position, place
+from render import Scene, set_position, show_position, place, remote_blinks
 import settings as settings_file
 from session import Session, resume, check_board_id
 import menu as M
@@ -71,6 +73,8 @@ class App:
         self.version = 0            # bumped on every visible change (simulator status)
         self.message = ''
         self.unresumed = False      # the journaled game could not be replayed at power-on
+        self.peer_timeout = PEER_TIMEOUT_MS   # a remote game's away (the simulator may lower it)
+        self.hold = Hold(HOLD_MS)   # MENU or BACK held in a host game: the person's offer
         self.apply_brightness()
 
     # -- settings and messages ----------------------------------------------------------
@@ -144,6 +148,8 @@ class App:
         if se is None:
             return False
         self._take(se)
+        if se.host_side >= 0:   # away until a host speaks (remote.away)
+            se.rx = self.link.stats['rx'] if self.link is not None else 0
         self.say('resumed %s %s at ply %d' % (se.name, se.header['id'], se.s.ply))
         self._position_changed()
         if se.over():
@@ -155,6 +161,9 @@ class App:
 
     def _take(self, se):
         # Session `se` on the board's keys.
+        self.scene.host = -1   # no remote game's look (remote.show)
+        if se.host_side < 0:
+            sys.modules.pop('remote', None)   # its code's heap back (remote.py)
         self.session = se
         self.opponent = None
         self.scene.hint_move = -1
@@ -234,9 +243,13 @@ class App:
 
     def _finish(self):
         # The game is over (or given up for a new one): its record to flash, then OVER.
-        se = self.session
         self.opponent = None   # the board is done with this game: its AI's tables go
-        out = se.finish()
+        self.show_end(self.session.finish())
+
+    def show_end(self, out):
+        """The game's record is on flash: OVER if `out` (its outcome) says it ended."""
+        se = self.session
+        self.show_remote()
         if self.hook:
             self.hook('record', se.header['id'])
         if out is not None:
@@ -245,6 +258,14 @@ class App:
             self.say('game over: %s (%s)' % ('draw' if res == 'draw' else res + ' wins', why))
             self.event('end', {'id': se.header['id'], 'result': res, 'reason': why})
         self.changed()
+
+    def show_remote(self):
+        """A remote game's news (PEER, the person's offers, the away timeout) on the scene
+        (remote.py, loaded for a host game that has them)."""
+        se = self.session
+        if se is not None and (se.peer is not None or se.rx >= 0):
+            import remote
+            remote.show(self)
 
     def full(self):
         """True while the flash lacks some of the game on the board: the board shows "flash
@@ -566,11 +587,12 @@ class App:
         sc.menu = self.menu if self.mode == MENU else None
         sc.g = se.g if se is not None else None
         sc.s = se.s if se is not None else None
+        sc.end = se.ended if se is not None else None
         sc.warn = 2 if self.full() else 1 if self.journal.low else 0
         try:
             render.draw(self.view, sc)
         finally:
-            sc.menu = sc.g = sc.s = None
+            sc.menu = sc.g = sc.s = sc.end = None
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
@@ -601,6 +623,11 @@ class App:
             if not ev & PRESSED:
                 continue
             key = ev & KEY_MASK
+            # MENU or BACK pressed in a host game's play may become a held offer; any other
+            # press ends a hold (BACK held, MENU pressed is the hint).
+            se = self.session
+            self.hold.press(key, now, (key == k.menu or key == k.back) and self.mode == PLAY
+                            and se is not None and se.host_side >= 0 and not se.over())
             if thinking:
                 if key == k.menu or key == k.back:
                     self.abort_key = key
@@ -632,12 +659,19 @@ class App:
         se = self.session
         if se is not None and se.full() and self.journal.freed != se.freed and se.save():
             self.changed()   # a file went (a sync): the flash had room again
+        held = self.hold.due(self.keys, now)
+        if held >= 0:
+            import remote
+            remote.offer(self, held)
         if ticks_diff(now, self.blink_at) >= 0:
             if self.epoch_s >= 0:
                 self._epoch()
             sc.blink ^= 1
             self.blink_at = ticks_add(now, BLINK_MS)
-            if sc.sel >= 0 or self.mode == OVER or self.journal.low or self.full():
+            if se is not None and se.host_side >= 0:
+                self.show_remote()
+            if (sc.sel >= 0 or self.mode == OVER or self.journal.low or self.full()
+                    or remote_blinks(sc)):
                 self.redraw = True
         self._frame(now)
         if self.settings_due:   # the flash write (~8 ms on a Pico) after the frame it changed

@@ -13,3 +13,9 @@ BOARD_SIDES = {'board-first': 0, 'board-second': 1, 'board-both': 2}
 # second side; the first.
 OPPONENTS = ('people', 'board-second', 'board-first')
 HOST_SIDES = {'host-first': 0, 'host-second': 1}
+# A remote game (docs/protocol.md, PEER): the host's side is away when no PEER came for this
+# long (the bridge sends one at least every 3 s); the simulator may lower it (BAWO_PEER_MS).
+PEER_TIMEOUT_MS = 10000
+# The board's own offers in a host game (docs/visual-language.md): MENU held this long is a
+# resign offer, BACK held this long a draw offer (or the acceptance of the opponent's).
+HOLD_MS = 2000

@@ -124,7 +124,7 @@ class Handler:
 
     def move(self, text):
         a = self.app
-        if not a.playing():
+        if not a.playing() or a.session.ended is not None:
             raise self._err(P.E_NO_GAME, 'no game in progress')
         self._not_thinking()
         try:
@@ -132,8 +132,35 @@ class Handler:
         except RulesError as e:
             raise self._err(P.E_ILLEGAL_MOVE, str(e)[:120])   # the rules' longest reason fits
         a.skip()
+        se = a.session
+        mover = se.s.turn
         if not a.play(m, True):
             raise self._err(P.E_FLASH_FULL, 'flash full')
+        p = se.peer
+        if p is not None and p.mine == 'draw' and mover == se.host_side:
+            p.mine = None   # the opponent moved: the person's draw offer is declined
+            a.show_remote()
+        return self._done()
+
+    def peer(self, here, offer, bar, low):
+        """PEER: the opponent behind the host's side, shown on the board (accepted and
+        ignored without a host game in progress)."""
+        se = self.app.session
+        if se is not None and se.host_side >= 0 and not se.over():
+            import remote
+            remote.peer(self.app, here, offer, bar, low)
+        return {}
+
+    def end(self, result, reason):
+        """END: a host game ends with that result and reason, its record on flash before
+        the answer (docs/protocol.md)."""
+        a = self.app
+        se = a.session
+        if se is None or se.host_side < 0 or se.over():
+            raise self._err(P.E_NO_GAME, 'no host game in progress')
+        self._not_thinking()
+        import remote
+        remote.end(a, result, reason)
         return self._done()
 
     def _done(self):

@@ -152,6 +152,33 @@ class Keys:
             k += 1
 
 
+class Hold:
+    """A key held down: due() names it once, `ms` after its press, if no other press came
+    meanwhile and it was not let go (the board's offers in a host game: MENU or BACK held)."""
+
+    def __init__(self, ms):
+        self.ms = ms
+        self.key = -1
+        self.at = 0
+
+    def press(self, key, now, watch):
+        # Every press: `key` starts a hold if watch, and any press ends the one before.
+        self.key = key if watch else -1
+        self.at = now
+
+    def due(self, keys, now):
+        k = self.key
+        if k < 0:
+            return -1
+        if not keys.is_pressed(k):
+            self.key = -1
+            return -1
+        if ticks_diff(now, self.at) < self.ms:
+            return -1
+        self.key = -1
+        return k
+
+
 def decode(ev):
     """(key, pressed) from an event; allocates a tuple, so not for hot loops."""
     return ev & KEY_MASK, bool(ev & PRESSED)

@@ -115,7 +115,8 @@ class Link:
     handler methods (all optional; a missing one answers ERROR 2):
       hello() -> dict; set_time(t); list_games() -> [dict]; get_chunk(id, off, n) ->
       (bytes, total, crc32); ack_game(id); position() -> dict;
-      new_game(kind, position, opponent) -> dict; move(text) -> dict.
+      new_game(kind, position, opponent) -> dict; move(text) -> dict;
+      peer(here, offer, bar, low) -> dict; end(result, reason) -> dict.
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
     """
@@ -346,6 +347,10 @@ class Link:
             return self._call("new_game", a[0], a[1], a[2])
         if t == P.MOVE:
             return self._call("move", a[0])
+        if t == P.PEER:
+            return self._call("peer", a[0], a[1], a[2], a[3])
+        if t == P.END:
+            return self._call("end", a[0], a[1])
         raise LinkError(P.E_UNKNOWN_TYPE)
 
     def _call(self, name, *args):

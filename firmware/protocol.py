@@ -28,7 +28,9 @@ ACK_GAME = "ACK_GAME"
 POSITION = "POSITION"
 NEW = "NEW"
 MOVE = "MOVE"
-REQUESTS = (HELLO, TIME, LIST, GET, ACK_GAME, POSITION, NEW, MOVE)
+PEER = "PEER"  # a remote game: the opponent behind the host's side, its offer, the clock
+END = "END"    # a remote game ends on the players' word (the club's): resign, agreement, time
+REQUESTS = (HELLO, TIME, LIST, GET, ACK_GAME, POSITION, NEW, MOVE, PEER, END)
 # Board -> host.
 OK = "OK"
 ERROR = "ERROR"
@@ -41,6 +43,7 @@ NAK = "NAK"
 EV_START = "start"
 EV_MOVE = "move"
 EV_END = "end"
+EV_OFFER = "offer"   # the person's resign or draw gesture in a host game ("what")
 
 # ERROR codes (payload "code").
 E_BAD_FRAME = 1
@@ -81,6 +84,8 @@ T_MIN = 946684800  # 2000-01-01 00:00:00 UTC; gmtime() of a far-off time kills t
 T_MAX = 4102444799  # 2099-12-31 23:59:59 UTC
 OFF_MAX = 1048575  # a record is at most a few tens of kB
 OPPONENTS = ("people", "host-first", "host-second")
+RESULTS = ("S", "N", "G", "T", "draw")   # END: a side letter of the game, or a draw
+REASONS = ("resign", "agreement", "time")   # END: shared_rules.record_text.AGREED
 SCHEMA = {
     HELLO: (("proto", INT, 0, 65535, None), ("host", TEXT, 0, 32, None)),
     TIME: (("t", INT, T_MIN, T_MAX, REQUIRED),),
@@ -92,6 +97,9 @@ SCHEMA = {
     NEW: (("kind", TEXT, 1, 16, REQUIRED), ("position", TEXT, 1, 160, None),
           ("opponent", CHOICE, OPPONENTS, 0, None)),
     MOVE: (("move", TEXT, 1, 16, REQUIRED),),
+    PEER: (("here", INT, 0, 1, None), ("offer", INT, 0, 1, None), ("bar", INT, 0, 8, None),
+           ("low", INT, 0, 1, None)),
+    END: (("result", CHOICE, RESULTS, 0, REQUIRED), ("reason", CHOICE, REASONS, 0, REQUIRED)),
 }
 
 

@@ -26,6 +26,16 @@ class Scene:
         self.blink = 0              # the blink phase (targets, the game's end, warnings)
         self.warn = 0               # a corner dot: 1 the flash is low, 2 a game is not on it
         self.anim = anim
+        self.end = None             # an agreed end (END), lent for a frame as g and s are
+        # A remote game (remote.show): the host's side, and what PEER and the person's own
+        # offers say; the keys of the free rows a clock bar may use, one per side, or ().
+        self.host = -1
+        self.away = False
+        self.offer = 0              # the opponent offers a draw
+        self.bar = -1               # the mover's clock in eighths, -1: none
+        self.low = 0
+        self.mine = 0               # the person's own offer: 1 a draw, 2 to resign
+        self.bar_keys = None        # (side 0's row of keys, side 1's) or (); None: not found yet
 
 
 def set_position(sc, g, s):
@@ -55,6 +65,12 @@ def place(sc, g, profile):
         r, c = profile.positions[k]
         cell = g.cell_at(profile.grid_rows, profile.grid_cols, r, c)
         cell_of_key[k] = NONE if cell < 0 else cell
+    sc.bar_keys = None   # the clock bars' keys, found when a clock first shows (remote.py)
+
+
+def remote_blinks(sc):
+    """True while a remote game's look changes with the blink phase."""
+    return sc.host >= 0 and (sc.offer or sc.low or sc.away)
 
 
 def show_position(sc, g, pos):
@@ -78,7 +94,9 @@ def draw(v, sc):
         return
     g = sc.g
     pos = sc.s.position
-    out = sc.s.outcome() if sc.mode == OVER else None
+    out = None
+    if sc.mode == OVER:
+        out = sc.end if sc.end is not None else sc.s.outcome()
     tint = g.turn_tint_anim
     # Locals and once-a-frame values: this loop runs 32 times a frame, and on a Pico each
     # attribute or property lookup in it costs microseconds.
@@ -89,15 +107,29 @@ def draw(v, sc):
     fk = sc.flash_key
     mark = sc.anim.mark
     drop = V.MARK_DROP
+    # A remote game: the mover's clock bar on a free row (bk), or without one its low time
+    # as the mover's tint blinking.
+    hs = sc.host if out is None else -1
+    bk = ()
+    if hs >= 0 and sc.bar >= 0 and sc.bar_keys:
+        bk = sc.bar_keys[turn]
+    low_tint = hs >= 0 and sc.low and sc.blink and not bk
     for key in range(len(cell_of_key)):
         cell = cell_of_key[key]
         if key == fk:
             cell_at(key, 0 if cell == NONE else shown[cell], V.BG_BAD,
                     drop if cell == mark else 0)
         elif cell == NONE:
-            cell_at(key, 0, V.BG_OFF)
+            if key not in bk:
+                cell_at(key, 0, V.BG_OFF)
         else:
-            cell_at(key, shown[cell], _bg(sc, cell, tint, turn, out), drop if cell == mark else 0)
+            bg = _bg(sc, cell, tint, turn, out)
+            if low_tint and (bg == V.BG_TURN or bg == V.BG_TAKATA):
+                bg = V.BG_CLOCK_LOW
+            cell_at(key, shown[cell], bg, drop if cell == mark else 0)
+    if hs >= 0:
+        import remote
+        remote.draw(v, sc, bk)
     if g.pieces:   # Bagh-Chal: the goats in hand and the captured ones
         v.spare_bar(True, pos.hand, V.C_GOAT, 0xFFA030)
         v.spare_bar(False, pos.captured, 0xFF2020)

@@ -30,13 +30,24 @@ class Session:
         self.freed = journal.freed   # journal.freed when save() was last tried
         self.say = say
         self.on_line = on_line
+        # A remote game (a host side; remote.py): the end the players agreed (END: an
+        # Outcome the moves do not make), the opponent as PEER tells it (remote.Peer), and
+        # at a resume the link's count of frames then (-1: a host has spoken since).
+        self.ended = None
+        self.peer = None
+        self.rx = -1
 
     @property
     def name(self):
         return self.g.name
 
+    def outcome(self):
+        """The game's end: the agreed one (END), else the moves' (None while it goes on)."""
+        e = self.ended
+        return e if e is not None else self.s.outcome()
+
     def over(self):
-        return self.s.outcome() is not None
+        return self.outcome() is not None
 
     def full(self):
         """True while the flash lacks some of this game (a full flash: sync the board)."""
@@ -124,8 +135,14 @@ class Session:
                 names[side] = 'board (level %d)' % lv   # read back by bawo.players
             elif names[side] == 'person' and self.hints:
                 names[side] = 'person (%d hints)' % self.hints   # the record says how much help
+        e = self.ended
+        res = why = None
+        if e is not None:
+            res = 'draw' if e.winner is None else self.g.sides[e.winner]
+            why = e.reason
         return text_of_state(self.s, Id=h['id'], Device=self.journal.board_id,
-                             Start=h.get('start'), First=names[0], Second=names[1])
+                             Start=h.get('start'), First=names[0], Second=names[1],
+                             Result=res, Reason=why)
 
     def finish(self):
         """Its record to flash (the game over, or given up for a new one); kept in RAM
@@ -137,11 +154,11 @@ class Session:
             self.unsaved(e)
             self.unarchived = True
         self.recorded = True
-        return self.s.outcome()
+        return self.outcome()
 
     def result(self):
         """(result, reason) once over: result 'draw' or the winner's side letter."""
-        out = self.s.outcome()
+        out = self.outcome()
         if out is None:
             return None
         w = winner_name(self.g, out)

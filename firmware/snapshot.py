@@ -30,6 +30,9 @@ def take(a, moves=True, legal=False):
     d['opponent'] = h.get('opponent', 'people')
     if h.get('position'):
         d['root'] = h['position']
+    if se.host_side >= 0:   # a remote game's news as the board shows it (remote.show)
+        d['away'] = a.scene.away
+        d['offered'] = se.peer.mine if se.peer is not None else None
     info = getattr(a.opponent, 'last_info', None)
     if info:
         d['ai'] = info

@@ -29,6 +29,9 @@ BG_FULL = const(0xFF0000)      # flash full warning dot: a game is not (all) on 
 
 MARK_DROP = const(0xFFFFFF)    # the seed that just fell
 
+BG_CLOCK_LOW = const(0x401400)  # a remote game's clock is low: the mover's tint (or its
+                                # clock bar, remote.py) blinks orange
+
 # Bagh-Chal pieces (cell values).
 EMPTY = const(0)
 GOAT = const(1)
@@ -108,6 +111,7 @@ class View:
         leds = self.blocks[key]
         size = len(leds)
         px = self.px
+
         if n <= 0:
             layer = -1
             top = 0
@@ -133,6 +137,7 @@ class View:
         size = len(leds)
         mid = size // 2
         px = self.px
+
         for j in range(size):
             if v == TIGER:
                 c = C_TIGER
@@ -164,10 +169,11 @@ class View:
                 self.px.set_pixel(i, self.spare_row, c)
         self.dirty = True
 
-    def corner_dot(self, key, color):
-        """Top-right LED of a block: status dots (flash low warning)."""
+    def corner_dot(self, key, color, last=False):
+        """Top-right LED of a block (last: the bottom-right one): status dots (flash low
+        warning; a remote game's, remote.py)."""
         leds = self.blocks[key]
-        self.px.set_led(leds[self.profile.block_w - 1], color)
+        self.px.set_led(leds[len(leds) - 1 if last else self.profile.block_w - 1], color)
         self._val[key] = UNSET  # redraw the block properly next time
         self.dirty = True
 

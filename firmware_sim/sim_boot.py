@@ -60,6 +60,8 @@ def start(sim):
     sim.app = a = app.App(sim.board, j, bid, hook=sim.hook, settings=settings)
     if env('BAWO_TIME'):   # the PC's clock, as a host's TIME would set it
         a.set_time(int(env('BAWO_TIME')))
+    if env('BAWO_PEER_MS'):   # a remote game's away timeout, lowered by the tests
+        a.peer_timeout = int(env('BAWO_PEER_MS'))
     # The link before the replay, as on a Pico (power_on.start).
     if env('BAWO_LINK', '1') == '1':
         try:

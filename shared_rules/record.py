@@ -21,8 +21,9 @@ from shared_rules.state import State
 
 # The text form's writer (tags, their check, the wrapped move text) is record_text.py: the
 # board loads it alone to write a record.
-from shared_rules.record_text import (TAGS, AGREED, check_tag, end_error,  # noqa: F401
-                                     text_of_state, _quote, _text, _header_of_state)
+from shared_rules.record_text import (TAGS, check_tag, text_of_state, _quote, _text,  # noqa: F401
+                                     _header_of_state)
+from shared_rules.record_end import AGREED, end_error  # noqa: F401
 
 
 # When a game began (the Start tag): the board writes "2025-06-03 10:00:00" (UTC) from a clock

@@ -8,12 +8,6 @@ from shared_rules.errors import RecordError
 # Header tags in the order they are written; "Position" only for a set-up start.
 TAGS = ("Game", "Rules", "First", "Second", "Device", "Id", "Start", "Result", "Reason", "Position")
 
-# Reasons a game ends for while its moves do not end it (a remote game's end, decided by the
-# club and told to the board with END): the winner for "resign" (the other side resigned) and
-# "time" (the other side's flag fell), "draw" for "agreement".
-AGREED = ("resign", "agreement", "time")
-
-
 try:
     _ascii = str.isascii
 except AttributeError:  # MicroPython
@@ -36,18 +30,6 @@ def check_tag(name, value):
                                                       else "a control character", c))
 
 
-def end_error(g, result, reason):
-    """None if a game `g` whose moves do not end it may end with `result` (a side letter of
-    g.sides or "draw") and `reason` (one of AGREED); else what is wrong, as a short phrase."""
-    if reason not in AGREED:
-        return "reason %r is not one of %s" % (reason, "/".join(AGREED))
-    if reason == "agreement":
-        return None if result == "draw" else "agreement needs the result draw, not %r" % (result,)
-    if result not in g.sides:
-        return "%s needs the winner (%s), not %r" % (reason, "/".join(g.sides), result)
-    return None
-
-
 def _quote(v):
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -68,12 +50,9 @@ def _header_of_state(state, tags):
         h["Position"] = state.game.format(state.root)
     out = state.outcome()
     if out is None:
-        # An end the moves do not make (AGREED), given as the Result and Reason tags: kept
-        # when end_error takes it; anything else is an unfinished game.
-        res, why = tags.get("Result"), tags.get("Reason")
-        if why is not None and end_error(state.game, res, why) is None:
-            h["Result"], h["Reason"] = res, why
-        else:
+        # An end the moves do not make (record_end.AGREED: the caller checked it), given as
+        # the Result and Reason tags; without them an unfinished game.
+        if h.get("Reason") is None or h.get("Result") is None:
             h["Result"] = "*"
             h.pop("Reason", None)
     else:

@@ -85,14 +85,31 @@ def random_request(rng, ctx):
     if k < 3:
         typ = rng.choice((P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT, "BOGUS", "X" * 16, "A_1"))
         return typ, ({} if rng.randrange(2) else {"code": rng.choice(EDGE_INTS), "ev": "move"}), 1
-    typ = P.MOVE if k < 12 else rng.choice(P.REQUESTS)   # most frames of a session are moves
+    typ = P.MOVE if k < 12 else rng.choice(FIRST_REQUESTS)   # most frames of a session are moves
     pl = {}
     for spec in P.SCHEMA[typ]:
         if rng.randrange(8) if spec[0] != "position" else not rng.randrange(3):
             pl[spec[0]] = field_value(rng, spec, ctx)
     if rng.randrange(10) == 0:
         pl[rng.choice(("extra", "x", "id", "t"))] = rng.choice(JUNK)
-    return typ, pl, (1 if rng.randrange(50) else rng.choice((0, 2, 999)))
+    ver = 1 if rng.randrange(50) else rng.choice((0, 2, 999))
+    if typ == P.TIME:
+        # Two TIMEs in three become a remote game's PEER or END, drawn from a second stream:
+        # the seeded runs play the same games as before those requests came.
+        r2 = ctx.setdefault("rng2", random.Random(len(P.REQUESTS)))
+        if r2.randrange(3):
+            typ = r2.choice(LATER_REQUESTS)
+            pl = {}
+            for spec in P.SCHEMA[typ]:
+                if r2.randrange(8):
+                    pl[spec[0]] = field_value(r2, spec, ctx)
+    return typ, pl, ver
+
+
+# The requests of the protocol's first version, in their order (the seeded runs' stream), and
+# those added since (docs/protocol.md "Remote games").
+FIRST_REQUESTS = (P.HELLO, P.TIME, P.LIST, P.GET, P.ACK_GAME, P.POSITION, P.NEW, P.MOVE)
+LATER_REQUESTS = tuple(t for t in P.REQUESTS if t not in FIRST_REQUESTS)
 
 
 def encode(ver, seq, typ, pl):

@@ -57,6 +57,16 @@ def game_id_ok(gid):
     return P._id_ok(gid.encode())
 
 
+def _event_ok(ev):
+    """An EVENT payload a host may use: a dict with an "ev"; an "offer" names the game and
+    what is offered (resign or draw). Others pass as they are (their readers check them)."""
+    if not isinstance(ev, dict):
+        return False
+    if ev.get("ev") == P.EV_OFFER:
+        return game_id_ok(ev.get("id")) and ev.get("what") in ("resign", "draw")
+    return True
+
+
 def _listed(g):
     """One LIST entry, checked: a dict with a game id, 'synced' a bool if there, 'crc' an
     unsigned 32-bit int or absent (an older board: its records are fetched, never just acked)."""
@@ -122,7 +132,10 @@ class BoardLink:
             key = (r.seq, r.crc)
             if key not in self._seen_events:  # a resend of an event we already queued
                 self._seen_events.append(key)
-                self._events.append(r.payload)
+                if _event_ok(r.payload):
+                    self._events.append(r.payload)
+                else:
+                    self.stats["bad_events"] += 1
             return False
         return r.type == P.NAK
 
@@ -139,7 +152,7 @@ class BoardLink:
             try:
                 return self._request_once(typ, payload, timeout)
             except BoardLinkError as e:
-                if (e.code == P.E_INTERNAL and typ not in (P.NEW, P.MOVE)
+                if (e.code == P.E_INTERNAL and typ not in (P.NEW, P.MOVE, P.END)
                         and "memory" in str(e) and nomem < NOMEM_TRIES):
                     nomem += 1
                     self.stats["nomem"] += 1
@@ -305,6 +318,39 @@ class BoardLink:
 
     def move(self, text):
         return self.request(P.MOVE, {"move": text})
+
+    def peer(self, here, offer=None, bar=None, low=None):
+        """PEER (a remote game, docs/protocol.md): whether the opponent behind the host's
+        side is connected (here), offers a draw (offer), the side to move's clock in eighths
+        of its start (bar 0..8, None: no clock) and whether it is low. ValueError for a bar
+        out of range, before anything is sent. The board answers {} (ERROR 2: a board too
+        old for remote games)."""
+        p = {"here": 1 if here else 0}
+        if offer is not None:
+            p["offer"] = 1 if offer else 0
+        if bar is not None:
+            if type(bar) is not int or not 0 <= bar <= 8:
+                raise ValueError("bar must be an integer 0..8, not %s" % _show(bar))
+            p["bar"] = bar
+        if low is not None:
+            p["low"] = 1 if low else 0
+        return self.request(P.PEER, p)
+
+    def end(self, result, reason):
+        """END: the host game ends with `result` (the winner's side letter, or "draw") for
+        `reason` ("resign", "agreement", "time"); the board's POSITION reply, checked to say
+        that end. ValueError for a result or reason the protocol does not know, before
+        anything is sent; BoardLinkError code 4 when the board has no host game in progress
+        (a retry after a lost reply: read position() instead), 3 a result that does not fit."""
+        if result not in P.RESULTS or reason not in P.REASONS:
+            raise ValueError("END needs a result of %s and a reason of %s, not %s %s"
+                             % ("/".join(P.RESULTS), "/".join(P.REASONS), _show(result),
+                                _show(reason)))
+        r = self.request(P.END, {"result": result, "reason": reason})
+        if r.get("mode") != "over" or r.get("result") != {"result": result, "reason": reason}:
+            raise ReplyError("the board answered END %s %s with %s %s" % (
+                result, reason, _show(r.get("mode")), _show(r.get("result"))))
+        return r
 
     # --- events ----------------------------------------------------------------------------
 

@@ -722,7 +722,7 @@ def _probe(spec):
 
 BASE = {P.HELLO: {}, P.TIME: {'t': 1750000000}, P.LIST: {}, P.GET: {'id': 'fuzz-0001'},
         P.ACK_GAME: {'id': 'fuzz-0001'}, P.POSITION: {}, P.NEW: {'kind': 'bawo'},
-        P.MOVE: {'move': 'A1+'}}
+        P.MOVE: {'move': 'A1+'}, P.PEER: {}, P.END: {'result': 'S', 'reason': 'resign'}}
 
 
 def test_every_field_out_of_range_is_bad_payload():
