@@ -29,6 +29,7 @@ PEER_EVERY_S = 2.5              # the board calls the opponent away after 10 s w
 POLL_WAIT_S = 20                # a long poll's wait at the club
 RETRY_S = 1.0                   # between tries to reach the board or the club again
 AGREED = ("resign", "agreement", "time")   # ends the club decides; the board hears END
+NEW_SENT = "?"                  # kept before NEW: the board's answer (its game's id) may be lost
 
 
 class BridgeError(BawoError):
@@ -207,10 +208,19 @@ class Bridge:
         new one with the host on the opponent's side."""
         cur = self.link.position(moves=True)
         gid = self._known_games().get(self._key())
+        host = "host-second" if self.side == 0 else "host-first"
+        if gid == NEW_SENT and self._could_be_ours(cur, host):
+            # The answer to our NEW was lost (the cable, the power): the game it began is
+            # this one, at ply 0 or with moves the club has too.
+            gid = cur["id"]
+            self._remember(gid)
+            self.unbound = True
         if gid is not None and cur.get("id") == gid:
             self.gid = gid
             self._read_board(cur)
             return
+        if gid == NEW_SENT:
+            gid = None
         if gid is not None:
             raise BridgeError(
                 "the board left club game %s (its game %s is kept on the board as an unfinished "
@@ -218,8 +228,8 @@ class Bridge:
         if self.st["ply"] > 0:
             raise BridgeError("club game %s is at ply %d but this board never played it: run "
                               "`bawo club play` on the board that did" % (self.club.game, self.st["ply"]))
-        host = "host-second" if self.side == 0 else "host-first"
         self._check_board_speaks_remote()
+        self._remember(NEW_SENT)
         r = self.link.new_game(self.g.name, opponent=host)
         self.gid = r["id"]
         self._remember(self.gid)
@@ -234,6 +244,12 @@ class Bridge:
         except Unreachable:
             return
         self.unbound = False
+
+    def _could_be_ours(self, cur, host):
+        moves = cur.get("moves") or []
+        return (cur.get("id") is not None and cur.get("opponent") == host
+                and cur.get("game") == self.g.name and not cur.get("result")
+                and cur.get("root") is None and moves == self.st["moves"][:len(moves)])
 
     def _check_board_speaks_remote(self):
         try:
@@ -295,7 +311,7 @@ class Bridge:
         for ev in self.link.poll_events(wait):
             kind = ev.get("ev")
             if ev.get("id") != self.gid:
-                if kind == P.EV_START:
+                if kind == P.EV_START and self.link.position().get("id") != self.gid:
                     raise BridgeError("a new game was started on the board: club game %s is left "
                                       "(kept on the board unfinished)" % self.club.game)
                 continue
@@ -332,6 +348,11 @@ class Bridge:
             p["low"] = 1 if clock.get("low") else 0
         self.link.request(P.PEER, p)
         self.peer_at = now
+        # A board that restarted sends no events until a host speaks: a move pressed before
+        # that is on its flash but was never told. Its ply says so.
+        cur = self.link.position()
+        if cur.get("id") == self.gid and cur.get("ply", 0) != len(self.board_moves):
+            self._read_board(self.link.position(moves=True))
 
     def _end_on_board(self):
         """The club's end (resign, agreement, time) on the board, unless the board has it."""
