@@ -303,9 +303,8 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
     t_start = time.monotonic()
     db = pg_server().fresh()
     pcs, drv = [], None
-    with live_server(db) as (url, store):
+    with live_server(db) as (url, store), httpx.Client(base_url=url, timeout=30) as c:
         try:
-            c = httpx.Client(base_url=url, timeout=30)
             csrf = login(c, store)
 
             def admin(what, **fields):
@@ -358,8 +357,13 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                     except threading.BrokenBarrierError:
                         pass
                     if not errors:
-                        drv = browser()
-                        look_at_wall(drv, url, games, {pc.id: pc.moves for pc in pcs}, wait_for, screenshot)
+                        try:
+                            drv = browser()
+                            look_at_wall(drv, url, games, {pc.id: pc.moves for pc in pcs}, wait_for,
+                                         screenshot)
+                        except BaseException:
+                            halfway.abort()     # the boards stop waiting for the test
+                            raise
                         halfway.wait(60)
                 for t in threads:
                     t.join(180)
