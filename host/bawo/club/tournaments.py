@@ -9,19 +9,24 @@ Seeds (pairing numbers) are fixed when round 1 starts: the club's rating for the
 highest first, then the name.
 """
 import csv
+import datetime
 import io
 
 from shared_rules import GAMES, game as make_game
 
 from . import ClubError
 from . import pairing as PR
-from .records import check_player
+from .records import check_player, player_of
 from .store import utcnow
 
 SYSTEMS = {"swiss": "Swiss (FIDE Dutch)", "roundrobin": "round robin (Berger)"}
 MAX_ROUNDS = 30
 MAX_NAME = 60
 ADMIN_RESULTS = ("S", "N", "D")
+# A board's clock is the PC's, set to the whole second (truncated) and ticking in whole
+# seconds: its records' Start lags the club's clock by up to 2 s. A game that started so little
+# before its round did on the club's clock is the round's game (see fill_results).
+CLOCK_SLACK_S = 2
 
 
 def check_name(name):
@@ -126,12 +131,35 @@ def fill_results(store, board=None):
             " AND south=? AND north=? AND added>=? AND result <> '*'"
             " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
             " ORDER BY seq LIMIT 1", (p["board"], p["game"], p["south"], p["north"], p["started"]))
+        rename = False
+        if not rows:
+            rows = _started_with_the_round(store, p)
+            rename = True
         if rows and result_of(p["game"], rows[0]["result"]):
             with store.tx() as t:
-                n += t.execute("UPDATE pairings SET result=?, record=? WHERE id=? AND result IS NULL",
-                               (result_of(p["game"], rows[0]["result"]), rows[0]["seq"], p["id"])
-                               ).rowcount
+                got = t.execute("UPDATE pairings SET result=?, record=? WHERE id=? AND result IS NULL",
+                                (result_of(p["game"], rows[0]["result"]), rows[0]["seq"], p["id"])
+                                ).rowcount
+                if got and rename:
+                    t.execute("UPDATE records SET south=?, north=? WHERE seq=?",
+                              (p["south"], p["north"], rows[0]["seq"]))
+                n += got
     return n
+
+
+def _started_with_the_round(store, p):
+    """The record of a game the pairing's players started on its board as the round began,
+    whose Start the board's clock put a second or two before the round's start on the club's
+    clock: the club named it after the seat before (its seat is the one at its Start). Both
+    sides people, arrived after the round started, started at most CLOCK_SLACK_S before it."""
+    t = datetime.datetime.strptime(p["started"], "%Y-%m-%dT%H:%M:%SZ")
+    early = (t - datetime.timedelta(seconds=CLOCK_SLACK_S)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows = store.query(
+        "SELECT seq, result, first_tag, second_tag FROM records WHERE board=? AND status='ok'"
+        " AND game=? AND added>=? AND result <> '*' AND played >= ? AND played < ?"
+        " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
+        " ORDER BY seq LIMIT 1", (p["board"], p["game"], p["started"], early, p["started"]))
+    return [r for r in rows if player_of(r["first_tag"]) is None and player_of(r["second_tag"]) is None]
 
 
 def set_result(store, pairing_id, result):
