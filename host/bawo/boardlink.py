@@ -54,7 +54,7 @@ def game_id_ok(gid):
     """A game id as the protocol allows one (never a path): '<board>-<n>', 6..40 characters."""
     if type(gid) is not str or not 6 <= len(gid) <= 40 or not gid.isascii():
         return False
-    return P._id_ok(gid.encode())
+    return P.id_ok(gid.encode())
 
 
 def _listed(g):
