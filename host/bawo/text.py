@@ -41,6 +41,12 @@ class Writer(Protocol):
     def write(self, s: str, /) -> object: ...
 
 
+class Stream(Writer, Protocol):
+    """A Writer that flushes: a terminal, or what stands in for one."""
+
+    def flush(self) -> object: ...
+
+
 class SafeWriter:
     """A text stream that passes what is written through safe(keep="\\n\\t")."""
 

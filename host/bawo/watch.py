@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shared_rules import game as make_game, State, GAMES, winner_name
 from shared_rules.errors import RecordError, RulesError
@@ -18,15 +18,20 @@ from shared_rules.record_text import check_tag
 
 from .sim.draw import draw, result_line
 from .boardlink import BoardLinkError
-from .text import safe
+from .text import Stream, safe
 
 if TYPE_CHECKING:
     from .boardlink import BoardLink
-    from .db import Log
 
 RETRY_S = 1.0  # between tries to reach a board that went away
 
 KINDS = {"baghchal": "bagh-chal", "bagh_chal": "bagh-chal"}
+
+
+class GameLog(Protocol):
+    """What a Watcher writes to: db.Log, or a log that writes later (bawo serve's)."""
+
+    def add(self, rec: Record, source: str, status: str = ...) -> object: ...
 
 
 def _kind(d: dict[str, Any]) -> str:
@@ -35,8 +40,8 @@ def _kind(d: dict[str, Any]) -> str:
 
 
 class Watcher:
-    def __init__(self, log: Log, device: str, out: TextIO | None = None, draw_board: bool = True,
-                 style: str = "numbers") -> None:
+    def __init__(self, log: GameLog, device: str, out: Stream | None = None,
+                 draw_board: bool = True, style: str = "numbers") -> None:
         self.log = log
         self.style = style
         try:
@@ -206,8 +211,8 @@ class Watcher:
         return kind
 
 
-def watch(link: BoardLink, log: Log, info: dict[str, Any], draw_board: bool = True,
-          exit_after_game: bool = False, timeout: float | None = None, out: TextIO | None = None,
+def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool = True,
+          exit_after_game: bool = False, timeout: float | None = None, out: Stream | None = None,
           style: str = "numbers",
           reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]] | None = None,
           watcher: type[Watcher] | None = None) -> int:
