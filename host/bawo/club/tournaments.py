@@ -8,8 +8,12 @@ board did not record, gets its result from the admin.
 Seeds (pairing numbers) are fixed when round 1 starts: the club's rating for the game kind,
 highest first, then the name.
 """
+from __future__ import annotations
+
 import csv
 import io
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import GAMES, game as make_game
 
@@ -18,20 +22,23 @@ from . import pairing as PR
 from .records import check_player
 from .store import utcnow
 
+if TYPE_CHECKING:
+    from .store import Store
+
 SYSTEMS = {"swiss": "Swiss (FIDE Dutch)", "roundrobin": "round robin (Berger)"}
 MAX_ROUNDS = 30
 MAX_NAME = 60
 ADMIN_RESULTS = ("S", "N", "D")
 
 
-def check_name(name):
+def check_name(name: object) -> str:
     name = " ".join(str(name).split())
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise ClubError("a tournament's name is 1 to %d printable characters" % MAX_NAME)
     return name
 
 
-def create(store, name, game, system, rounds=None):
+def create(store: Store, name: str, game: str, system: str, rounds: int | None = None) -> int:
     """A new tournament; returns its id. rounds: a Swiss's number of rounds (a round robin's
     follows from its field)."""
     name = check_name(name)
@@ -49,19 +56,19 @@ def create(store, name, game, system, rounds=None):
                      " VALUES (?,?,?,?,?) RETURNING id", (name, game, system, rounds, utcnow()))["id"]
 
 
-def get(store, tid):
+def get(store: Store, tid: int | str) -> dict[str, Any] | None:
     return store.one("SELECT id, name, game, system, rounds, created, started FROM tournaments"
                      " WHERE id=?", (int(tid),))
 
 
-def listing(store):
+def listing(store: Store) -> list[dict[str, Any]]:
     return store.query("SELECT t.id, t.name, t.game, t.system, t.rounds, t.started,"
                        " (SELECT MAX(round) FROM pairings p WHERE p.tournament = t.id) AS round,"
                        " (SELECT COUNT(*) FROM entrants e WHERE e.tournament = t.id) AS players"
                        " FROM tournaments t ORDER BY t.id DESC")
 
 
-def register(store, tid, player):
+def register(store: Store, tid: int | str, player: str) -> str:
     player = check_player(player)
     with store.tx() as t:
         tour = t.one("SELECT started FROM tournaments WHERE id=?", (int(tid),))
@@ -76,19 +83,19 @@ def register(store, tid, player):
     return player
 
 
-def entrants(store, tid):
+def entrants(store: Store, tid: int | str) -> list[str]:
     """The players, in pairing-number order once the tournament started."""
     return [r["player"] for r in store.query(
         "SELECT player FROM entrants WHERE tournament=? ORDER BY seed, player", (int(tid),))]
 
 
-def pairings(store, tid):
+def pairings(store: Store, tid: int | str) -> list[dict[str, Any]]:
     return store.query("SELECT p.id, p.round, p.tbl, p.south, p.north, p.board, p.result, p.record,"
                        " r.rid FROM pairings p LEFT JOIN records r ON r.seq = p.record"
                        " WHERE p.tournament=? ORDER BY p.round, p.tbl", (int(tid),))
 
 
-def played_rounds(rows):
+def played_rounds(rows: Iterable[dict[str, Any]]) -> list[list[tuple[str, str | None, str | None]]]:
     """pairing.py's rounds from the pairings' rows."""
     out = {}
     for r in rows:
@@ -97,7 +104,7 @@ def played_rounds(rows):
     return [out[k] for k in sorted(out)]
 
 
-def result_of(game, result):
+def result_of(game: str, result: str | None) -> str | None:
     """A record's Result as a pairing's: S (the first side won), N, D; None unfinished."""
     if result == "draw":
         return "D"
@@ -109,7 +116,7 @@ def result_of(game, result):
     return None
 
 
-def fill_results(store, board=None):
+def fill_results(store: Store, board: str | None = None) -> int:
     """Fill each open pairing (of board, or all) from the first finished record of its board
     with its players' names that the club got after its round started. Returns how many."""
     q = ("SELECT p.id, p.board, p.south, p.north, p.started, t.game FROM pairings p"
@@ -134,7 +141,7 @@ def fill_results(store, board=None):
     return n
 
 
-def set_result(store, pairing_id, result):
+def set_result(store: Store, pairing_id: int | str, result: str) -> int:
     """The admin's result of a game (played off the boards, forfeited, or misrecorded)."""
     if result not in ADMIN_RESULTS:
         raise ClubError("a result is S (South won), N (North won) or D (a draw)")
@@ -158,7 +165,7 @@ def _seed(store, tid, ratings):
     return order
 
 
-def next_round(store, tid, ratings=None):
+def next_round(store: Store, tid: int | str, ratings: dict[str, float] | None = None) -> int:
     """Pair the next round, assign boards and seat the players there. ratings: {player: rating}
     of the game kind, for round 1's seeds. Returns the round's number."""
     tour = get(store, tid)
@@ -206,12 +213,12 @@ def _store_round(store, tour, rnd, total, pairs):
                           (board, south, north, now))
 
 
-def standings(store, tid):
+def standings(store: Store, tid: int | str) -> list[dict[str, Any]]:
     tour = get(store, tid)
     return PR.standings(entrants(store, tid), played_rounds(pairings(store, tid)), tour["system"])
 
 
-def crosstable(store, tid):
+def crosstable(store: Store, tid: int | str) -> tuple[list[dict[str, Any]], int]:
     """The standings, each row with its rounds: (opponent's place, side, +/=/-), or a bye."""
     rows = standings(store, tid)
     place = {r["player"]: i + 1 for i, r in enumerate(rows)}
@@ -229,7 +236,7 @@ def crosstable(store, tid):
     return rows, n
 
 
-def standings_csv(store, tid):
+def standings_csv(store: Store, tid: int | str) -> str:
     rows, n = crosstable(store, tid)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
@@ -241,12 +248,12 @@ def standings_csv(store, tid):
     return out.getvalue()
 
 
-def cell(text):
+def cell(text: str) -> str:
     """A name as a spreadsheet cell: one starting with = + - @ is not run as a formula."""
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def export(store, tid):
+def export(store: Store, tid: int | str) -> dict[str, Any]:
     """The tournament whole, as JSON-ready data: standings and every game with its record."""
     tour = dict(get(store, tid))
     rows, _ = crosstable(store, tid)
