@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
 
-def _addr(request):
+def _addr(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 

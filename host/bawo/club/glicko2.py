@@ -23,11 +23,11 @@ class Rating:
         return "Rating(%.2f, %.2f, %.5f)" % (self.r, self.rd, self.sigma)
 
 
-def _g(phi):
+def _g(phi: float) -> float:
     return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
 
 
-def _e(mu, mu_j, phi_j):
+def _e(mu: float, mu_j: float, phi_j: float) -> float:
     return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
 
 

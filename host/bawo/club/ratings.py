@@ -7,7 +7,7 @@ order (Store.rated_games), so ties and float sums come out the same on every pro
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shared_rules import game as make_game
@@ -18,7 +18,7 @@ PROVISIONAL_RD = 110.0   # lichess's rule: above this the rating is not yet trus
 MAX_RD = 350.0
 
 
-def _score(result, sides):
+def _score(result: str, sides: Sequence[str]) -> float | None:
     """South's score, or None for a game with no result."""
     if result == "draw":
         return 0.5

@@ -13,6 +13,7 @@ import json
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from shared_rules.record import Record
 
@@ -46,7 +47,7 @@ class Sender:
 
     conn = None
 
-    def _post(self, body):
+    def _post(self, body: dict[str, Any]) -> tuple[int | None, Any]:
         """(status, JSON answer) on the one connection; None when the club is out of reach."""
         u = urllib.parse.urlsplit(self.url)
         data = json.dumps(body).encode()
@@ -110,7 +111,7 @@ class Sender:
                 if self.stopping:
                     return
 
-    def _settled(self, want):
+    def _settled(self, want: tuple[str, str, str | None, list[str], bool]) -> bool:
         gid, _, _, moves, done = want
         return self.settled == (gid, len(moves), done)
 

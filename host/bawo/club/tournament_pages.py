@@ -4,7 +4,7 @@ next round, enter a result), its crosstable, the wall (the current round's board
 its standings as CSV and whole as JSON."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -21,15 +21,17 @@ from .clubsite import club_of
 if TYPE_CHECKING:
     from starlette.requests import Request
 
+    from .clubsite import Config
 
-def _tid(request):
+
+def _tid(request: Request) -> int | None:
     try:
         return int(request.query_params.get("id", ""))
     except ValueError:
         return None
 
 
-async def _tournament(request):
+async def _tournament(request: Request) -> tuple[Config, dict[str, Any] | None]:
     """(config, tournament row) or (config, None) for a missing one."""
     cfg = club_of(request)
     tid = _tid(request)

@@ -153,7 +153,7 @@ def set_result(store: Store, pairing_id: int | str, result: str) -> int:
     return row["tournament"]
 
 
-def _seed(store, tid, ratings):
+def _seed(store: Store, tid: int | str, ratings: dict[str, float]) -> list[str]:
     """Fix the pairing numbers: rating for the game kind (highest first), then the name."""
     names = entrants(store, tid)
     if len(names) < 2:
@@ -193,7 +193,8 @@ def next_round(store: Store, tid: int | str, ratings: dict[str, float] | None = 
     return done + 1
 
 
-def _store_round(store, tour, rnd, total, pairs):
+def _store_round(store: Store, tour: dict[str, Any], rnd: int, total: int,
+                 pairs: list[tuple[str, str | None]]) -> None:
     boards = [b["id"] for b in store.boards()]
     now = utcnow()
     with store.tx() as t:

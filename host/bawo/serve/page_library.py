@@ -35,7 +35,7 @@ def filters(qp: QueryParams) -> dict[str, Any]:
     return f
 
 
-def _int(v, default, lo, hi):
+def _int(v: Any, default: int, lo: int, hi: int) -> int:
     try:
         return max(lo, min(hi, int(v)))
     except (TypeError, ValueError):

@@ -15,6 +15,8 @@ from .request import json_body, text_field
 from .web import MAX_MOVE, api, site_of
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -28,7 +30,7 @@ async def live_stream(request: Request) -> Response:
     hub = site_of(request).hub
     q = hub.subscribe()
 
-    async def gen():
+    async def gen() -> AsyncIterator[dict[str, Any]]:
         try:
             while True:
                 msg = await q.get()

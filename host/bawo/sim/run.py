@@ -127,13 +127,13 @@ def run_scripted(args: Any, data: str, moves: list[str], rnd: int | None) -> int
                 person = random_person(args.game, args.seed)
                 left = [rnd]
 
-                def person_move(s):
+                def person_move(s: Any) -> str | None:
                     left[0] -= 1
                     return person(s) if left[0] >= 0 else None
             else:
                 script = list(moves)
 
-                def person_move(s):
+                def person_move(s: Any) -> str | None:
                     return script.pop(0) if script else None
             st = play_vs_board(board, args.game, person_move, progress)
         else:
