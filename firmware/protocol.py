@@ -103,7 +103,7 @@ SCHEMA = {
 }
 
 
-def _id_ok(b):
+def id_ok(b):
     # b: bytes. "<name>-<digits>", at least 4 digits, name of [A-Za-z0-9_-].
     n = len(b)
     i = n
@@ -139,7 +139,7 @@ def args(typ, payload):
             b = v.encode() if type(v) is str else None
             if b is None or not lo <= len(b) <= hi or (b and (min(b) < 32 or max(b) > 126)):
                 return "%s not text of %d..%d printable characters" % (name, lo, hi)
-            if kind == GAME_ID and not _id_ok(b):
+            if kind == GAME_ID and not id_ok(b):
                 return name + " not a game id"
         out.append(v)
     return out

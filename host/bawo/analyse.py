@@ -1,13 +1,24 @@
 """`bawo solve` and `bawo analyse`: the solver's answers for a position and for every ply of a
 game. Bawo values are exact (proof-number search, each answer checked by bawo.proofcheck);
 for Oware and Bagh-Chal the level-5 search's score is an estimate, and said to be one."""
+from __future__ import annotations
+
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import has_book
 
 from .errors import BawoError
+from .rulestypes import Game, Move
+from .text import Writer
+
+if TYPE_CHECKING:
+    from shared_rules.record import Record
+
+    from .solve import Solver
 
 VALUE_WORD = {"win": "won", "loss": "lost", "draw": "drawn (neither side can force a win)",
               "unknown": "unknown"}
@@ -15,10 +26,10 @@ VALUE_WORD = {"win": "won", "loss": "lost", "draw": "drawn (neither side can for
 
 # -- solve ----------------------------------------------------------------------------------
 
-def _progress(t0):
+def _progress(t0: float) -> Callable[[Solver], None]:
     last = [t0]
 
-    def report(solver):
+    def report(solver: Solver) -> None:
         now = time.monotonic()
         if now - last[0] >= 2.0:
             last[0] = now
@@ -28,7 +39,7 @@ def _progress(t0):
     return report
 
 
-def strategy_lines(game, strategy):
+def strategy_lines(game: Game, strategy: dict[Any, Move]) -> list[str]:
     """The --tree file: a comment, then `position move` per line, sorted for stable diffs."""
     from shared_rules.bawo import Position
     rows = []
@@ -39,8 +50,10 @@ def strategy_lines(game, strategy):
     return rows
 
 
-def solve_command(position=None, opening=False, max_nodes=2000000, max_seconds=None, tree=None,
-                  book=None, first_move_only=False, as_json=False):
+def solve_command(position: str | None = None, opening: bool = False, max_nodes: int = 2000000,
+                  max_seconds: float | None = None, tree: str | None = None,
+                  book: str | None = None, first_move_only: bool = False,
+                  as_json: bool = False) -> int:
     """`bawo solve`: the value of `position` (a Bawo position's text) or of the opening, every
     winning move and the proof, printed; tree: a file for the winner's strategy; book (with
     opening): a file for the board's book."""
@@ -72,20 +85,22 @@ def solve_command(position=None, opening=False, max_nodes=2000000, max_seconds=N
     r = solve(pos, solver=s, all_moves=not first_move_only,
               max_nodes=max_nodes, max_seconds=max_seconds)
     me = g.sides[pos.turn]
-    out = {"position": g.format(pos), "side": me, "value": r.value,
+    out: dict[str, Any] = {"position": g.format(pos), "side": me, "value": r.value,
            "winning": [g.move_str(m) for m in r.winning],
            "unknown": [g.move_str(m) for m in r.unknown],
            "best": None if r.best is None else g.move_str(r.best),
            "nodes": r.nodes, "seconds": round(r.seconds, 3)}
     if r.value in (WIN, LOSS):
         side = pos.turn if r.value == WIN else 1 - pos.turn
-        decisions, positions, longest = check(g, pos, lambda p: r.strategy.get(p.key()), side)
+        strategy = r.strategy
+        assert strategy is not None   # a win or a loss comes with its checked strategy
+        decisions, positions, longest = check(g, pos, lambda p: strategy.get(p.key()), side)
         out["proof"] = {"winner": g.sides[side], "decisions": decisions, "positions": positions,
                         "longest": longest}
         if tree:
             text = "# Bawo: %s wins from %s; %d positions with %s to move, each with its move\n" % (
                 g.sides[side], g.format(pos), decisions, g.sides[side])
-            text += "\n".join(strategy_lines(g, r.strategy)) + "\n"
+            text += "\n".join(strategy_lines(g, strategy)) + "\n"
             try:
                 with open(tree, "w", encoding="utf-8") as f:
                     f.write(text)
@@ -126,14 +141,14 @@ SIDE = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 OTHER = {"S": "N", "N": "S", "G": "T", "T": "G"}
 # An estimate's score in the game's own things: the evaluator counts 16 a stored seed in
 # Oware and 120 a captured goat in Bagh-Chal (shared_rules/evaluate.py).
-def _units(game):
+def _units(game: str | None) -> tuple[int, str]:
     from shared_rules import GAMES, game_class
     units = game_class(game).units if game in GAMES else (0, "")
     return units if units[0] else (1, "point")
 OVER = 10 ** 6   # analyse_estimate's score of a finished game (won: +, lost: -)
 
 
-def _positions(rec):
+def _positions(rec: Record) -> tuple[Game, list[Any]]:
     from shared_rules import game, State
     g = game(rec.header.get("Game"))
     s = State(g, rec.header.get("Position"))
@@ -144,7 +159,9 @@ def _positions(rec):
     return g, positions
 
 
-def iter_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
+def iter_bawo(rec: Record, max_nodes: int = 200000, max_seconds: float = 2.0,
+              solver: Solver | None = None,
+              progress: bool | Callable[[int, int], object] = False) -> Iterator[dict[str, Any]]:
     """analyse_bawo's marks one at a time, each as soon as its two positions are valued."""
     from .solve import Solver, solve, WIN, LOSS, open_book, book_value
     g, positions = _positions(rec)
@@ -153,7 +170,7 @@ def iter_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=Fals
     t0 = time.monotonic()
     flip = {WIN: LOSS, LOSS: WIN}
 
-    def value(i):   # for the side to move in position i
+    def value(i: int) -> str:   # for the side to move in position i
         pos = positions[i]
         if callable(progress):  # bawo serve's page: (positions done, of)
             progress(i, len(positions))
@@ -176,7 +193,7 @@ def iter_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=Fals
             after = flip.get(nxt, nxt)  # for the mover
             played = g.parse_move(m)
             mv = g.move_str(played)
-            winning = []
+            winning: list[str] = []
             if before == WIN and after != WIN:  # only then are the winning moves worth their search
                 found = set(solve(positions[k], solver=solver, max_nodes=max_nodes,
                                   max_seconds=max_seconds).winning)
@@ -197,20 +214,23 @@ def iter_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=Fals
             bk.close()
 
 
-def analyse_bawo(rec, max_nodes=200000, max_seconds=2.0, solver=None, progress=False):
+def analyse_bawo(rec: Record, max_nodes: int = 200000, max_seconds: float = 2.0,
+                 solver: Solver | None = None,
+                 progress: bool | Callable[[int, int], object] = False) -> list[dict[str, Any]]:
     """One dict per ply: ply (1-based), side, move, before (value for the mover of the
     position it moved in), after (the value that move left it), mistake (won -> lost),
     winning (the winning moves when it was won) and missed (True if its move was not one)."""
     return list(iter_bawo(rec, max_nodes, max_seconds, solver, progress))
 
 
-def iter_estimate(rec, level=5, progress=None):
+def iter_estimate(rec: Record, level: int = 5,
+                  progress: Callable[[int, int], object] | None = None) -> Iterator[dict[str, Any]]:
     """analyse_estimate's marks one at a time (without `worst`, which needs them all)."""
     from shared_rules.ai import Player
     g, positions = _positions(rec)
     ai = Player(g, level=level, seed=0, time_ms=10 ** 6)
 
-    def score(i):   # for the side to move
+    def score(i: int) -> int:   # for the side to move
         pos = positions[i]
         if callable(progress):
             progress(i, len(positions))
@@ -228,20 +248,22 @@ def iter_estimate(rec, level=5, progress=None):
                "score": before, "after": after, "drop": max(0, before - after), "estimate": True}
 
 
-def _worst(marks):
+def _worst(marks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     worst = sorted((x for x in marks if x["drop"] > 0), key=lambda x: -x["drop"])[:3]
     for x in marks:
         x["worst"] = x in worst
     return marks
 
 
-def analyse_estimate(rec, level=5, progress=None):
+def analyse_estimate(rec: Record, level: int = 5,
+                     progress: Callable[[int, int], object] | None = None) -> list[dict[str, Any]]:
     """Oware and Bagh-Chal: the level-5 search's score (board budgets, for the mover) before
     each ply and after it, and the loss the ply caused. An estimate, not a proof."""
     return _worst(list(iter_estimate(rec, level, progress)))
 
 
-def iter_analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
+def iter_analyse(rec: Record, max_nodes: int = 200000, max_seconds: float = 2.0,
+                 progress: bool | Callable[[int, int], object] = False) -> Iterator[dict[str, Any]]:
     """analyse()'s marks one at a time, as each is found (estimates without `worst`)."""
     rec.replay()  # a record that does not replay is refused with the failing ply
     if has_book(rec.header.get("Game")):
@@ -249,23 +271,24 @@ def iter_analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
     return iter_estimate(rec, progress=progress if callable(progress) else None)
 
 
-def analyse(rec, max_nodes=200000, max_seconds=2.0, progress=False):
+def analyse(rec: Record, max_nodes: int = 200000, max_seconds: float = 2.0,
+            progress: bool | Callable[[int, int], object] = False) -> list[dict[str, Any]]:
     marks = list(iter_analyse(rec, max_nodes, max_seconds, progress))
     return marks if has_book(rec.header.get("Game")) else _worst(marks)
 
 
 # -- marks in a player's words ----------------------------------------------------------------
 
-def value_text(side, value):
+def value_text(side: str, value: str) -> str:
     """A Bawo value for `side`, the side to move, as a player reads it."""
-    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side), "the other side")
+    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side, ""), "the other side")
     return {"win": "%s can force a win" % me, "loss": "%s can force a win" % them,
             "draw": "neither side can force a win"}.get(value, "not settled within the budget")
 
 
-def score_text(game, side, score):
+def score_text(game: str | None, side: str, score: int) -> str:
     """An estimate's score for `side` in the game's things: seeds or goats ahead, or a win."""
-    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side), "the other side")
+    me, them = SIDE.get(side, side), SIDE.get(OTHER.get(side, ""), "the other side")
     from shared_rules.evaluate import WIN, WIN_BOUND
     if score >= OVER:
         return "%s has won" % me
@@ -282,15 +305,15 @@ def score_text(game, side, score):
     return "%s %.1f %ss ahead" % (me if score > 0 else them, v, name)
 
 
-def _moves(texts):
+def _moves(texts: list[str]) -> str:
     return " or ".join(texts) if len(texts) < 3 else ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
-def mark_text(x):
+def mark_text(x: dict[str, Any]) -> str:
     """A ply's mark in a player's words (the comment written by export, the note of show,
     the line of `bawo analyse` and of the game page)."""
     me = SIDE.get(x["side"], x["side"])
-    them = SIDE.get(OTHER.get(x["side"]), "the other side")
+    them = SIDE.get(OTHER.get(x["side"], ""), "the other side")
     if x.get("estimate"):
         g = x.get("game")
         t = "%s before, %s after" % (score_text(g, x["side"], x["score"]),
@@ -317,11 +340,11 @@ def mark_text(x):
     return "not settled within the budget"
 
 
-def curve(marks):
+def curve(marks: list[dict[str, Any]]) -> list[float]:
     """The evaluation over the game, one value a position (0 .. plies) in -1..1 from the first
     side's view (South, Goats): Bawo's values 1 (South can force a win), -1, or 0 (not
     settled, drawn); an estimate's score in seeds or goats over 10, clipped (a win is 1)."""
-    def first_view(x, v):   # v: for x's mover
+    def first_view(x: dict[str, Any], v: Any) -> float:   # v: for x's mover
         if x.get("estimate"):
             r = max(-1.0, min(1.0, v / _units(x.get("game"))[0] / 10.0))
         else:
@@ -333,11 +356,12 @@ def curve(marks):
     return out
 
 
-def analyse_command(rec, max_nodes=200000, max_seconds=2.0, as_json=False):
+def analyse_command(rec: Record, max_nodes: int = 200000, max_seconds: float = 2.0,
+                    as_json: bool = False) -> int:
     """`bawo analyse`: every ply of record `rec` valued and printed as it is found, and where
     the game was lost; a Ctrl-C keeps what was printed and says so in one line."""
     max_seconds = max_seconds or 2.0
-    marks = []
+    marks: list[dict[str, Any]] = []
     found = iter_analyse(rec, max_nodes, max_seconds, progress=sys.stderr.isatty())
     bawo = has_book(rec.header.get("Game"))
     if not as_json:
@@ -378,12 +402,12 @@ def analyse_command(rec, max_nodes=200000, max_seconds=2.0, as_json=False):
 
 # -- marks in show and export ----------------------------------------------------------------
 
-def _comment(x):
+def _comment(x: dict[str, Any]) -> str:
     # A comment never holds the braces that delimit it.
     return mark_text(x).replace("{", "(").replace("}", ")")
 
 
-def to_text_marked(rec, marks):
+def to_text_marked(rec: Record, marks: list[dict[str, Any]]) -> str:
     """The record's text (RULES.md 4) with each ply's mark as a {comment} after its move;
     Record.from_text skips the comments, so the file imports as the plain record."""
     head = rec.to_text().split("\n\n", 1)[0]
@@ -395,7 +419,8 @@ def to_text_marked(rec, marks):
     return "\n".join(lines) + "\n"
 
 
-def write_marked(rows, fmt, out, max_nodes=200000, max_seconds=2.0):
+def write_marked(rows: Iterable[Any], fmt: str, out: Writer, max_nodes: int = 200000,
+                 max_seconds: float = 2.0) -> int:
     """`bawo export --analyse`: JSON lines with a "marks" field (one object per ply), or text
     with a comment per ply."""
     from shared_rules.record import Record
@@ -414,3 +439,4 @@ def write_marked(rows, fmt, out, max_nodes=200000, max_seconds=2.0):
                 out.write("\n")
             out.write(to_text_marked(rec, marks))
         first = False
+    return 0   # no stored record written as unreadable: one that no longer reads fails

@@ -5,6 +5,8 @@ from __future__ import annotations
 import collections
 import os
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from bawo_firmware import protocol as P
 
@@ -19,7 +21,7 @@ class BoardLinkError(BawoError):
     The board's own LinkError (firmware/link.py) answers a request with an ERROR frame; this is
     the host's side of it, named apart so that one name means one class."""
 
-    def __init__(self, message, code=None, words=None):
+    def __init__(self, message: str, code: int | None = None, words: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.words = words or message   # the board's own text, for a person (no codes)
@@ -37,7 +39,7 @@ MAX_RECORD = 256 * 1024
 CRC_MAX = 0xFFFFFFFF
 
 
-def _int(r, name, lo, hi, what):
+def _int(r: Any, name: str, lo: int, hi: int, what: str) -> int:
     v = r.get(name) if isinstance(r, dict) else None
     if type(v) is not int or not lo <= v <= hi:   # bool is not int here
         raise ReplyError("the board sent a malformed %s reply: %s is %s, not an integer in %d..%d"
@@ -45,19 +47,19 @@ def _int(r, name, lo, hi, what):
     return v
 
 
-def _show(v):
+def _show(v: object) -> str:
     t = repr(v)
     return t if len(t) <= 24 else t[:21] + "..."
 
 
-def game_id_ok(gid):
+def game_id_ok(gid: object) -> bool:
     """A game id as the protocol allows one (never a path): '<board>-<n>', 6..40 characters."""
     if type(gid) is not str or not 6 <= len(gid) <= 40 or not gid.isascii():
         return False
-    return P._id_ok(gid.encode())
+    return P.id_ok(gid.encode())
 
 
-def _event_ok(ev):
+def _event_ok(ev: Any) -> bool:
     """An EVENT payload a host may use: a dict with an "ev"; an "offer" names the game and
     what is offered (resign or draw). Others pass as they are (their readers check them)."""
     if not isinstance(ev, dict):
@@ -67,7 +69,7 @@ def _event_ok(ev):
     return True
 
 
-def _listed(g):
+def _listed(g: Any) -> dict[str, Any]:
     """One LIST entry, checked: a dict with a game id, 'synced' a bool if there, 'crc' an
     unsigned 32-bit int or absent (an older board: its records are fetched, never just acked)."""
     if not isinstance(g, dict) or not game_id_ok(g.get("id")):
@@ -88,17 +90,18 @@ NOMEM_PAUSE_S = 0.2
 class BoardLink:
     """Request/response client. port: has read(n), write(b) and a timeout attribute."""
 
-    def __init__(self, port, timeout=2.0, retries=3, busy_s=10.0):
+    def __init__(self, port: Any, timeout: float = 2.0, retries: int = 3,
+                 busy_s: float = 10.0) -> None:
         self.port = port
         self.timeout = timeout
         self.retries = retries
         self.busy_s = busy_s   # how long to ask again while the board answers busy (6)
         self.parser = P.Parser()
         self._seq = int.from_bytes(os.urandom(2), "big") % P.SEQ_MAX
-        self._events = collections.deque()
-        self._seen_events = collections.deque(maxlen=64)
-        self.info = None
-        self.stats = collections.Counter()
+        self._events: collections.deque[dict[str, Any]] = collections.deque()
+        self._seen_events: collections.deque[tuple[int, int]] = collections.deque(maxlen=64)
+        self.info: dict[str, Any] | None = None
+        self.stats: collections.Counter[str] = collections.Counter()
         try:
             port.timeout = POLL_S
         except (AttributeError, ValueError):
@@ -106,13 +109,13 @@ class BoardLink:
 
     # --- transport -------------------------------------------------------------------------
 
-    def _send(self, frame):
+    def _send(self, frame: bytes) -> None:
         self.port.write(frame)
         flush = getattr(self.port, "flush", None)
         if flush:
             flush()
 
-    def _read_results(self):
+    def _read_results(self) -> list[Any]:
         data = self.port.read(1)
         if not data:
             return []
@@ -121,7 +124,7 @@ class BoardLink:
             data += self.port.read(n)
         return self.parser.feed(data)
 
-    def _on_unsolicited(self, r):
+    def _on_unsolicited(self, r: Any) -> bool:
         """Handle frames that are not the awaited reply. Returns True if it was a NAK for us."""
         if not isinstance(r, P.Frame):
             self.stats["naks_sent"] += 1
@@ -139,7 +142,8 @@ class BoardLink:
             return False
         return r.type == P.NAK
 
-    def request(self, typ, payload=None, timeout=None):
+    def request(self, typ: int, payload: dict[str, Any] | None = None,
+                timeout: float | None = None) -> dict[str, Any]:
         """Send one request and return the OK payload (dict). Raises BoardLinkError. A board busy
         thinking (error 6) is asked again, each time as a new request, for busy_s seconds:
         NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s). A request
@@ -163,7 +167,8 @@ class BoardLink:
                 self.stats["busy"] += 1
                 time.sleep(0.05)
 
-    def _request_once(self, typ, payload, timeout):
+    def _request_once(self, typ: int, payload: dict[str, Any] | None,
+                      timeout: float | None) -> dict[str, Any]:
         self._seq = P.next_seq(self._seq)
         seq = self._seq
         frame = P.encode(seq, typ, payload)
@@ -190,7 +195,7 @@ class BoardLink:
                     "no valid reply from the board to %s after %d tries: check the cable/port and "
                     "that the Bawo firmware is running (not the REPL)" % (typ, tries))
 
-    def _reply(self, r, typ):
+    def _reply(self, r: Any, typ: int) -> dict[str, Any]:
         if r.ver != P.VERSION:
             raise BoardLinkError("board speaks protocol v%d, this host v%d: update the %s"
                             % (r.ver, P.VERSION, "host tools" if r.ver > P.VERSION else "firmware"))
@@ -202,7 +207,7 @@ class BoardLink:
 
     # --- typed helpers ---------------------------------------------------------------------
 
-    def hello(self):
+    def hello(self) -> dict[str, Any]:
         info = self.request(P.HELLO, {"proto": P.VERSION, "host": "bawo-host"})
         _int(info, "proto", 0, 65535, "HELLO")
         for k in ("board", "fw", "profile", "build", "image"):
@@ -211,13 +216,14 @@ class BoardLink:
         self.info = info
         return info
 
-    def set_time(self, t=None):
+    def set_time(self, t: float | None = None) -> None:
         self.request(P.TIME, {"t": int(time.time() if t is None else t)})
 
-    def list_games(self):
+    def list_games(self) -> list[dict[str, Any]]:
         """Every LIST page, each checked whole: next is where the page ends (start + its
         games) and never past total, total at most MAX_GAMES, so the pages end."""
-        games, start = [], 0
+        games: list[dict[str, Any]] = []
+        start: int | None = 0
         total = None
         while start is not None:
             page = self.request(P.LIST, {"start": start})
@@ -240,7 +246,8 @@ class BoardLink:
             start = nxt
         return games
 
-    def fetch_record(self, game_id, progress=None, chunk=P.MAX_CHUNK):
+    def fetch_record(self, game_id: str, progress: Callable[[int, int], None] | None = None,
+                     chunk: int = P.MAX_CHUNK) -> bytes:
         """Fetch a whole game record (bytes) in chunks; verifies the record's CRC32. Every
         reply is checked whole (ReplyError), the record is at most MAX_RECORD bytes and each
         chunk brings some: a fetch ends."""
@@ -274,16 +281,17 @@ class BoardLink:
             raise ReplyError("record %s arrived damaged (CRC mismatch): fetch it again" % game_id)
         return bytes(out)
 
-    def ack_game(self, game_id):
+    def ack_game(self, game_id: str) -> None:
         self.request(P.ACK_GAME, {"id": game_id})
 
-    def position(self, moves=False):
+    def position(self, moves: bool = False) -> dict[str, Any]:
         """The board's game (POSITION). moves=True adds its whole move list ('moves') and its
         set-up position ('root'), paged from the board, so a host that joins mid-game has the
         game from its first ply. A board too old to page them: the reply without 'moves'."""
         if not moves:
             return self.request(P.POSITION)
-        got, gid = [], None
+        got: list[str] = []
+        gid = None
         for _ in range(MAX_PAGES):
             r = self.request(P.POSITION, {"from": len(got)})
             if "moves" not in r or r.get("id") is None:
@@ -306,7 +314,8 @@ class BoardLink:
                                 % (gid, len(got), ply))
         raise BoardLinkError("the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES))
 
-    def new_game(self, kind, position=None, opponent=None):
+    def new_game(self, kind: str, position: str | None = None,
+                 opponent: str | None = None) -> dict[str, Any]:
         """opponent: 'host-first'/'host-second', the side the host plays (the board then
         refuses presses for it), or None for the board's menu setting."""
         p = {"kind": kind}
@@ -316,10 +325,11 @@ class BoardLink:
             p["opponent"] = opponent
         return self.request(P.NEW, p)
 
-    def move(self, text):
+    def move(self, text: str) -> dict[str, Any]:
         return self.request(P.MOVE, {"move": text})
 
-    def peer(self, here, offer=None, bar=None, low=None):
+    def peer(self, here: bool, offer: bool | None = None, bar: int | None = None,
+             low: bool | None = None) -> dict[str, Any]:
         """PEER (a remote game, docs/protocol.md): whether the opponent behind the host's
         side is connected (here), offers a draw (offer), the side to move's clock in eighths
         of its start (bar 0..8, None: no clock) and whether it is low. ValueError for a bar
@@ -336,7 +346,7 @@ class BoardLink:
             p["low"] = 1 if low else 0
         return self.request(P.PEER, p)
 
-    def end(self, result, reason):
+    def end(self, result: str, reason: str) -> dict[str, Any]:
         """END: the host game ends with `result` (the winner's side letter, or "draw") for
         `reason` ("resign", "agreement", "time"); the board's POSITION reply, checked to say
         that end. ValueError for a result or reason the protocol does not know, before
@@ -354,7 +364,7 @@ class BoardLink:
 
     # --- events ----------------------------------------------------------------------------
 
-    def poll_events(self, timeout=0.0):
+    def poll_events(self, timeout: float = 0.0) -> list[dict[str, Any]]:
         """Read for up to timeout seconds; return the queued events (list of dicts)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -366,7 +376,7 @@ class BoardLink:
         self._events.clear()
         return out
 
-    def events(self, timeout=None):
+    def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """Yield events as they arrive; stop after timeout seconds without one (None: never)."""
         while True:
             got = self.poll_events(POLL_S if timeout is None else timeout)

@@ -1,6 +1,8 @@
 """The `bawo` command. Every failure ends as one line `bawo: error: ...` and exit status 1
 (2 for a wrong command line), never a traceback. Each command's parser and run function are
 in bawo.commands, one module a group; this file puts the parsers together and runs one."""
+from __future__ import annotations
+
 import argparse
 import os
 import sqlite3
@@ -15,7 +17,7 @@ from .text import safe
 PROG = "bawo"
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=Formatter,
         description="Host tools for the Bawo Board: sync, browse and export the games played on it.",
@@ -35,7 +37,7 @@ def build_parser():
     return p
 
 
-def _version():
+def _version() -> str:
     try:
         from importlib.metadata import version
         return version("bawo-board")
@@ -43,12 +45,12 @@ def _version():
         return "0.1.0"
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         import serial
-        serial_errors = (serial.SerialException,)
+        serial_errors: tuple[type[Exception], ...] = (serial.SerialException,)
     except ImportError:
         serial_errors = ()
     try:

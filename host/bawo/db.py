@@ -9,11 +9,15 @@ log holds, so sync acks only those.
 A game watched live is a `games` row with status 'live' (then 'watched' once it ended), rewritten
 move by move and replaced by the board's own record when that is synced.
 """
+from __future__ import annotations
+
 import datetime
 import hashlib
 import os
 import sqlite3
 import urllib.parse
+from collections.abc import Callable, Iterator
+from typing import Any, Union
 
 from shared_rules.errors import RecordError
 from shared_rules.record import Record, start_time
@@ -67,23 +71,25 @@ SAME = "duplicate"      # already there, identical
 REPLACED = "replaced"   # a live (watched) row completed by the final record
 CONFLICT = "conflict"   # the Id is taken by a different game: kept beside it (conflict_id)
 
+Path = Union[str, "os.PathLike[str]"]   # a log's file
 
-def now_iso():
+
+def now_iso() -> str:
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def default_path():
+def default_path() -> str:
     from platformdirs import user_data_dir
     return os.path.join(user_data_dir("bawo", appauthor=False), "games.sqlite")
 
 
-def conflict_id(rid, text):
+def conflict_id(rid: str, text: str) -> str:
     """Where a game whose Id rid is taken by another game is kept: a row of its own, named by
     its content, so seeing it again is a duplicate of that row, never a new conflict."""
     return "%s~%s" % (rid, hashlib.sha256(text.encode()).hexdigest()[:10])
 
 
-def record_id(rec, text=None):
+def record_id(rec: Record, text: str | None = None) -> str:
     rid = rec.header.get("Id")
     if rid:
         return rid
@@ -99,10 +105,11 @@ class Log:
     (nothing is created), is opened read-only (a log on a read-only disk or owned by another
     user still reads), and another program's lock fails within a second or two, not 30 s."""
 
-    def __init__(self, path, readonly=False):
+    def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
         self.readonly = readonly
         self._batch = False
+        self.unreadable: list[tuple[str, str | None]] = []
         if readonly:
             self.db = _open_readonly(path)
         else:
@@ -124,17 +131,19 @@ class Log:
             self.db.close()
             raise LogError(path, e)
 
-    def close(self):
+    def close(self) -> None:
         self.db.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Log:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, rec, source, status="done", check=None, text=None, crc=None):
+    def add(self, rec: Record, source: str, status: str = "done",
+            check: Callable[[], object] | None = None, text: str | None = None,
+            crc: int | None = None) -> tuple[str, str]:
         """Store a record that replayed. Returns (outcome, id): the id it is stored under,
         conflict_id() for a CONFLICT (another game has its Id: both are kept, the new one
         with status 'conflict'). check: called (rec.replay, say) only when the record is not
@@ -169,7 +178,8 @@ class Log:
             outcome = REPLACED if row is not None else ADDED
         return self._held(outcome, rid, record_id(rec, text), crc)
 
-    def _held(self, outcome, rid, board_id, crc):
+    def _held(self, outcome: str, rid: str, board_id: str,
+              crc: int | None) -> tuple[str, str]:
         # Notes (board id, crc) as held, then commits what add() wrote (unless in a batch).
         if crc is not None:
             self.db.execute("INSERT OR IGNORE INTO board_records (id, crc) VALUES (?,?)",
@@ -178,22 +188,23 @@ class Log:
             self.db.commit()
         return outcome, rid
 
-    def holds(self, board_id, crc):
+    def holds(self, board_id: str, crc: int) -> bool:
         """True if this log holds the record a board lists as board_id with this CRC-32."""
         return self.db.execute("SELECT 1 FROM board_records WHERE id=? AND crc=?",
                                (board_id, int(crc))).fetchone() is not None
 
-    def batch(self, on=True):
+    def batch(self, on: bool = True) -> None:
         """batch(True): add() leaves its games in one open transaction; batch(False) commits
         them. One commit (one fsync) a batch instead of a game: what makes an import fast."""
         if not on:
             self.db.commit()
         self._batch = on
 
-    def commit(self):
+    def commit(self) -> None:
         self.db.commit()
 
-    def quarantine(self, rec_or_text, error, ply, source, rid=None, text=None):
+    def quarantine(self, rec_or_text: Record | str, error: object, ply: int | None, source: str,
+                   rid: str | None = None, text: str | None = None) -> str:
         if text is None:
             text = rec_or_text if isinstance(rec_or_text, str) else rec_or_text.to_text()
         if rid is None:
@@ -207,11 +218,11 @@ class Log:
         return rid
 
     # -- reading -------------------------------------------------------------------------
-    def has(self, rid):
+    def has(self, rid: str) -> bool:
         row = self.db.execute("SELECT status FROM games WHERE id=?", (rid,)).fetchone()
         return row is not None and row["status"] == "done"
 
-    def get(self, rid):
+    def get(self, rid: str) -> dict[str, Any] | None:
         """The row of game rid, or of the one game whose id starts with rid (as with git
         hashes), as a dict; None if there is none; BawoError naming the matches if rid is
         ambiguous, or naming the row if it cannot be read."""
@@ -235,11 +246,13 @@ class Log:
             raise BawoError("game %s %s: `bawo export` writes the others" % (safe(_name(rows[0])), why))
         return d
 
-    def games(self, game=None, since=None, until=None, result=None, status=None):
+    def games(self, game: str | None = None, since: str | None = None, until: str | None = None,
+              result: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         """The rows of select(), as a list."""
         return list(self.select(game, since, until, result, status))
 
-    def select(self, game=None, since=None, until=None, result=None, status=None):
+    def select(self, game: str | None = None, since: str | None = None, until: str | None = None,
+               result: str | None = None, status: str | None = None) -> Iterator[dict[str, Any]]:
         """The rows (dicts) sorted by when the game was played (played()); games whose start is
         unknown come last, in the order they were logged. since/until (YYYY-MM-DD, local
         dates) keep only games known to be played in that range. SQLite sorts (spilling to a
@@ -250,7 +263,7 @@ class Log:
         bad row never hides the others. Columns are read as bytes and decoded here, since
         SQLite's own decoding fails the whole query on the first bad row."""
         q = "SELECT rowid, %s, bawo_played(CAST(start AS BLOB)) AS played FROM games WHERE 1=1" % _SELECT
-        args = []
+        args: list[str] = []
         if game:
             q += " AND game=?"
             args.append(game)
@@ -274,7 +287,8 @@ class Log:
         self.unreadable = []
         return self._readable(cur, COLUMNS, NOT_NULL)
 
-    def _readable(self, cur, columns, not_null):
+    def _readable(self, cur: sqlite3.Cursor, columns: tuple[str, ...],
+                  not_null: tuple[str, ...]) -> Iterator[dict[str, Any]]:
         for raw in cur:
             d, why = _decode(raw, columns, not_null)
             if d is None:
@@ -282,14 +296,14 @@ class Log:
             else:
                 yield d
 
-    def quarantined(self):
+    def quarantined(self) -> list[dict[str, Any]]:
         """The quarantined records (dicts), oldest first; unreadable ones named as select()'s."""
         self.unreadable = []
         cur = self.db.execute("SELECT rowid, %s FROM quarantine ORDER BY added, id"
                               % ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in Q_COLUMNS))
         return list(self._readable(cur, Q_COLUMNS, Q_NOT_NULL))
 
-    def count(self, table="games"):
+    def count(self, table: str = "games") -> int:
         """The number of games (or of quarantined records: table="quarantine")."""
         sql = {"games": "SELECT COUNT(*) FROM games", "quarantine": "SELECT COUNT(*) FROM quarantine"}
         return self.db.execute(sql[table]).fetchone()[0]
@@ -307,9 +321,10 @@ _INTS = ("plies", "ply")
 _SELECT = ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in COLUMNS)
 
 
-def _decode(raw, columns, not_null):
+def _decode(raw: sqlite3.Row, columns: tuple[str, ...],
+            not_null: tuple[str, ...]) -> tuple[dict[str, Any], None] | tuple[None, str]:
     """(dict, None) of a row read as bytes, or (None, why it cannot be read)."""
-    d = {}
+    d: dict[str, Any] = {}
     for k in columns:
         v = raw[k]
         if v is None:
@@ -330,7 +345,7 @@ def _decode(raw, columns, not_null):
     return d, None
 
 
-def _name(raw):
+def _name(raw: sqlite3.Row) -> str:
     """How a message names a row: its id as far as it reads, and its row number."""
     rid = raw["id"]
     rid = rid.decode("utf-8", "backslashreplace") if isinstance(rid, bytes) else "(no id)"
@@ -340,7 +355,7 @@ def _name(raw):
 class LogError(BawoError):
     """A game log that cannot be used, with what to do about it."""
 
-    def __init__(self, path, e):
+    def __init__(self, path: Path, e: object) -> None:
         msg = str(e)
         low = msg.lower()
         if "locked" in low or "busy" in low:
@@ -355,7 +370,7 @@ class LogError(BawoError):
         BawoError.__init__(self, "game log %s %s" % (safe(path), why))
 
 
-def _open_readonly(path):
+def _open_readonly(path: Path) -> sqlite3.Connection:
     if not os.path.exists(path):
         raise BawoError("no game log at %s: `bawo sync` or `bawo import` creates it; "
                         "check --db (or BAWO_DB)" % safe(path))
@@ -376,11 +391,11 @@ def _open_readonly(path):
     return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=READ_WAIT)
 
 
-def _like_escape(s):
+def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def played(start):
+def played(start: str | None) -> datetime.datetime | None:
     """When a game was played, from its record's Start tag: an aware datetime, or None when
     the tag is missing or not a time a board could write (shared_rules.record.start_time,
     the rule the readers check at import). A time without a zone is UTC: the board writes
@@ -393,7 +408,7 @@ def played(start):
     return t if off is None else t.astimezone(datetime.timezone(datetime.timedelta(minutes=off)))
 
 
-def _text_arg(v):
+def _text_arg(v: object) -> Any:
     # An SQL function's argument, given as CAST(x AS BLOB): text if it is UTF-8, else None.
     try:
         return v.decode("utf-8") if isinstance(v, bytes) else v
@@ -401,23 +416,23 @@ def _text_arg(v):
         return None
 
 
-def _played_utc(start):
+def _played_utc(start: object) -> str | None:
     t = played(_text_arg(start))
     return None if t is None else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _played_day(start):
+def _played_day(start: object) -> str | None:
     t = played(_text_arg(start))
     return None if t is None else t.astimezone().date().isoformat()
 
 
-def played_text(start):
+def played_text(start: str | None) -> str:
     """The one way `bawo games` shows when a game was played: local time to the minute."""
     t = played(start)
     return "unknown" if t is None else t.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def row_dict(row):
+def row_dict(row: Any) -> dict[str, Any]:
     """A games row as a JSON-able summary (no record text); played: the start in UTC, or
     None when unknown."""
     d = {k: row[k] for k in ("id", "game", "device", "start", "result", "reason", "plies",

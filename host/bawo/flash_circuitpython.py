@@ -12,10 +12,13 @@ Install order, so that an interruption never leaves a half-old half-new firmware
 code.py is written last (CircuitPython reloads when the drive changes and would run a mixed
 set), after every other file was written and read back; then everything is read back again.
 """
+from __future__ import annotations
+
 import hashlib
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable, Collection, Iterable
 
 from .errors import BawoError
 from .firmware import firmware_dir, profile_path, rules_dir
@@ -69,7 +72,7 @@ else:
 """
 
 
-def neopixel_source():
+def neopixel_source() -> tuple[bytes, str]:
     """(bytes, version) of neopixel.py from the installed adafruit-circuitpython-neopixel, checked
     against the hash its wheel recorded."""
     import base64
@@ -80,7 +83,8 @@ def neopixel_source():
         raise CircuitPythonError("the %s package is missing: pip install %s" % (NEOPIXEL_DIST, NEOPIXEL_DIST))
     for f in dist.files or ():
         if str(f) == "neopixel.py":
-            data = f.read_binary() if hasattr(f, "read_binary") else open(dist.locate_file(f), "rb").read()
+            data = (f.read_binary() if hasattr(f, "read_binary")
+                    else open(str(dist.locate_file(f)), "rb").read())
             want = f.hash.value if f.hash else None
             got = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             if want != got:
@@ -102,7 +106,7 @@ CP_HEADER = b"C\x06\x00\x1f"
 KEEP_PY = ("code.py", "boot.py", "main.py")
 
 
-def to_circuitpython_mpy(source, name, exe=None):
+def to_circuitpython_mpy(source: bytes, name: str, exe: str | None = None) -> bytes:
     """.mpy bytes CircuitPython 10 loads, of one module's source (bytes)."""
     exe = exe or mpy_cross_exe()
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,10 +125,10 @@ def to_circuitpython_mpy(source, name, exe=None):
     return CP_HEADER + data[4:]
 
 
-def bundle(profile, compile_=True):
+def bundle(profile: str, compile_: bool = True) -> dict[str, bytes]:
     """{drive path: bytes} of everything the board needs on its CIRCUITPY drive; compile_:
     the modules as .mpy (else as .py source)."""
-    out = {}
+    out: dict[str, bytes] = {}
     fw = firmware_dir()
     for f in sorted(os.listdir(fw)):
         if f.endswith(".py") and f not in SKIP:
@@ -148,7 +152,7 @@ def bundle(profile, compile_=True):
     if not compile_:
         return out
     exe = mpy_cross_exe()
-    done = {}
+    done: dict[str, bytes] = {}
     for p, data in out.items():
         if p.endswith(".py") and p not in KEEP_PY and not p.startswith("lib/"):
             done[p[:-3] + ".mpy"] = to_circuitpython_mpy(data, p, exe)
@@ -157,7 +161,7 @@ def bundle(profile, compile_=True):
     return done
 
 
-def shadowed(files):
+def shadowed(files: Collection[str]) -> list[str]:
     """Drive paths that would shadow or duplicate a bundle module: X.py beside a bundled X.mpy
     (CircuitPython imports the .py first), X.mpy beside a bundled X.py."""
     out = []
@@ -169,11 +173,11 @@ def shadowed(files):
     return [p for p in out if p not in files]
 
 
-def sha(data):
+def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def build(dest, profile):
+def build(dest: str, profile: str) -> dict[str, str]:
     """Write the bundle into dest; {path: sha256 hex}."""
     files = bundle(profile)
     for p, data in files.items():
@@ -184,7 +188,7 @@ def build(dest, profile):
     return {p: sha(d) for p, d in files.items()}
 
 
-def _drive_hash(path):
+def _drive_hash(path: str) -> str | None:
     try:
         with open(path, "rb") as f:
             return sha(f.read())
@@ -192,7 +196,7 @@ def _drive_hash(path):
         return None
 
 
-def check_drive(drive):
+def check_drive(drive: str) -> None:
     if not os.path.isdir(drive):
         raise CircuitPythonError("%s is not a directory: give the mounted CIRCUITPY drive "
                                  "(e.g. /media/$USER/CIRCUITPY)" % drive)
@@ -201,16 +205,16 @@ def check_drive(drive):
                                  "install CircuitPython on the Pico first (see hardware/README.md)" % drive)
 
 
-def plan(drive, files):
+def plan(drive: str, files: dict[str, bytes]) -> dict[str, str]:
     """{path: 'new'|'changed'|'same'} for each bundle file on the drive."""
-    out = {}
+    out: dict[str, str] = {}
     for p, data in files.items():
         h = _drive_hash(os.path.join(drive, p))
         out[p] = "new" if h is None else ("same" if h == sha(data) else "changed")
     return out
 
 
-def _remove_stale(drive, stale):
+def _remove_stale(drive: str, stale: Iterable[str]) -> None:
     # An older install's app.py would be imported before the new app.mpy.
     for p in stale:
         try:
@@ -223,7 +227,8 @@ def _remove_stale(drive, stale):
                                      "same command again" % (os.path.join(drive, p), e.strerror or e))
 
 
-def install(drive, profile, dry_run=False, say=print):
+def install(drive: str, profile: str, dry_run: bool = False,
+            say: Callable[[str], object] = print) -> tuple[int, int]:
     """Copy what differs onto the drive; every file read back and its hash compared.
     Returns (copied, total)."""
     check_drive(drive)

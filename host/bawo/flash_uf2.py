@@ -5,14 +5,21 @@ power-on). The boot ROM shows a USB drive named RPI-RP2; copying the image onto 
 flash and restarts the board, which then runs the new image. The board's filesystem (its
 games, its settings) is past the image's end in flash, so the copy leaves it as it was.
 """
+from __future__ import annotations
+
 import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import BawoError
 from .ports import firmware_words
+
+if TYPE_CHECKING:
+    from .flash import Remote
 
 INFO = "INFO_UF2.TXT"       # the boot ROM's drive has this file; no other drive does
 DRIVE_WAIT_S = 30
@@ -23,9 +30,9 @@ class UF2Error(BawoError):
     pass
 
 
-def _mount_points():
+def _mount_points() -> list[str]:
     """Mounted directories (Linux /proc/mounts), then where desktops mount USB drives."""
-    seen = []
+    seen: list[str] = []
     try:
         with open("/proc/mounts", encoding="utf-8", errors="replace") as f:
             for line in f:
@@ -43,7 +50,7 @@ def _mount_points():
     return seen
 
 
-def is_boot_drive(path):
+def is_boot_drive(path: str) -> bool:
     """Whether path is an RP2040 boot ROM's drive: its INFO_UF2.TXT names an RP2 board."""
     try:
         with open(os.path.join(path, INFO), encoding="ascii", errors="replace") as f:
@@ -53,11 +60,11 @@ def is_boot_drive(path):
     return "RP2" in text
 
 
-def find_drives():
+def find_drives() -> list[str]:
     return [p for p in dict.fromkeys(_mount_points()) if is_boot_drive(p)]
 
 
-def wait_for_drive(drive, timeout, say):
+def wait_for_drive(drive: str | None, timeout: float, say: Callable[[str], object]) -> str:
     """The boot ROM's drive: drive (a path) once it is one, else the one that appears."""
     deadline = time.monotonic() + timeout
     said = -1
@@ -78,7 +85,7 @@ def wait_for_drive(drive, timeout, say):
         time.sleep(0.2)
 
 
-def no_drive_help(drive, timeout):
+def no_drive_help(drive: str | None, timeout: float) -> str:
     where = "at %s" % drive if drive else "on this computer"
     return ("no RPI-RP2 drive appeared %s within %d s. The board may be in its boot ROM with the "
             "drive not mounted, or it did not take the request. Do it by hand: unplug the Pico, "
@@ -88,7 +95,7 @@ def no_drive_help(drive, timeout):
             "names it (a 128 MB disk), then `sudo mount /dev/sdX1 /mnt`" % (where, timeout))
 
 
-def copy_image(image, drive, say):
+def copy_image(image: str | Path, drive: str, say: Callable[[str], object]) -> str:
     """Copy image onto the drive in chunks, saying how far it got; flushed to the device."""
     image = Path(image)
     size = image.stat().st_size
@@ -118,7 +125,7 @@ def copy_image(image, drive, say):
 MAX_IMAGE = 4 * 1024 * 1024
 
 
-def check_image(image):
+def check_image(image: Path) -> int:
     """Refuse, before the board is touched, a file that is not a whole RP2040 UF2 or that
     would write where the board keeps its games: MicroPython's filesystem starts at 640 KB
     of the Pico's flash (bawo.pico.FS_OFFSET), and a UF2 copied onto RPI-RP2 overwrites
@@ -146,8 +153,9 @@ def check_image(image):
     return blocks
 
 
-def run(image=None, profile="bawo-4x8", port=None, sim=None, drive=None, timeout=DRIVE_WAIT_S,
-        dry_run=False, say=None):
+def run(image: str | Path | None = None, profile: str = "bawo-4x8", port: str | None = None,
+        sim: str | None = None, drive: str | None = None, timeout: float = DRIVE_WAIT_S,
+        dry_run: bool = False, say: Callable[[str], object] | None = None) -> int:
     """`bawo flash --uf2 [IMAGE]`: image None builds this tree's (bawo build-uf2, cached)."""
     from . import flash
     from .ports import resolve
@@ -198,19 +206,19 @@ print('CLEARED', gone)
 """
 
 
-def _clear_bundle(remote, profile, say):
+def _clear_bundle(remote: Remote, profile: str, say: Callable[[str], object]) -> None:
     """Remove the code a `bawo flash` bundle left on the board's filesystem: it would shadow
     the image's frozen modules (the filesystem comes first on sys.path). The games, the
     settings and a profile.json (the board's own pin map) stay."""
     from . import flash
-    paths = []
+    paths: list[str] = []
     for path, _src in flash.sources(profile, every_game=True):
         if path.endswith(".py"):
             paths += [path, path[:-3] + ".mpy"]
         elif path != "profile.json":
             paths.append(path)
     dirs = sorted({p.rsplit("/", 1)[0] for p in paths if "/" in p})
-    out = []
+    out: list[str] = []
     remote.run("exec", CLEAR % (paths, dirs), step="removing an older bundle's code",
                on_line=out.append)
     gone = [x for x in out if x.startswith("CLEARED ")]
@@ -219,7 +227,8 @@ def _clear_bundle(remote, profile, say):
         say("removed %d file(s) of an older bundle from the board (its games stay)" % n)
 
 
-def _picotool(image, remote, port, say, before, expect):
+def _picotool(image: Path, remote: Remote, port: str, say: Callable[[str], object],
+              before: dict[str, Any] | None, expect: str | None) -> int:
     import subprocess
     remote.run("bootloader", check=False, step="asking the board into its boot ROM")
     say("loading %s with picotool ..." % image.name)
@@ -230,7 +239,8 @@ def _picotool(image, remote, port, say, before, expect):
     return _check(port, say, before, expect)
 
 
-def _check(port, say, before, expect):
+def _check(port: str, say: Callable[[str], object], before: dict[str, Any] | None,
+           expect: str | None) -> int:
     """The board answers again, is the board it was, and runs the image put on it."""
     from . import flash
     info = flash.wait_hello(port, say, expect=before)

@@ -12,8 +12,13 @@ move.
 >>> MctsPlayer(g, playouts=50, seed=1).choose(g.start()) in g.legal_moves(g.start())
 True
 """
+from __future__ import annotations
+
 import math
 import random
+from typing import Any
+
+from .rulestypes import Game, Move
 
 # A random game still going after this many plies is scored as a draw (Oware and Bagh-Chal
 # random games end well before; this only bounds a rare endless one).
@@ -23,10 +28,10 @@ ROLLOUT_CAP = 300
 class _Node:
     __slots__ = ("pos", "untried", "children", "visits", "wins", "move", "done")
 
-    def __init__(self, game, pos, move):
+    def __init__(self, game: Game, pos: Any, move: Move | None) -> None:
         self.pos = pos
         self.move = move
-        self.children = []
+        self.children: list[_Node] = []
         self.visits = 0
         self.wins = 0.0  # for the side that played `move` (the side not to move at pos)
         out = game.outcome(pos)
@@ -37,16 +42,16 @@ class _Node:
 class MctsPlayer:
     """UCT with uniform random rollouts, `playouts` a move, exploration constant `c`."""
 
-    def __init__(self, game, playouts=1000, seed=0, c=1.4):
+    def __init__(self, game: Game, playouts: int = 1000, seed: int = 0, c: float = 1.4) -> None:
         if playouts < 1:
             raise ValueError("playouts must be at least 1")
         self.game = game
         self.playouts = playouts
         self.c = c
         self.rng = random.Random(seed)
-        self.last_info = {}
+        self.last_info: dict[str, Any] = {}
 
-    def choose(self, pos_or_state):
+    def choose(self, pos_or_state: Any) -> Move:
         g = self.game
         pos = getattr(pos_or_state, "position", pos_or_state)
         root = _Node(g, pos, None)
@@ -64,7 +69,7 @@ class MctsPlayer:
             # Selection: every move of the node tried, the child with the best UCB1.
             while not node.untried and node.children:
                 log_n = math.log(node.visits)
-                best = None
+                best = node.children[0]
                 bv = -1.0
                 for ch in node.children:
                     v = ch.wins / ch.visits + c * math.sqrt(log_n / ch.visits)
@@ -91,9 +96,10 @@ class MctsPlayer:
         best = max(root.children, key=lambda ch: ch.visits)
         self.last_info = {"playouts": self.playouts, "move": best.move,
                           "visits": best.visits, "value": best.wins / best.visits}
+        assert best.move is not None    # only the root has none
         return best.move
 
-    def _rollout(self, node):
+    def _rollout(self, node: _Node) -> int | None:
         """The winner's side of a uniformly random game from node (None: draw)."""
         out = node.done
         if out is not None:

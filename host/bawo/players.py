@@ -1,13 +1,14 @@
 """Who played a side of a game, read from a record's First/Second tag: the one place that
 parses what the board ('board (level 5)', 'person (2 hints)', 'host') and `bawo play`
 ('computer (level 3)', 'you', 'you (1 hints)') write there."""
+from __future__ import annotations
 
 KINDS = ("board", "host", "person", "computer", "you")
 AI = ("board", "computer")   # the kinds whose tag carries the AI's level
 LEVELS = range(1, 9)
 
 
-def parse(tag):
+def parse(tag: str | None) -> tuple[str | None, int | None, int]:
     """(kind, level, hints) of a First/Second tag. kind is one of KINDS or None (another
     name); level is the AI's level (None: unknown, as in records written before levels
     were recorded, or not an AI); hints is the hints a person took (0 when none said)."""
@@ -17,7 +18,8 @@ def parse(tag):
     kind, _, rest = tag.partition(" (")
     if kind not in KINDS:
         return None, None, 0
-    level, hints = None, 0
+    level: int | None = None
+    hints = 0
     if rest:
         words = rest.rstrip(")").split()
         if len(words) != 2 or rest.count(")") != 1 or not rest.endswith(")"):
@@ -29,7 +31,7 @@ def parse(tag):
     return kind, level, hints
 
 
-def level_of(first, second):
+def level_of(first: str | None, second: str | None) -> int | None:
     """The AI's level in a game (the first AI side's), or None if unknown or no AI played."""
     for tag in (first, second):
         kind, level, _ = parse(tag)
@@ -38,7 +40,7 @@ def level_of(first, second):
     return None
 
 
-def played_by_sql(kind):
+def played_by_sql(kind: str) -> str:
     """SQL true when `kind` (one of KINDS, never request text) played a side: the tag alone
     or with its parenthesis ('board', 'board (level 5)')."""
     assert kind in KINDS
@@ -47,7 +49,7 @@ def played_by_sql(kind):
             % (kind, kind, kind, kind))
 
 
-def level_sql(level):
+def level_sql(level: int | None) -> str:
     """SQL true when an AI played at `level` (an int in LEVELS), or, for None, when no tag
     states a level (records from before levels were recorded)."""
     if level is None:

@@ -5,11 +5,17 @@ USB port with the Raspberry Pi vendor id (0x2E8A), or CircuitPython's Pico id (2
 answers the handshake, then a simulator running in its default data dir (`bawo sim` with no
 --data), found as a USB board is.
 """
+from __future__ import annotations
+
 import errno
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .errors import BawoError
+
+if TYPE_CHECKING:
+    from .boardlink import BoardLink
 
 RPI_VID = 0x2E8A
 # A Pico running CircuitPython shows up as Adafruit's 239a:80f4 (its console is the board's link).
@@ -26,14 +32,14 @@ class PortError(BawoError):
     """No usable port: the message says what to do."""
 
 
-def sim_dir(arg=None):
+def sim_dir(arg: str | None = None) -> str | None:
     """The simulator data dir chosen by --sim (arg) or $BAWO_SIM, or None."""
     if arg:
         return arg
     return os.environ.get("BAWO_SIM") or None
 
 
-def sim_port(data_dir):
+def sim_port(data_dir: str) -> str:
     """The pty path the simulator wrote into its data dir."""
     for name in SIM_PORT_FILES:
         p = os.path.join(data_dir, name)
@@ -49,7 +55,7 @@ def sim_port(data_dir):
                     % (data_dir, data_dir))
 
 
-def running_sim_port(data_dir):
+def running_sim_port(data_dir: str) -> str | None:
     """The pty of a simulator running on data_dir now, else None (never an error). Running:
     the process named in its lock file lives and the pty it wrote exists. A port file a
     killed simulator left names a pty that may be some terminal's by now: it is not opened."""
@@ -72,13 +78,13 @@ def running_sim_port(data_dir):
     return path
 
 
-def default_sim_port():
+def default_sim_port() -> str | None:
     """running_sim_port of the simulator's default data dir."""
     from .sim.process import default_data_dir
     return running_sim_port(default_data_dir())
 
 
-def candidates():
+def candidates() -> list[dict[str, Any]]:
     """USB serial ports, Raspberry Pi ones first: dicts for `bawo ports`."""
     try:
         from serial.tools import list_ports
@@ -99,7 +105,7 @@ def candidates():
     return out
 
 
-def open_port(path, exclusive=True):
+def open_port(path: str, exclusive: bool = True) -> Any:
     """Open a port by path; every failure becomes a PortError saying what to do."""
     import serial
     try:
@@ -110,7 +116,7 @@ def open_port(path, exclusive=True):
         raise PortError(explain_open_error(path, e))
 
 
-def explain_open_error(path, e):
+def explain_open_error(path: str, e: Exception) -> str:
     code = getattr(e, "errno", None)
     text = str(e)
     if code == errno.ENOENT or "No such file" in text:
@@ -125,7 +131,7 @@ def explain_open_error(path, e):
     return "cannot open %s: %s" % (path, text)
 
 
-def resolve(port=None, sim=None):
+def resolve(port: str | None = None, sim: str | None = None) -> list[str]:
     """A list of paths to try, best first."""
     if port:
         return [port]
@@ -146,7 +152,7 @@ def resolve(port=None, sim=None):
     return picos
 
 
-def set_clock(link):
+def set_clock(link: BoardLink) -> None:
     """Tell the board the time (TIME, unix seconds UTC). A board that refuses it (no clock:
     ERROR 2; a PC clock outside the range it accepts: ERROR 3) still works: its records just
     lack a start time, which is no reason to refuse the link. No reply at all is an error."""
@@ -158,7 +164,8 @@ def set_clock(link):
             raise
 
 
-def connect(port=None, sim=None, timeout=2.0):
+def connect(port: str | None = None, sim: str | None = None,
+            timeout: float = 2.0) -> tuple[Any, BoardLink, dict[str, Any]]:
     """Open the board, shake hands and set its clock. Returns (serial, BoardLink, hello info).
 
     Every host command that opens the link comes through here, so the board always knows the
@@ -166,7 +173,7 @@ def connect(port=None, sim=None, timeout=2.0):
     from .boardlink import BoardLink, BoardLinkError
     from .boardlink import P
     paths = resolve(port, sim)
-    errors = []
+    errors: list[str] = []
     for path in paths:
         try:
             ser = open_port(path)
@@ -208,10 +215,10 @@ KINDS = {"uf2": "the frozen UF2 image", "files": "files copied by bawo flash",
          "source": "run from the source tree, as the simulator does"}
 
 
-def install_words(info):
+def install_words(info: dict[str, Any]) -> str:
     """How a HELLO says the firmware was installed, and the hash of its sources: 'the frozen
     UF2 image, build 1a92625bc2d09661'; '' from a firmware older than these fields."""
-    kind = KINDS.get(info.get("image"))
+    kind = KINDS.get(info.get("image") or "")
     build = info.get("build")
     extra = [kind] if kind else []
     if isinstance(build, str) and 0 < len(build) <= 16 and all(c in "0123456789abcdef" for c in build):
@@ -219,7 +226,7 @@ def install_words(info):
     return ", ".join(extra)
 
 
-def firmware_words(info):
+def firmware_words(info: dict[str, Any]) -> str:
     """What a HELLO says of the firmware, as a person reads it: 'Bawo Board 0.1.0 (the frozen
     UF2 image, build 1a92625bc2d09661)'."""
     fw = str(info.get("fw") or info.get("firmware") or "unknown")[:32]
@@ -228,7 +235,7 @@ def firmware_words(info):
     return "Bawo Board %s%s" % (fw, " (%s)" % how if how else "")
 
 
-def hello_once(path):
+def hello_once(path: str) -> dict[str, Any] | None:
     """The HELLO answer of the Bawo firmware on path right now (one short try), or None if
     nothing answers as it; PortError if the port cannot be opened."""
     from .boardlink import BoardLink, BoardLinkError
@@ -241,7 +248,7 @@ def hello_once(path):
         ser.close()
 
 
-def ask_firmware(path):
+def ask_firmware(path: str) -> str:
     """What runs on the board at path, in words: firmware_words of its HELLO, or why not."""
     try:
         info = hello_once(path)

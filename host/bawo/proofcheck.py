@@ -5,25 +5,37 @@ runs unchanged under CPython and the MicroPython unix port.
 `choose(pos)` gives the strategy's move (an action) in a position with its side to move, or
 None. A strategy that loops (reaches a position again on one line), names no move or an
 illegal one, or lets a line end in a loss fails with ProofError naming the position.
+
+Its hints are written as strings and their names imported for mypy only: MicroPython has no
+typing module and no __future__, and never evaluates a hint (CPython, without the future
+import, evaluates only the unquoted ones).
 """
+TYPE_CHECKING = False   # mypy takes any constant of this name as true
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from .rulestypes import Game, Move, Position
 
 
 class ProofError(ValueError):
     pass
 
 
-def check(game, pos, choose, side=None):
+def check(game: "Game", pos: "Position", choose: "Callable[[Position], Move | None]",
+          side: "int | None" = None) -> "tuple[int, int, int]":
     """Check the strategy of `side` (default: the side to move) from pos. Returns (decisions, positions, longest):
     the positions where it moved, all positions it reached, the plies of its longest line."""
     if side is None:
         side = pos.turn
-    done = {}       # key -> plies to the end of the longest line from there
-    on_line = {}    # keys of the current line (a strategy that repeats one would loop)
+    done: dict[Any, int] = {}   # key -> plies to the end of the longest line from there
+    # The keys of the current line (a strategy that repeats one would loop).
+    on_line: dict[Any, bool] = {}
     decisions = 0
     # Frames: [position, key, moves to try, next index, longest so far]
-    stack = []
+    stack: list[list[Any]] = []
 
-    def enter(p):
+    def enter(p: "Position") -> None:
         k = p.key()
         if k in on_line:
             raise ProofError("the strategy loops: %s comes again on one line" % game.format(p))
@@ -73,10 +85,10 @@ def check(game, pos, choose, side=None):
     return decisions, len(done), done.get(pos.key(), 0)
 
 
-def read_strategy(game, lines):
+def read_strategy(game: "Game", lines: "Iterable[str]") -> "dict[Any, Move]":
     """{key: move} from a strategy file (`bawo solve --tree`): `position move` per line,
     # comments and blank lines skipped. ProofError names a bad line."""
-    out = {}
+    out: dict[Any, Move] = {}
     n = 0
     for line in lines:
         n += 1

@@ -19,10 +19,16 @@ The search runs in C where `bawo._pnsearch` is built (host/bawo/_pnsearch.c: the
 node for node), in Python otherwise; either way solve() answers a win or a loss only once
 bawo.proofcheck has replayed the winner's strategy.
 """
+from __future__ import annotations
+
 import sys
 import time
+from collections.abc import Callable, Container, Sequence
+from typing import Any
 
 from shared_rules import game as _game, has_book
+
+from .rulestypes import Game, Move, Position
 
 INF = 1 << 40
 WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
@@ -31,7 +37,8 @@ WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
 class Node:
     __slots__ = ("pos", "key", "parent", "move", "pn", "dn", "kids", "tainted", "or_node")
 
-    def __init__(self, pos, key, parent, move, or_node):
+    def __init__(self, pos: Position, key: Any, parent: Node | None, move: Move | None,
+                 or_node: bool) -> None:
         self.pos = pos
         self.key = key
         self.parent = parent
@@ -39,7 +46,7 @@ class Node:
         self.or_node = or_node
         self.pn = 1
         self.dn = 1
-        self.kids = None
+        self.kids: Sequence[Node] | None = None
         self.tainted = False  # a disproof that rests on a repetition on this node's path
 
 
@@ -47,11 +54,11 @@ class OutOfBudget(Exception):
     pass
 
 
-def _front_empty(b, o):
+def _front_empty(b: Any, o: int) -> bool:
     return not any(b[o:o + 8])
 
 
-def _settled(b, t):
+def _settled(b: Any, t: int) -> int | None:
     """Winner (side index) if the game is over with side t to move, else None.
 
     RULES.md 1, end of the game, in its order; a side whose only starts are endless is found
@@ -68,46 +75,46 @@ def _settled(b, t):
     return 1 - t
 
 
-def _fast_search():
+def _fast_search() -> Any:
     """bawo._pnsearch.Search, the same search in C (built by setup.py where a C compiler is),
     or None."""
     try:
-        from . import _pnsearch
+        from ._pnsearch import Search
     except ImportError:
         return None
-    return _pnsearch.Search
+    return Search
 
 
 class _FastTable:
     """One attacker's table of the C search, read as solve.py's dict (proved) or set
     (disproved) is."""
 
-    def __init__(self, search, attacker, proved):
+    def __init__(self, search: Any, attacker: int, proved: bool) -> None:
         self._s = search
         self._a = attacker
         self._proved = proved
 
-    def _value(self, key):
+    def _value(self, key: Any) -> Any:
         v = self._s.get(self._a, key)
         return None if v is None or (v is False) == self._proved else v
 
-    def __contains__(self, key):
+    def __contains__(self, key: Any) -> bool:
         return self._value(key) is not None
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         v = self._value(key)
         if v is None:
             raise KeyError(key)
         return v
 
-    def get(self, key, default=None):
+    def get(self, key: Any, default: Any = None) -> Any:
         v = self._value(key)
         return default if v is None else v
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._s.counts(self._a)[0 if self._proved else 1]
 
-    def keys(self):
+    def keys(self) -> Any:
         if not self._proved:
             raise TypeError("the C search lists proved keys only")
         return self._s.proved_keys(self._a)
@@ -120,7 +127,10 @@ class Solver:
     insists. Both search the same tree in the same order, so they give the same answers after
     the same number of expansions; the C one is about 30x faster (bench/solve.py)."""
 
-    def __init__(self, game=None, max_nodes=2000000, max_seconds=None, progress=None, fast=None):
+    def __init__(self, game: Game | None = None, max_nodes: int = 2000000,
+                 max_seconds: float | None = None,
+                 progress: Callable[[Solver], object] | None = None,
+                 fast: bool | None = None) -> None:
         self.game = game or _game("bawo")
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
@@ -129,6 +139,9 @@ class Solver:
         if fast and search is None:
             raise ImportError("bawo._pnsearch is not built (it needs a C compiler at install)")
         self._fast = search and search(max_laps=self.game.max_laps)
+        # Per attacker: a dict and a set in Python, their C counterparts (_FastTable) in C.
+        self.proved: tuple[Any, Any]
+        self.disproved: tuple[Any, Any]
         if self._fast is not None:
             self.proved = (_FastTable(self._fast, 0, True), _FastTable(self._fast, 1, True))
             self.disproved = (_FastTable(self._fast, 0, False), _FastTable(self._fast, 1, False))
@@ -138,30 +151,32 @@ class Solver:
             self.proved = ({}, {})
             self.disproved = (set(), set())
         self._nodes = 0  # expansions, over the solver's life (the Python search's)
-        self._deadline = None
-        self._node_limit = None
+        self._deadline: float | None = None
+        self._node_limit = 0
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         """Expansions over the solver's life."""
         return self._nodes if self._fast is None else self._fast.nodes
 
     @property
-    def fast(self):
+    def fast(self) -> bool:
         """True if the C search does the work."""
         return self._fast is not None
 
     # -- the search --------------------------------------------------------------------------
 
-    def prove(self, pos, attacker, max_nodes=None, max_seconds=None):
+    def prove(self, pos: Position, attacker: int, max_nodes: int | None = None,
+              max_seconds: float | None = None) -> bool | None:
         """True if `attacker` can force a win from pos, False if it cannot, None if the budget
         ran out. The budgets count from this call (defaults: the solver's)."""
         mn = self.max_nodes if max_nodes is None else max_nodes
         ms = self.max_seconds if max_seconds is None else max_seconds
         if self._fast is not None:
             progress = self.progress
+            tick = None if progress is None else (lambda: progress(self))
             return self._fast.prove(pos.key(), attacker, mn, -1.0 if ms is None else max(ms, 0.0),
-                                    progress and (lambda: progress(self)))
+                                    tick)
         self._node_limit = self.nodes + mn
         self._deadline = None if ms is None else time.monotonic() + ms
         key = pos.key()
@@ -181,7 +196,7 @@ class Solver:
             return None
         return root.pn == 0
 
-    def _init_leaf(self, n, attacker, path):
+    def _init_leaf(self, n: Node, attacker: int, path: Container[Any]) -> None:
         if n.key in path:
             n.pn, n.dn, n.tainted = INF, 0, True
             return
@@ -200,7 +215,7 @@ class Solver:
                 n.pn, n.dn = INF, 0
                 self.disproved[attacker].add(n.key)
 
-    def _search(self, root, attacker):
+    def _search(self, root: Node, attacker: int) -> None:
         proved = self.proved[attacker]
         disproved = self.disproved[attacker]
         # The line from the root to the node being worked on, and its keys. After a back-up
@@ -211,7 +226,7 @@ class Solver:
         while root.pn and root.dn:
             n = line[-1]
             while n.kids is not None:
-                best = None
+                best = n.kids[0]
                 v = INF + 1
                 if n.or_node:
                     for c in n.kids:
@@ -230,7 +245,7 @@ class Solver:
                 path.discard(n.key)
                 n = line[-1]
 
-    def _expand(self, n, attacker, path):
+    def _expand(self, n: Node, attacker: int, path: Container[Any]) -> None:
         self._nodes += 1
         if self._nodes >= self._node_limit:
             raise OutOfBudget()
@@ -242,7 +257,7 @@ class Solver:
         game = self.game
         pos = n.pos
         moves = game.legal_moves(pos)
-        kids = []
+        kids: list[tuple[int, int, Node]] = []
         child_or = not n.or_node
         mover = pos.turn
         o = mover << 4
@@ -258,7 +273,7 @@ class Solver:
         if not moves:  # only endless starts: the side to move loses
             n.kids = []
 
-    def _update(self, n, proved, disproved):
+    def _update(self, n: Node, proved: Any, disproved: Any) -> bool:
         """Recompute n's numbers from its children; False if they did not change."""
         kids = n.kids
         if kids is None:
@@ -308,12 +323,12 @@ class Solver:
 
     # -- reading the answer -------------------------------------------------------------------
 
-    def strategy(self, pos, attacker):
+    def strategy(self, pos: Position, attacker: int) -> dict[Any, Move]:
         """The attacker's winning strategy from a proved pos: {key: move} for every position
         with the attacker to move that the strategy reaches against every defence."""
         proved = self.proved[attacker]
         game = self.game
-        out = {}
+        out: dict[Any, Move] = {}
         seen = set()
         stack = [pos]
         while stack:
@@ -337,7 +352,9 @@ class Solver:
 class Result:
     """What solve() found. value is WIN, LOSS, DRAW or UNKNOWN for the side to move."""
 
-    def __init__(self, pos, value, winning, unknown, best, strategy, nodes, seconds):
+    def __init__(self, pos: Position, value: str, winning: list[Move], unknown: list[Move],
+                 best: Move | None, strategy: dict[Any, Move] | None, nodes: int,
+                 seconds: float) -> None:
         self.pos = pos
         self.value = value
         self.winning = winning      # every winning move of the side to move (actions)
@@ -348,7 +365,8 @@ class Result:
         self.seconds = seconds
 
 
-def _checked(game, pos, strategy, side):
+def _checked(game: Game, pos: Position, strategy: dict[Any, Move],
+             side: int) -> dict[Any, Move] | None:
     """strategy if bawo.proofcheck, replaying it through shared_rules against every reply,
     confirms that it wins for side from pos; else None, said on stderr (a solver bug: the
     answer becomes "unknown", never a wrong "win")."""
@@ -361,7 +379,8 @@ def _checked(game, pos, strategy, side):
     return strategy
 
 
-def solve(pos, solver=None, all_moves=True, **budgets):
+def solve(pos: Position, solver: Solver | None = None, all_moves: bool = True,
+          **budgets: Any) -> Result:
     """Solve pos for the side to move (see the module's doc). Budgets: max_nodes, max_seconds,
     for the whole call. A win or loss is answered only when bawo.proofcheck confirms the
     winner's strategy; so is every move in `winning`."""
@@ -371,7 +390,7 @@ def solve(pos, solver=None, all_moves=True, **budgets):
     max_nodes = budgets.get("max_nodes", s.max_nodes)
     max_seconds = budgets.get("max_seconds", s.max_seconds)
 
-    def left():
+    def left() -> tuple[int, float | None]:
         nodes = max_nodes - (s.nodes - n0)
         secs = None if max_seconds is None else max_seconds - (time.monotonic() - t0)
         return nodes, secs
@@ -379,7 +398,8 @@ def solve(pos, solver=None, all_moves=True, **budgets):
     me = pos.turn
     g = s.game
     value, strategy, best = UNKNOWN, None, None
-    winning, unknown = [], []
+    winning: list[Move] = []
+    unknown: list[Move] = []
     b = left()
     r = s.prove(pos, me, *b)
     if r:
@@ -418,6 +438,7 @@ def solve(pos, solver=None, all_moves=True, **budgets):
             slice_ *= 4
         winning.sort()
     elif value == WIN:
+        assert best is not None   # the winner's strategy has a move at pos
         winning = [best]
     return Result(pos, value, winning, unknown, best, strategy, s.nodes - n0,
                   time.monotonic() - t0)
@@ -425,7 +446,7 @@ def solve(pos, solver=None, all_moves=True, **budgets):
 
 # -- the opening book -------------------------------------------------------------------------
 
-def open_book(path=None):
+def open_book(path: str | None = None) -> Any:
     """The firmware's book of South's proved strategy from the opening, or None if absent."""
     from .firmware import book_path, module
     book = module("book")
@@ -435,7 +456,7 @@ def open_book(path=None):
         return None
 
 
-def book_value(game, pos, bk):
+def book_value(game: Game, pos: Position, bk: Any) -> str | None:
     """WIN or LOSS for the side to move if the book's South strategy, replayed from pos against
     every reply by bawo.proofcheck, wins for South; else None. Exact: a position the book
     does not cover (or covers by a hash collision) fails the check and gives None."""
@@ -449,14 +470,15 @@ def book_value(game, pos, bk):
     return WIN if pos.turn == 0 else LOSS
 
 
-def hardest_replies(game, pos, strategy, side):
+def hardest_replies(game: Game, pos: Position, strategy: dict[Any, Move],
+                    side: int) -> dict[Any, Move]:
     """{key: move} for the loser of a proved strategy: in each of its positions the strategy
     reaches, the reply that leaves the winner the largest proof (the most decisions of the
     winner, counted along every line: the hardest win to find)."""
-    size = {}
-    out = {}
+    size: dict[Any, int] = {}
+    out: dict[Any, Move] = {}
 
-    def walk(p):
+    def walk(p: Position) -> int:
         k = p.key()
         if k in size:
             return size[k]
@@ -466,12 +488,14 @@ def hardest_replies(game, pos, strategy, side):
         if p.turn == side:
             n = 1 + walk(game.play(p, strategy[k]))
         else:
-            best, n = None, 0
+            best: tuple[int, Move] | None = None
+            n = 0
             for m in game.legal_moves(p):
                 s = walk(game.play(p, m))
                 n += s
                 if best is None or s > best[0]:
                     best = (s, m)
+            assert best is not None   # a game not over has a legal move
             out[k] = best[1]
         size[k] = n
         return n
@@ -480,7 +504,7 @@ def hardest_replies(game, pos, strategy, side):
     return out
 
 
-def build_book(game=None, max_nodes=400000):
+def build_book(game: Game | None = None, max_nodes: int = 400000) -> tuple[bytes, int, int]:
     """The board's book file (firmware/book.py's format): South's proved strategy from the
     opening, and North's hardest reply in each North position it reaches. Returns
     (bytes, South entries, North entries)."""
@@ -505,15 +529,15 @@ class ProvenPlayer:
     South strategy, checked from the position by bawo.proofcheck) or by solve() within
     `seconds`; a strategy once found is kept, so the rest of a won game costs nothing."""
 
-    def __init__(self, ai, seconds=1.0, max_nodes=300000):
+    def __init__(self, ai: Any, seconds: float = 1.0, max_nodes: int = 300000) -> None:
         self.ai = ai
         self.game = ai.game
         self.seconds = seconds
         self.max_nodes = max_nodes
-        self.strategy = {}
-        self.last_info = {}
+        self.strategy: dict[Any, Move] = {}
+        self.last_info: dict[str, Any] = {}
 
-    def choose(self, pos_or_state):
+    def choose(self, pos_or_state: Any) -> Move:
         g = self.game
         pos = getattr(pos_or_state, "position", pos_or_state)
         legal = g.legal_moves(pos)
@@ -528,7 +552,7 @@ class ProvenPlayer:
                     bk.close()
         if m is None:
             r = solve(pos, all_moves=False, max_nodes=self.max_nodes, max_seconds=self.seconds)
-            if r.value == WIN:
+            if r.value == WIN and r.strategy is not None:
                 self.strategy.update(r.strategy)
                 m = r.best
         if m is not None and m in legal:
@@ -539,7 +563,7 @@ class ProvenPlayer:
         return m
 
 
-def host_player(game, level, seed):
+def host_player(game: Game, level: int, seed: int) -> Any:
     """The PC's AI for `bawo play` and the web page: the search with the PC's budgets; in Bawo
     at level 5 the proved move wherever the solver or the book proves the position won."""
     from shared_rules.ai import Player

@@ -17,14 +17,21 @@ someone looks at it. A reply the protocol does not allow for one record (link.Re
 ERROR from the board) is reported and the sync goes on with the next; a sync fetches at most
 MAX_SYNC_BYTES.
 """
+from __future__ import annotations
+
 import json
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from shared_rules.errors import RecordError
 from shared_rules.record import Record
 
 from . import db as dbmod
-from .boardlink import BoardLinkError, ReplyError, P
+from .boardlink import BoardLink, BoardLinkError, ReplyError, P
+
+if TYPE_CHECKING:
+    from .sim.draw import Bar
 
 MAX_SYNC_BYTES = 64 * 1024 * 1024   # a Pico's flash holds 1.4 MB of records
 # What a hostile record may raise while it is read, besides RecordError: a JSON nested too
@@ -33,28 +40,30 @@ UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, Recur
 
 
 class Report:
-    def __init__(self):
+    def __init__(self) -> None:
         self.listed = 0
-        self.added = []        # ids stored this run
-        self.reacked = []      # already in the log, acked again
-        self.quarantined = []  # (id, error, ply)
-        self.conflicts = []    # (id, error): kept beside the game that has its id
-        self.failed = []       # (id, error): not fetched (a bad reply); left on the board
+        self.added: list[str] = []        # ids stored this run
+        self.reacked: list[str] = []      # already in the log, acked again
+        self.quarantined: list[tuple[str, str, int | None]] = []  # (id, error, ply)
+        # (id, error): kept beside the game that has its id
+        self.conflicts: list[tuple[str, str]] = []
+        # (id, error): not fetched (a bad reply); left on the board
+        self.failed: list[tuple[str, str]] = []
         self.bytes = 0
         self.seconds = 0.0
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"listed": self.listed, "added": self.added, "reacked": self.reacked,
                 "quarantined": [{"id": i, "error": e, "ply": p} for i, e, p in self.quarantined],
                 "conflicts": [{"id": i, "error": e} for i, e in self.conflicts],
                 "failed": [{"id": i, "error": e} for i, e in self.failed],
                 "bytes": self.bytes, "seconds": round(self.seconds, 3)}
 
-    def ok(self):
+    def ok(self) -> bool:
         return not self.quarantined and not self.conflicts and not self.failed
 
 
-def parse_record(data):
+def parse_record(data: bytes | bytearray | str) -> tuple[Record, str]:
     """Board bytes -> Record: the text form, or a JSON object (Record.to_dict)."""
     try:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
@@ -74,7 +83,7 @@ def parse_record(data):
                                                           else str(e)[:100] or type(e).__name__))
 
 
-def pending(games):
+def pending(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The listed games still to sync: boards that list acked games mark them."""
     out = []
     for g in games:   # dicts: BoardLink.list_games checked each
@@ -86,7 +95,8 @@ def pending(games):
     return out
 
 
-def store_one(log, gid, data, report, source="sync", crc=None):
+def store_one(log: dbmod.Log, gid: str, data: bytes | str, report: Report, source: str = "sync",
+              crc: int | None = None) -> bool:
     """Verify and store one fetched record; True if the board may forget it (ack): the log
     holds it, as the game or as a conflict beside the game that has its id. crc: the board's
     CRC-32 of data, noted with it (Log.holds)."""
@@ -115,7 +125,7 @@ def store_one(log, gid, data, report, source="sync", crc=None):
     return True
 
 
-def _one_failed(e, gid, report):
+def _one_failed(e: BoardLinkError, gid: str, report: Report) -> None:
     # A bad reply or a refusal concerns this record: noted, the sync goes on. No reply at
     # all means the link is gone: that ends the sync.
     if not isinstance(e, ReplyError) and e.code is None:
@@ -123,7 +133,7 @@ def _one_failed(e, gid, report):
     report.failed.append((gid, str(e)))
 
 
-def _ack(link, gid, report):
+def _ack(link: BoardLink, gid: str, report: Report) -> bool:
     try:
         link.ack_game(gid)
         return True
@@ -132,7 +142,8 @@ def _ack(link, gid, report):
         return False
 
 
-def sync(link, log, bar=None, fetch_chunk=None, held=None):
+def sync(link: BoardLink, log: dbmod.Log, bar: Bar | None = None, fetch_chunk: int | None = None,
+         held: Callable[[str, bytes | None], object] | None = None) -> Report:
     """Sync every unacked game. bar: a draw.Bar or None. Returns a Report. held(gid, data):
     called once the log holds a record, before the ack (data None when it was not fetched
     again): the club's outbox queues it there (bawo.club.client.held_hook)."""
@@ -157,7 +168,7 @@ def sync(link, log, bar=None, fetch_chunk=None, held=None):
             report.failed.append((gid, "not fetched: this sync fetched %d MB already (sync again)"
                                   % (MAX_SYNC_BYTES >> 20)))
         else:
-            def progress(got, total, n=n):
+            def progress(got: int, total: int, n: int = n) -> None:
                 if bar:
                     bar.update(n + (got / total if total else 1), extra="%s %d/%d B" % (gid, got, total))
             kw = {"chunk": fetch_chunk} if fetch_chunk else {}

@@ -1,6 +1,10 @@
 """Games in the terminal: replaying a record (`bawo show`) and playing one (`bawo play`)."""
+from __future__ import annotations
+
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from shared_rules import game as make_game, State, winner_name
 from shared_rules.errors import RulesError
@@ -12,9 +16,14 @@ from .errors import BawoError
 from .advice import best_move, named
 from .sim.layout import SIDE_NAMES, result_line
 from .text import safe
+from .rulestypes import Game
+
+if TYPE_CHECKING:
+    from .boardlink import BoardLink
+    from .db import Log
 
 
-def _title(rec):
+def _title(rec: Record) -> str:
     h = rec.header
     bits = [h.get("Id", "(no id)"), h.get("Game", "?")]
     if h.get("Start"):
@@ -28,7 +37,9 @@ def _title(rec):
     return "  ".join(bits)
 
 
-def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="numbers", marks=None):
+def show_record(rec: Record, ply: int | None = None, interactive: bool = False,
+                out: TextIO | None = None, ask: Callable[[str], str] = input,
+                style: str = "numbers", marks: list[str] | None = None) -> int:
     """Print a record's positions; interactive waits for Enter between moves. style: how
     positions are drawn (draw.draw: 'numbers', or the board's LEDs 'color'/'mono')."""
     out = out or sys.stdout
@@ -61,7 +72,8 @@ def show_record(rec, ply=None, interactive=False, out=None, ask=input, style="nu
     return 0
 
 
-def _step(rec, g, s, final, ask, out, style):
+def _step(rec: Record, g: Game, s: State, final: State, ask: Callable[[str], str], out: TextIO,
+          style: str) -> int:
     """show's interactive replay: Enter (or n) one ply forward, b one back, q quits."""
     n = len(rec.moves)
     while True:
@@ -90,21 +102,21 @@ def _step(rec, g, s, final, ask, out, style):
             out.write("\n" + _ending(g, final, n) + "\n")
 
 
-def _ending(g, state, n):
+def _ending(g: Game, state: State, n: int) -> str:
     o = state.outcome()
     if o is None:
         return "unfinished after %d plies" % n
     return result_line(g.name, winner_name(g, o), o.reason, g.format(state.position))
 
 
-def _sure(ask, question):
+def _sure(ask: Callable[[str], str], question: str) -> bool:
     try:
         return ask(question).strip().lower() in ("y", "yes")
     except EOFError:   # no one left to answer
         return True
 
 
-def _side_index(g, side):
+def _side_index(g: Game, side: str | None) -> int:
     if side is None:
         return 0
     side = side.strip().upper()[:1]
@@ -113,8 +125,9 @@ def _side_index(g, side):
     return g.sides.index(side)
 
 
-def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=input, out=None,
-         style="numbers"):
+def play(name: str, level: int = 2, side: str | None = None, seed: int | None = None,
+         two_players: bool = False, log: Log | None = None, ask: Callable[[str], str] = input,
+         out: TextIO | None = None, style: str = "numbers") -> int:
     """Interactive game; stores the finished (or abandoned) game in log if given."""
     out = out or sys.stdout
     g = make_game(name)
@@ -123,10 +136,11 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
     ai = None
     if not two_players:
         try:
-            from shared_rules.ai import Player
+            from shared_rules.ai import Player  # noqa: F401  (whether the AI is there)
+            have_ai = True
         except ImportError:
-            Player = None
-        if Player is not None:
+            have_ai = False
+        if have_ai:
             if not 1 <= level <= 5:
                 raise BawoError("--level %d: levels are 1 (weak) to 5 (strongest)" % level)
             from .solve import host_player
@@ -193,7 +207,7 @@ def play(name, level=2, side=None, seed=None, two_players=False, log=None, ask=i
     return 0
 
 
-def _yes(ask, question, default):
+def _yes(ask: Callable[[str], str], question: str, default: bool) -> bool:
     """ask() a y/n question; Enter or no terminal to ask on (EOF) gives the default."""
     try:
         a = ask(question).strip().lower()
@@ -202,7 +216,8 @@ def _yes(ask, question, default):
     return default if not a else a.startswith("y")
 
 
-def _game_on_board(link, ask, out):
+def _game_on_board(link: BoardLink, ask: Callable[[str], str],
+                   out: TextIO) -> dict[str, Any] | None:
     """The board's unfinished game, if the person wants it resumed (a board waiting for this
     PC's move after a Ctrl-C); None for a new game. Never abandons a game without asking."""
     from .boardlink import BoardLinkError
@@ -227,8 +242,10 @@ def _game_on_board(link, ask, out):
                     "answer y to start a new game" % what)
 
 
-def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=None,
-                  style="numbers", ask=input):
+def play_on_board(link: BoardLink, name: str, level: int = 5, side: str | None = None,
+                  seed: int | None = None, out: TextIO | None = None,
+                  timeout: float | None = None, style: str = "numbers",
+                  ask: Callable[[str], str] = input) -> int:
     """`bawo play --board`: a new game on the board over the link; the person presses their
     moves on the board, the host's AI (PC budgets) sends its own with MOVE and the board
     animates them. A game left waiting for this PC (Ctrl-C) is resumed, asking first; a
@@ -280,7 +297,8 @@ def play_on_board(link, name, level=5, side=None, seed=None, out=None, timeout=N
     return 0
 
 
-def _play_loop(link, g, s, gid, human, ai, out, timeout, style):
+def _play_loop(link: BoardLink, g: Game, s: State, gid: str, human: int, ai: Any, out: TextIO,
+               timeout: float | None, style: str) -> None:
     while s.outcome() is None:
         if s.turn != human:
             t0 = time.monotonic()

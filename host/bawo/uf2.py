@@ -7,6 +7,8 @@ flash, so the heap holds only the game. Built from the sources this package carr
 cmake (tools/install-system-deps.sh), and cached by a hash of every input: a second build of
 one tree takes the cached image, and a clean build gives the same bytes.
 """
+from __future__ import annotations
+
 import fcntl
 import hashlib
 import json
@@ -17,6 +19,7 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import flash
@@ -38,7 +41,7 @@ class BuildError(BawoError):
     pass
 
 
-def cache_dir():
+def cache_dir() -> Path:
     """$BAWO_CACHE, else $XDG_CACHE_HOME/bawo, else ~/.cache/bawo."""
     d = os.environ.get("BAWO_CACHE")
     if not d:
@@ -46,16 +49,16 @@ def cache_dir():
     return Path(d)
 
 
-def image_name(version=None):
+def image_name(version: str | None = None) -> str:
     from .firmware import module
     return "bawo-board-%s.uf2" % (version or module("buildinfo").VERSION)
 
 
-def frozen_tree(profile):
+def frozen_tree(profile: str) -> dict[str, bytes]:
     """{frozen path: bytes}: the bundle `bawo flash` copies, as modules, with every game's
     engine. The profile and the book become data modules (default_profile.JSON,
     book_data.DATA), which stay in flash; buildinfo.py says 'uf2' and the sources' hash."""
-    out = {}
+    out: dict[str, bytes] = {}
     for path, src in flash.sources(profile, every_game=True):
         data = Path(src).read_bytes()
         if path == flash.BUILDINFO:
@@ -77,7 +80,7 @@ def frozen_tree(profile):
     return out
 
 
-def _archive_hash():
+def _archive_hash() -> str:
     h = hashlib.sha256()
     with open(ARCHIVE, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -85,7 +88,7 @@ def _archive_hash():
     return h.hexdigest()
 
 
-def input_hash(profile, tree=None):
+def input_hash(profile: str, tree: dict[str, bytes] | None = None) -> str:
     """What the image is made of: the MicroPython sources, this recipe, the frozen tree."""
     tree = frozen_tree(profile) if tree is None else tree
     h = hashlib.sha256(b"bawo-uf2 %d %s %s\0" % (RECIPE, BOARD.encode(), _archive_hash().encode()))
@@ -95,11 +98,11 @@ def input_hash(profile, tree=None):
     return h.hexdigest()[:16]
 
 
-def _missing_tools():
+def _missing_tools() -> list[str]:
     return [t for t in TOOLS if shutil.which(t) is None]
 
 
-def _source_date_epoch():
+def _source_date_epoch() -> int:
     # The archive's newest file: a date the sources fix, not the day of the build.
     with tarfile.open(ARCHIVE) as t:
         return max(int(m.mtime) for m in t.getmembers())
@@ -108,10 +111,11 @@ def _source_date_epoch():
 class _Steps:
     """Runs the build's commands with their output in a log; says each step and its time."""
 
-    def __init__(self, log, say):
+    def __init__(self, log: Path, say: Callable[[str], object]) -> None:
         self.log, self.say = log, say
 
-    def run(self, what, cmd, cwd=None, env=None):
+    def run(self, what: str, cmd: Sequence[object], cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> None:
         t0 = time.monotonic()
         self.say("%s ..." % what)
         with open(self.log, "ab") as f:
@@ -126,7 +130,7 @@ class _Steps:
         self.say("%s: done in %.0f s" % (what, time.monotonic() - t0))
 
 
-def _unpack(dest, say):
+def _unpack(dest: Path, say: Callable[[str], object]) -> Path:
     """The MicroPython sources, once per archive, into dest (made whole, then renamed)."""
     if (dest / ".complete").exists():
         return dest
@@ -146,27 +150,29 @@ def _unpack(dest, say):
     return dest
 
 
-def _manifest(stage):
+def _manifest(stage: Path) -> str:
     # The port's own frozen modules (_boot.py, which makes the filesystem on first boot;
     # neopixel, asyncio), then everything of ours, by its path in the stage.
     return ('include("$(PORT_DIR)/boards/manifest.py")\n'
             'freeze("%s")\n' % stage)
 
 
-def _cached_path(profile, key):
+def _cached_path(profile: str, key: str) -> tuple[str, Path]:
     from .firmware import profile_names
     # A profile of one's own is a path: never part of a file name here.
     label = profile if profile in profile_names() else "own-profile"
     return label, cache_dir() / "uf2" / "images" / ("%s-%s-%s" % (label, key, image_name()))
 
 
-def cached(profile="bawo-4x8"):
+def cached(profile: str = "bawo-4x8") -> Path | None:
     """The image of this tree for profile if the cache has it, else None."""
     image = _cached_path(profile, input_hash(profile))[1]
     return image if image.exists() else None
 
 
-def build(profile="bawo-4x8", out=None, say=None, jobs=None, force=False):
+def build(profile: str = "bawo-4x8", out: str | Path | None = None,
+          say: Callable[[str], object] | None = None, jobs: int | None = None,
+          force: bool = False) -> Path:
     """The UF2 for profile: from the cache when its inputs are unchanged, else built. out: also
     copy it there (a file or a directory). Returns the image's path."""
     say = say or (lambda msg: print(msg, file=sys.stderr))
@@ -189,7 +195,8 @@ def build(profile="bawo-4x8", out=None, say=None, jobs=None, force=False):
     return image
 
 
-def _build(label, tree, key, root, image, say, jobs):
+def _build(label: str, tree: dict[str, bytes], key: str, root: Path, image: Path,
+           say: Callable[[str], object], jobs: int | None) -> None:
     missing = _missing_tools()
     if missing:
         raise BuildError("building the image needs %s: run tools/install-system-deps.sh (Debian: "
@@ -242,7 +249,7 @@ def _build(label, tree, key, root, image, say, jobs):
     say("built %s (%d KB) in %.0f s" % (image, image.stat().st_size // 1024, time.monotonic() - t0))
 
 
-def elf_to_uf2(elf):
+def elf_to_uf2(elf: bytes) -> bytes:
     """The UF2 of an RP2040 ELF, as `picotool uf2 convert` writes it: each 256-byte page of
     flash that a loaded segment touches (the rest of the page zero), in address order, one
     512-byte block each with the RP2040 family ID."""
@@ -250,7 +257,7 @@ def elf_to_uf2(elf):
         raise BuildError("the build's firmware.elf is not a 32-bit little-endian ELF")
     phoff, = struct.unpack_from("<I", elf, 0x1C)
     phentsize, phnum = struct.unpack_from("<HH", elf, 0x2A)
-    pages = {}
+    pages: dict[int, bytearray] = {}
     for i in range(phnum):
         p_type, off, _v, paddr, filesz = struct.unpack_from("<5I", elf, phoff + i * phentsize)
         if p_type != 1 or not filesz or not FLASH_BASE <= paddr < FLASH_BASE + (16 << 20):

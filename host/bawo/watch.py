@@ -4,8 +4,12 @@ The log row (status 'live', then 'watched' when the game ends) is rewritten afte
 a game watched to its end survives even if the board's flash fails before the next sync; sync
 replaces it with the board's own record (db.Log.add).
 """
+from __future__ import annotations
+
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shared_rules import game as make_game, State, GAMES, winner_name
 from shared_rules.errors import RecordError, RulesError
@@ -14,20 +18,30 @@ from shared_rules.record_text import check_tag
 
 from .sim.draw import draw, result_line
 from .boardlink import BoardLinkError
-from .text import safe
+from .text import Stream, safe
+
+if TYPE_CHECKING:
+    from .boardlink import BoardLink
 
 RETRY_S = 1.0  # between tries to reach a board that went away
 
 KINDS = {"baghchal": "bagh-chal", "bagh_chal": "bagh-chal"}
 
 
-def _kind(d):
+class GameLog(Protocol):
+    """What a Watcher writes to: db.Log, or a log that writes later (bawo serve's)."""
+
+    def add(self, rec: Record, source: str, status: str = ...) -> object: ...
+
+
+def _kind(d: dict[str, Any]) -> str:
     k = d.get("kind") or d.get("game") or "bawo"
     return KINDS.get(k, k)
 
 
 class Watcher:
-    def __init__(self, log, device, out=None, draw_board=True, style="numbers"):
+    def __init__(self, log: GameLog, device: str, out: Stream | None = None,
+                 draw_board: bool = True, style: str = "numbers") -> None:
         self.log = log
         self.style = style
         try:
@@ -35,22 +49,24 @@ class Watcher:
         except RecordError:
             device = "board"   # an id no record may hold: named as the board names its own
         self.device = device
-        self.unlogged = None   # the id of a game the log refused (said once)
+        self.unlogged: str | None = None   # the id of a game the log refused (said once)
         self.out = out or sys.stdout
         self.draw_board = draw_board
-        self.state = None
-        self.gid = None
+        self.state: State | None = None
+        self.gid: str | None = None
         self.moves_seen = 0
-        self.final = None      # the State of the game that ended last (a page keeps showing it)
-        self.ended = None      # the id of that game: its late events are known, not a gap
+        # The State of the game that ended last (a page keeps showing it), and its id: its
+        # late events are known, not a gap.
+        self.final: State | None = None
+        self.ended: str | None = None
 
-    def say(self, text):
+    def say(self, text: str) -> None:
         """A line on the terminal. Ids, moves and results in it came from a board: shown with
         every control character escaped (text.safe), never as the terminal's commands."""
         self.out.write(safe(text) + "\n")
         self.out.flush()
 
-    def start(self, d):
+    def start(self, d: dict[str, Any]) -> None:
         self.final = self.ended = None
         kind = _kind(d)
         if kind not in GAMES:
@@ -84,7 +100,7 @@ class Watcher:
         self._show()
         self._store()
 
-    def join(self, link):
+    def join(self, link: BoardLink) -> None:
         """Take up the board's game from its first ply (POSITION with its move list): on
         start, after a gap in the events, and when the board comes back."""
         try:
@@ -109,7 +125,7 @@ class Watcher:
         if self.state is not None and (over or self.state.outcome() is not None):
             self.end(cur.get("result") if isinstance(cur.get("result"), dict) else {})
 
-    def move(self, d):
+    def move(self, d: dict[str, Any]) -> str | None:
         if self.state is None and d.get("id") is not None and str(d["id"]) == self.ended:
             return "move"  # a resent move of the game logged whole at its end
         if self.state is None or (d.get("id") and str(d["id"]) != self.gid):
@@ -130,7 +146,7 @@ class Watcher:
             self.say("board played %s, which does not replay here (%s): the log keeps the moves up to "
                      "ply %d; `bawo sync` will fetch the board's record" % (text, e, self.state.ply))
             self.state = None
-            return
+            return None
         self.say("ply %d: %s plays %s" % (self.state.ply, mover, text))
         board_pos = d.get("position")
         mine = self.state.game.format(self.state.position)
@@ -138,33 +154,35 @@ class Watcher:
             self.say("warning: the board shows %s, the rules give %s" % (board_pos, mine))
         self._show()
         self._store()
+        return None
 
-    def end(self, d):
+    def end(self, d: dict[str, Any] | None) -> None:
         if self.state is not None:
             self.say("game %s over: %s" % (self.gid, self.result_text(d)))
             self._store(final=True)
             self.final, self.ended = self.state, self.gid
         self.state = None
 
-    def result_text(self, d=None):
+    def result_text(self, d: dict[str, Any] | None = None) -> str:
         """'South wins (front row empty)' from the rules' outcome of the game followed (or of
         the one that ended last); else the board's own words, else 'ended'."""
         s = self.state or self.final
         o = s.outcome() if s is not None else None
-        if o is not None:
+        if s is not None and o is not None:
             g = s.game
             return result_line(g.name, winner_name(g, o), o.reason, g.format(s.position))
         d = d or {}
         return str(d.get("result") or "ended")[:80]
 
-    def _show(self):
+    def _show(self) -> None:
         # The drawing is ours (its colours are escape sequences), from the rules' position.
         if self.draw_board and self.state is not None:
             g = self.state.game
             self.out.write(draw(g.name, g.format(self.state.position), style=self.style) + "\n")
             self.out.flush()
 
-    def _store(self, final=False):
+    def _store(self, final: bool = False) -> None:
+        assert self.state is not None   # called while a game is followed
         done = final or self.state.outcome() is not None
         try:
             rec = Record.from_state(self.state, Id=self.gid, Device=self.device)
@@ -176,7 +194,7 @@ class Watcher:
                 self.unlogged = self.gid
                 self.say("game %s not logged: %s" % (self.gid, e))
 
-    def handle(self, ev):
+    def handle(self, ev: dict[str, Any]) -> str | None:
         kind = ev.get("ev")
         if kind == "start":
             self.start(ev)
@@ -193,8 +211,11 @@ class Watcher:
         return kind
 
 
-def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None, out=None,
-          style="numbers", reconnect=None, watcher=None):
+def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool = True,
+          exit_after_game: bool = False, timeout: float | None = None, out: Stream | None = None,
+          style: str = "numbers",
+          reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]] | None = None,
+          watcher: type[Watcher] | None = None) -> int:
     """Follow the board. reconnect: () -> (serial, link, info), called when the board goes
     away (unplugged, reset) until it is back; None: a lost board ends watch with the error.
     timeout: seconds without news (or without the board) before stopping; None: never.
@@ -202,7 +223,7 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
     device = str(info.get("board") or info.get("device") or info.get("id") or "board")
     w = (watcher or Watcher)(log, device, out, draw_board, style)
     w.say("watching %s (Ctrl-C to stop)" % device)
-    opened = []
+    opened: list[Any] = []
     try:
         while True:
             try:
@@ -235,7 +256,7 @@ def watch(link, log, info, draw_board=True, exit_after_game=False, timeout=None,
     return 0
 
 
-def _why_lost(e):
+def _why_lost(e: Exception) -> str:
     """Why the link ended, in words: a BoardLinkError says it in ours; the serial port's own text
     (pyserial's "device reports readiness to read but returned no data ...", an errno) is
     what a cable pulled or a board reset looks like from here."""
@@ -244,7 +265,8 @@ def _why_lost(e):
     return "its serial port closed: unplugged, reset, or taken by another program"
 
 
-def _wait_for(reconnect, opened, timeout):
+def _wait_for(reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]], opened: list[Any],
+              timeout: float | None) -> BoardLink:
     from .errors import BawoError
     t0 = time.monotonic()
     while True:

@@ -1,7 +1,10 @@
 """The admin's side: log in and out, the admin page, and its forms (issue and revoke board
 tokens, seat players at a board, name a game's players). Every form carries the session's CSRF
 token."""
+from __future__ import annotations
+
 import hmac
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse
@@ -11,16 +14,20 @@ from . import ClubError, auth
 from .clubsite import COOKIE, club_of, read_form
 from .records import check_board, check_player
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
 
-def _addr(request):
+
+def _addr(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-async def login_page(request):
+async def login_page(request: Request) -> Response:
     return club_of(request).page("login", request)
 
 
-async def login(request):
+async def login(request: Request) -> Response:
     cfg = club_of(request)
     f = await read_form(request)
     if f is None:
@@ -47,7 +54,7 @@ async def login(request):
     return resp
 
 
-async def admin_post(request):
+async def admin_post(request: Request) -> tuple[Any, Any]:
     """(session, form) of a POST an admin made from our own page, or (None, response)."""
     cfg = club_of(request)
     s = await run_in_threadpool(cfg.session, request)
@@ -59,7 +66,7 @@ async def admin_post(request):
     return s, f
 
 
-async def logout(request):
+async def logout(request: Request) -> Response:
     s, f = await admin_post(request)
     if s is None:
         return f
@@ -70,7 +77,8 @@ async def logout(request):
     return resp
 
 
-async def admin_page(request, shown_token=None, error=None, status=200):
+async def admin_page(request: Request, shown_token: tuple[str, str] | None = None,
+                     error: str | None = None, status: int = 200) -> Response:
     cfg = club_of(request)
     s = await run_in_threadpool(cfg.session, request)
     if s is None:
@@ -81,7 +89,7 @@ async def admin_page(request, shown_token=None, error=None, status=200):
                     error=error)
 
 
-async def admin_action(request):
+async def admin_action(request: Request) -> Response:
     s, f = await admin_post(request)
     if s is None:
         return f
@@ -114,7 +122,7 @@ async def admin_action(request):
     return RedirectResponse("/admin", status_code=303)
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),

@@ -9,6 +9,8 @@ Security (tests/test_club_security.py tries each):
 * Every query takes its values as arguments (store.py), never in its text; every page is a
   Jinja template that autoescapes, with a Content-Security-Policy allowing no inline script.
 """
+from __future__ import annotations
+
 from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
@@ -23,7 +25,7 @@ __all__ = ["COOKIE", "Config", "create_app"]
 PARTS = (pages, admin, pc_api, tournament_pages, remote_api, remote_pages)
 
 
-def create_app(cfg):
+def create_app(cfg: Config) -> Starlette:
     """The club's ASGI app on cfg (a Config): every part's routes and the static files."""
     async def unavailable(request, exc):
         # The database is restarting or out of reach: nothing was kept; the PC tries again.

@@ -6,6 +6,8 @@ is kept as scrypt (hashlib.scrypt, n=2**14, r=8: 16 MB and ~50 ms a try). Sessio
 tokens are random too, the session stored hashed in the database so that every club process
 knows it.
 """
+from __future__ import annotations
+
 import hashlib
 import hmac
 import secrets
@@ -17,21 +19,21 @@ MAX_SECRET = 200         # characters of a token or password we hash at all
 SCRYPT = dict(n=2 ** 14, r=8, p=1, maxmem=64 * 1024 * 1024, dklen=32)
 
 
-def new_token():
+def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def token_hash(token):
+def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
-def hash_password(password, salt=None):
+def hash_password(password: str, salt: str | None = None) -> tuple[str, str]:
     salt = salt or secrets.token_hex(16)
     h = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), **SCRYPT)
     return salt, h.hex()
 
 
-def check_password(password, salt, expected):
+def check_password(password: str, salt: str, expected: str) -> bool:
     if not isinstance(password, str) or len(password) > MAX_SECRET:
         return False
     _, got = hash_password(password, salt)
@@ -43,7 +45,7 @@ def check_password(password, salt, expected):
 UNKNOWN_ADMIN = hash_password("not a password", "00" * 16)
 
 
-def new_session():
+def new_session() -> tuple[str, str, str]:
     """(cookie value, its stored hash, CSRF token)."""
     cookie = secrets.token_urlsafe(32)
     return cookie, token_hash(cookie), secrets.token_urlsafe(24)
@@ -54,14 +56,14 @@ class RateLimit:
     Per process (a limit, not a record): two processes allow twice as much, still bounded.
     The table is bounded: past `keys` keys the fullest buckets are forgotten."""
 
-    def __init__(self, rate, burst, keys=10000):
+    def __init__(self, rate: float, burst: float, keys: int = 10000) -> None:
         self.rate = float(rate)
         self.burst = float(burst)
         self.keys = keys
         self._b = {}
         self._lock = threading.Lock()
 
-    def allow(self, key, cost=1.0):
+    def allow(self, key: object, cost: float = 1.0) -> bool:
         now = time.monotonic()
         with self._lock:
             level, t = self._b.get(key, (self.burst, now))

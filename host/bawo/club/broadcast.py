@@ -7,9 +7,13 @@ process: PostgreSQL NOTIFY on a shared database (each process LISTENs and fans o
 spectators' SSE streams), its own Hub on SQLite (one process). The LED picture is drawn once,
 by that process, with the firmware's own renderer (bawo.serve.boardview, as `bawo serve` draws).
 """
+from __future__ import annotations
+
 import datetime
 import json
 import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import GAMES, State, game as make_game, winner_name
 from shared_rules.errors import RulesError
@@ -18,18 +22,23 @@ from ..serve.live import Hub
 from . import ClubError
 from .records import MAX_ID, Refused
 
+if TYPE_CHECKING:
+    import asyncio
+
+    from .store import PgStore, SqliteStore
+
 MAX_MOVES = 2000       # plies a live game may have (a long Bawo game is ~400)
 MAX_MOVE = 16          # characters of a move
 MAX_PAYLOAD = 7800     # bytes of a NOTIFY payload (PostgreSQL's limit is 8000)
 LIVE_HOURS = 6         # a board's live game is shown this long after its last move
 
 
-def since_hours(hours):
+def since_hours(hours: float) -> str:
     t = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=hours)
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def parse_update(d):
+def parse_update(d: Any) -> tuple[str, str, str | None, int, list[str], bool]:
     """(rid, game, start, from, moves, done) of a PC's JSON body, or Refused."""
     if not isinstance(d, dict):
         raise Refused("a live update is a JSON object")
@@ -50,7 +59,7 @@ def parse_update(d):
     return rid, game, start, frm, moves, bool(d.get("done"))
 
 
-def replay(game, start, moves):
+def replay(game: str, start: str | None, moves: Iterable[str]) -> State:
     """The State after moves; Refused when they do not replay."""
     try:
         s = State(make_game(game), start)
@@ -61,7 +70,7 @@ def replay(game, start, moves):
     return s
 
 
-def event(row):
+def event(row: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The message spectators get for a live row: who, the ply, the last move, the picture."""
     from ..serve import boardview as B
     moves = row["moves"].split() if row["moves"] else []
@@ -93,7 +102,7 @@ def event(row):
 class Live:
     """This process's spectators, fed from NOTIFY (PostgreSQL) or directly (SQLite)."""
 
-    def __init__(self, store):
+    def __init__(self, store: SqliteStore | PgStore) -> None:
         self.store = store
         self.hub = Hub()
         self.stop = threading.Event()
@@ -106,7 +115,7 @@ class Live:
         # PostgreSQL (anything may have changed). Not for spectators.
         self.hooks = []
 
-    def start(self, loop):
+    def start(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Before the first spectator's snapshot: the listener is up, so no move committed
         after the snapshot is missed (it comes as an event, at worst once more)."""
         if self.hub.loop is None:
@@ -119,7 +128,7 @@ class Live:
                 self.thread.start()
         return self.listening.wait(10) if self.shared else True
 
-    def _heard(self, payload):
+    def _heard(self, payload: str | None) -> None:
         if payload is None:
             self._hook(None)
             self.resync()
@@ -144,7 +153,7 @@ class Live:
         if self.shared:
             self.store.notify(json.dumps(msg))
 
-    def resync(self):
+    def resync(self) -> None:
         """Every board's game as the database has it, to this process's spectators: after the
         listener lost PostgreSQL for a while, the moves it missed are in there."""
         if not self.hub.subs:
@@ -155,10 +164,10 @@ class Live:
         except ClubError:
             pass
 
-    def send(self, msg, text):
+    def send(self, msg: dict[str, Any], text: str) -> None:
         """After the commit: to every process's spectators."""
         if not (self.shared and self.store.notify(text)):
             self.hub.publish(msg)
 
-    def close(self):
+    def close(self) -> None:
         self.stop.set()

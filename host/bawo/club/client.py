@@ -7,17 +7,24 @@ board is told it may forget it; delivery follows, oldest first, and stops at the
 the club could not take for a reason that may pass (offline, busy), so order is kept. A record
 the club refuses for good (it does not replay) is marked refused and reported, never resent.
 """
+from __future__ import annotations
+
 import json
 import os
 import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..sync import parse_record
 from ..text import safe
 from . import ClubError
 from .store import sha256, utcnow
+
+if TYPE_CHECKING:
+    from ..db import Log
 
 TIMEOUT = 10.0
 CONFIG = "club.json"
@@ -36,14 +43,14 @@ CREATE TABLE IF NOT EXISTS club_outbox (
 )"""
 
 
-def config_path(data_dir=None):
+def config_path(data_dir: str | None = None) -> str:
     if data_dir is None:
         from ..db import default_path
         data_dir = os.path.dirname(default_path())
     return os.path.join(data_dir, CONFIG)
 
 
-def load_config(data_dir=None):
+def load_config(data_dir: str | None = None) -> dict[str, Any] | None:
     """The club config, or None when this PC joined no club."""
     p = config_path(data_dir)
     try:
@@ -59,7 +66,7 @@ def load_config(data_dir=None):
     return cfg
 
 
-def _save_config(cfg, data_dir=None):
+def _save_config(cfg: dict[str, Any], data_dir: str | None = None) -> None:
     p = config_path(data_dir)
     os.makedirs(os.path.dirname(p), exist_ok=True)
     tmp = p + ".tmp"
@@ -71,14 +78,16 @@ def _save_config(cfg, data_dir=None):
     os.replace(tmp, p)
 
 
-def check_url(url):
+def check_url(url: str) -> str:
     u = urllib.parse.urlsplit(url)
     if u.scheme not in ("http", "https") or not u.netloc or len(url) > 500:
         raise ClubError("a club's address is http(s)://host[:port]/ (got %r)" % safe(url[:100]))
     return url if url.endswith("/") else url + "/"
 
 
-def request(url, path, token, body=None, content_type="text/plain; charset=utf-8", timeout=TIMEOUT):
+def request(url: str, path: str, token: str, body: bytes | None = None,
+            content_type: str = "text/plain; charset=utf-8",
+            timeout: float = TIMEOUT) -> tuple[int | None, Any]:
     """(status, JSON answer) of one request to the club; status None when it cannot be
     reached (the answer's "error" says why). timeout: seconds (a long poll's wait and more)."""
     req = urllib.request.Request(url + path, data=body, method="POST" if body is not None else "GET",
@@ -96,7 +105,7 @@ def request(url, path, token, body=None, content_type="text/plain; charset=utf-8
         return None, {"error": str(getattr(e, "reason", e))[:200]}
 
 
-def join(url, token, data_dir=None):
+def join(url: str, token: str, data_dir: str | None = None) -> str:
     """Ask the club whose token this is; keep it. Returns the board's id."""
     url = check_url(url)
     if not token or len(token) > 200 or not token.isascii() or not token.isprintable():
@@ -113,7 +122,8 @@ def join(url, token, data_dir=None):
     return ans["board"]
 
 
-def admin_seat(url, name, password, board, south, north):
+def admin_seat(url: str, name: str, password: str, board: str, south: str,
+               north: str) -> None:
     """Seat players as an admin from any PC: log in, read the form's CSRF token, post."""
     import html
     import http.cookiejar
@@ -149,12 +159,12 @@ def admin_seat(url, name, password, board, south, north):
 class Outbox:
     """The records waiting for the club, in the PC's own log file."""
 
-    def __init__(self, conn):
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self.db = conn
         self.db.execute(OUTBOX)
         self.db.commit()
 
-    def put(self, board, text):
+    def put(self, board: str, text: str) -> None:
         """Queue one record (again is a no-op); committed before returning."""
         rec, _ = parse_record(text)
         rid = rec.header.get("Id") or ""
@@ -162,24 +172,24 @@ class Outbox:
             self.db.execute("INSERT OR IGNORE INTO club_outbox (board, rid, sha, record, queued)"
                             " VALUES (?,?,?,?,?)", (board, rid, sha256(text), text, utcnow()))
 
-    def waiting(self):
+    def waiting(self) -> list[dict[str, Any]]:
         return [dict(zip(("seq", "board", "rid", "record"), r)) for r in self.db.execute(
             "SELECT seq, board, rid, record FROM club_outbox WHERE delivered IS NULL ORDER BY seq")]
 
-    def done(self, seq, outcome):
+    def done(self, seq: int, outcome: str) -> None:
         with self.db:
             self.db.execute("UPDATE club_outbox SET delivered=?, outcome=? WHERE seq=?",
                             (utcnow(), outcome[:300], seq))
 
 
-def held_hook(log, cfg):
+def held_hook(log: Log, cfg: dict[str, Any] | None) -> Callable[[str, bytes | None], None] | None:
     """What `bawo sync` calls for each record the log holds, before the board may forget it:
     queue it for the club if its board joined. None when this PC joined no club."""
     if not cfg:
         return None
     box = Outbox(log.db)
 
-    def held(gid, data):
+    def held(gid: str, data: bytes | str | None) -> None:
         if data is None:
             row = log.db.execute("SELECT record FROM games WHERE id=?", (str(gid),)).fetchone()
             if row is None:
@@ -197,17 +207,17 @@ def held_hook(log, cfg):
 
 
 class PushReport:
-    def __init__(self):
+    def __init__(self) -> None:
         self.delivered = []   # (rid, outcome)
         self.refused = []     # (rid, why)
         self.left = 0         # still queued
         self.stopped = None   # why delivery stopped early
 
-    def ok(self):
+    def ok(self) -> bool:
         return not self.refused and self.stopped is None
 
 
-def push(conn, cfg):
+def push(conn: sqlite3.Connection, cfg: dict[str, Any]) -> PushReport:
     """Deliver the outbox in order; stop at the first record that may go later."""
     box = Outbox(conn)
     rep = PushReport()
@@ -233,11 +243,11 @@ def push(conn, cfg):
     return rep
 
 
-def open_outbox(path):
+def open_outbox(path: str | os.PathLike[str]) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=5)
 
 
-def deliver(db_path, cfg):
+def deliver(db_path: str | os.PathLike[str], cfg: dict[str, Any]) -> PushReport:
     """Deliver the outbox of the PC's log at db_path. Returns the PushReport."""
     conn = open_outbox(db_path)
     try:
@@ -246,7 +256,7 @@ def deliver(db_path, cfg):
         conn.close()
 
 
-def push_lines(rep):
+def push_lines(rep: PushReport) -> list[str]:
     """What a delivery did, as lines for a person (`bawo sync`, `bawo club push`, the page)."""
     lines = ["club: %d record(s) delivered%s%s" % (
         len(rep.delivered),
@@ -259,7 +269,7 @@ def push_lines(rep):
     return lines
 
 
-def deliver_if_joined(db_path, data_dir=None):
+def deliver_if_joined(db_path: str, data_dir: str | None = None) -> dict[str, Any] | None:
     """The page's delivery after its Sync (bawo.serve.page_live): None when this PC joined no
     club, else what was delivered as a dict (the PushReport's counts and its lines)."""
     try:

@@ -4,6 +4,8 @@ Why Glicko-2 and not OpenSkill: our games are all two-player, Glicko-2 is a page
 with a published worked example to test against (tests/test_club_ratings.py), and a rating's
 deviation (RD) says how sure it is, which is what marks a rating provisional. No dependency.
 """
+from __future__ import annotations
+
 import math
 
 SCALE = 173.7178
@@ -14,22 +16,22 @@ EPSILON = 0.000001   # the convergence tolerance of step 5
 class Rating:
     __slots__ = ("r", "rd", "sigma")
 
-    def __init__(self, r=1500.0, rd=350.0, sigma=0.06):
+    def __init__(self, r: float = 1500.0, rd: float = 350.0, sigma: float = 0.06) -> None:
         self.r, self.rd, self.sigma = r, rd, sigma
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Rating(%.2f, %.2f, %.5f)" % (self.r, self.rd, self.sigma)
 
 
-def _g(phi):
+def _g(phi: float) -> float:
     return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
 
 
-def _e(mu, mu_j, phi_j):
+def _e(mu: float, mu_j: float, phi_j: float) -> float:
     return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
 
 
-def update(player, games, tau=TAU):
+def update(player: Rating, games: list[tuple[Rating, float]], tau: float = TAU) -> Rating:
     """The player's Rating after one rating period. games: [(opponent Rating, score)] with
     score 1 a win, 0.5 a draw, 0 a loss; the opponents' ratings are as before the period."""
     mu = (player.r - 1500.0) / SCALE

@@ -1,7 +1,10 @@
 """The club's public pages: the club (its boards and recent games), a game, the leaderboard,
 the players and a player, and every board live (the page and its server-sent events)."""
+from __future__ import annotations
+
 import asyncio
 import json
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
@@ -12,12 +15,18 @@ from . import ClubError, broadcast as LV, ratings as R
 from .clubsite import club_of, err
 from .records import check_board
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
 
-def live_rows(store):
+    from .store import Store
+
+
+def live_rows(store: Store) -> list[dict[str, Any]]:
     return [LV.event(r)[0] for r in store.live_boards(LV.since_hours(LV.LIVE_HOURS))]
 
 
-async def live_events(request):
+async def live_events(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse
     cfg = club_of(request)
     hub = cfg.live.hub
@@ -39,7 +48,7 @@ async def live_events(request):
     return EventSourceResponse(gen(), ping=10)
 
 
-async def live_page(request):
+async def live_page(request: Request) -> Response:
     cfg = club_of(request)
     board = request.query_params.get("board")
     if board is not None:
@@ -50,7 +59,7 @@ async def live_page(request):
     return cfg.page("live", request, board=board)
 
 
-async def club_page(request):
+async def club_page(request: Request) -> Response:
     cfg = club_of(request)
     store = cfg.store
 
@@ -62,7 +71,7 @@ async def club_page(request):
     return cfg.page("club", request, admin=s and s["admin"], **await run_in_threadpool(load))
 
 
-async def game_page(request):
+async def game_page(request: Request) -> Response:
     cfg = club_of(request)
     try:
         seq = int(request.query_params.get("seq", ""))
@@ -75,7 +84,7 @@ async def game_page(request):
     return cfg.page("game", request, g=row, admin=s and s["admin"], csrf=s and s["csrf"])
 
 
-async def leaderboard_page(request):
+async def leaderboard_page(request: Request) -> Response:
     cfg = club_of(request)
     kind = request.query_params.get("game", "bawo")
     kind = kind if kind in GAMES else "bawo"
@@ -84,7 +93,7 @@ async def leaderboard_page(request):
                     rows=R.leaderboard(tables.get(kind, {})))
 
 
-async def player_page(request):
+async def player_page(request: Request) -> Response:
     cfg = club_of(request)
     name = request.query_params.get("name", "")[:100]
     p = await run_in_threadpool(cfg.store.player, name)
@@ -97,12 +106,12 @@ async def player_page(request):
                     provisional=R.PROVISIONAL_RD)
 
 
-async def players_page(request):
+async def players_page(request: Request) -> Response:
     cfg = club_of(request)
     return cfg.page("players", request, players=await run_in_threadpool(cfg.store.players))
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/", club_page),
         Route("/game", game_page),

@@ -33,7 +33,11 @@ it, the points scored against each other, when all of them met. Swiss ranks by p
 Buchholz, Sonneborn-Berger, direct encounter; round robin by points, direct encounter,
 Sonneborn-Berger (its Buchholz is the same for all).
 """
+from __future__ import annotations
+
 import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 SOUTH, NORTH = "S", "N"
 WIN, DRAW = 1.0, 0.5
@@ -47,7 +51,7 @@ class PairingError(ValueError):
 
 
 # -- round robin ----------------------------------------------------------------------------
-def berger(n):
+def berger(n: int) -> list[list[tuple[int, int | None]]]:
     """The rounds of a round robin of players 1..n: [[(south, north), ...] a round], table 1
     first. With an odd n a player's pair with the bye is (player, None)."""
     if n < 2:
@@ -75,14 +79,14 @@ def berger(n):
 class State:
     """A player's state before a round: rank (pairing number), points, opponents, sides."""
 
-    def __init__(self, rank):
+    def __init__(self, rank: int) -> None:
         self.rank = rank
         self.points = 0.0
         self.opponents = set()
         self.colours = []       # the sides of the games played, in order
         self.had_bye = False
 
-    def preference(self):
+    def preference(self) -> tuple[str | None, int]:
         """(side, strength): strength 3 absolute, 2 strong, 1 mild, 0 none."""
         c = self.colours
         if not c:
@@ -98,14 +102,15 @@ class State:
         return (NORTH if c[-1] == SOUTH else SOUTH), 1
 
 
-def points_of(result, side):
+def points_of(result: str, side: str) -> float:
     """What a result ('S', 'N', 'D') gives the player on side ('S' or 'N')."""
     if result == "D":
         return DRAW
     return WIN if result == side else 0.0
 
 
-def states(seeds, rounds):
+def states(seeds: Sequence[str],
+           rounds: list[list[tuple[str, str | None, str | None]]]) -> dict[str, State]:
     """{player: State} after rounds: [[(south, north or None, result), ...] a round]; a game
     without a result yet counts as played, for no points."""
     st = {p: State(i + 1) for i, p in enumerate(seeds)}
@@ -124,12 +129,12 @@ def states(seeds, rounds):
 
 
 # -- Swiss ----------------------------------------------------------------------------------
-def higher(st, a, b):
+def higher(st: dict[str, State], a: str, b: str) -> bool:
     """True when a ranks above b (more points, then the smaller pairing number)."""
     return (-st[a].points, st[a].rank) < (-st[b].points, st[b].rank)
 
 
-def compatible(st, a, b):
+def compatible(st: dict[str, State], a: str, b: str) -> bool:
     """The absolute criteria: not met before (C.1), not both absolute for one side (C.3)."""
     if b in st[a].opponents:
         return False
@@ -138,7 +143,7 @@ def compatible(st, a, b):
     return not (sa == 3 and sb == 3 and pa == pb)
 
 
-def sides(st, a, b):
+def sides(st: dict[str, State], a: str, b: str) -> tuple[str, str]:
     """(south, north) of a pair by the colour rules E.1-E.5."""
     if not higher(st, a, b):
         a, b = b, a                      # a: the higher-ranked
@@ -161,7 +166,7 @@ def sides(st, a, b):
     return (a, b) if side_a == SOUTH else (b, a)
 
 
-def unhappy(st, a, b):
+def unhappy(st: dict[str, State], a: str, b: str) -> int:
     """How many of the two do not get the side they prefer (C.10)."""
     south, north = sides(st, a, b)
     return sum(1 for p, side in ((south, SOUTH), (north, NORTH))
@@ -171,17 +176,17 @@ def unhappy(st, a, b):
 class Matcher:
     """Whether a set of players can all be paired under the absolute criteria (memoised)."""
 
-    def __init__(self, st):
+    def __init__(self, st: dict[str, State]) -> None:
         self.st = st
         self.memo = {}
 
-    def pairable(self, players):
+    def pairable(self, players: Iterable[str]) -> bool:
         key = frozenset(players)
         if key not in self.memo:
             self.memo[key] = self.one_matching(sorted(key, key=lambda p: self.st[p].rank)) is not None
         return self.memo[key]
 
-    def one_matching(self, players):
+    def one_matching(self, players: list[str]) -> list[tuple[str, str]] | None:
         """A pairing of all of players (in order), or None."""
         if not players:
             return []
@@ -200,7 +205,8 @@ class Matcher:
         return None
 
 
-def dutch_candidates(bracket, p):
+def dutch_candidates(bracket: list[str],
+                     p: int) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
     """(pairs, floaters) of a bracket with p pairs, in the Dutch order: S1 = its top p, S2 the
     others; S2's transpositions; then one exchange between S1 and S2, the closest first."""
     splits = [(bracket[:p], bracket[p:])]
@@ -218,7 +224,9 @@ def dutch_candidates(bracket, p):
             yield list(zip(s1, perm[:p])), list(perm[p:])
 
 
-def valid_candidates(st, matcher, bracket, below, p, limit=MAX_TRIES):
+def valid_candidates(st: dict[str, State], matcher: Matcher, bracket: list[str], below: list[str],
+                     p: int, limit: int = MAX_TRIES
+                     ) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
     """The bracket's candidates with p pairs that keep the absolute criteria and leave the
     players below pairable (C.4), in the Dutch order."""
     tries = 0
@@ -230,7 +238,7 @@ def valid_candidates(st, matcher, bracket, below, p, limit=MAX_TRIES):
             yield pairs, floaters
 
 
-def most_pairs(st, matcher, bracket, below):
+def most_pairs(st: dict[str, State], matcher: Matcher, bracket: list[str], below: list[str]) -> int:
     """How many pairs a bracket can make (C.7 looks one bracket ahead with it)."""
     for p in range(len(bracket) // 2, 0, -1):
         if next(valid_candidates(st, matcher, bracket, below, p, MAX_TRIES // 10), None):
@@ -238,7 +246,9 @@ def most_pairs(st, matcher, bracket, below):
     return 0
 
 
-def pair_bracket(st, matcher, bracket, below, last, next_group=()):
+def pair_bracket(st: dict[str, State], matcher: Matcher, bracket: list[str], below: list[str],
+                 last: bool, next_group: Sequence[str] = ()
+                 ) -> tuple[list[tuple[str, str]], list[str]]:
     """(pairs, floaters) of one bracket; below: the players of the lower groups, next_group
     the first of them. Among the candidates with the most pairs (C.5), the best by: the
     downfloaters' scores, highest first, as low as can be (C.6); then the most pairs in the
@@ -273,7 +283,8 @@ def pair_bracket(st, matcher, bracket, below, last, next_group=()):
     return pairs, []
 
 
-def swiss_round(seeds, rounds):
+def swiss_round(seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]]
+                ) -> list[tuple[str, str | None]]:
     """The next round of a Swiss: [(south, north), ...] table 1 first, then (bye, None) if the
     field is odd. seeds: the players in pairing-number order; rounds: as states() reads them."""
     st = states(seeds, rounds)
@@ -305,7 +316,8 @@ def swiss_round(seeds, rounds):
 
 
 # -- standings ------------------------------------------------------------------------------
-def standings(seeds, rounds, system="swiss"):
+def standings(seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]],
+              system: str = "swiss") -> list[dict[str, Any]]:
     """[{player, rank, points, buchholz, sb, de, place}] best first. Games without a result are
     not counted."""
     st = states(seeds, rounds)

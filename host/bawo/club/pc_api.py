@@ -1,7 +1,10 @@
 """The PCs' API: who a token is, a record's upload, a board's live moves. Every call carries
 a board token (Authorization: Bearer) and is answered in JSON."""
+from __future__ import annotations
+
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
@@ -14,18 +17,22 @@ from .records import MAX_RECORD, Refused, verify
 from .store import LiveGap
 from .tournaments import fill_results
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
 MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
 NO_TOKEN = "no valid board token: ask the club's admin for one"
 
 
-async def whoami(request):
+async def whoami(request: Request) -> Response:
     board = await run_in_threadpool(club_of(request).board_of, request)
     if board is None:
         return err(NO_TOKEN, 401)
     return JSONResponse({"board": board})
 
 
-async def upload(request):
+async def upload(request: Request) -> Response:
     cfg = club_of(request)
     board = await run_in_threadpool(cfg.board_of, request)
     if board is None:
@@ -49,7 +56,7 @@ async def upload(request):
     return JSONResponse({"outcome": outcome, "seq": seq, "board": board})
 
 
-async def live_update(request):
+async def live_update(request: Request) -> Response:
     cfg = club_of(request)
     board = await run_in_threadpool(cfg.board_of, request)
     if board is None:
@@ -83,7 +90,7 @@ async def live_update(request):
     return JSONResponse({"ply": msg["ply"]})
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/api/whoami", whoami),
         Route("/api/records", upload, methods=["POST"]),

@@ -5,6 +5,11 @@ a day every game counts against the opponent's rating from before the day, as Gl
 A player's Bagh-Chal games as goats and as tigers make one rating. Games are read in one fixed
 order (Store.rated_games), so ties and float sums come out the same on every process.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from shared_rules import game as make_game
 
 from .glicko2 import Rating, update
@@ -13,7 +18,7 @@ PROVISIONAL_RD = 110.0   # lichess's rule: above this the rating is not yet trus
 MAX_RD = 350.0
 
 
-def _score(result, sides):
+def _score(result: str, sides: Sequence[str]) -> float | None:
     """South's score, or None for a game with no result."""
     if result == "draw":
         return 0.5
@@ -24,7 +29,7 @@ def _score(result, sides):
     return None
 
 
-def recompute(games):
+def recompute(games: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """{game kind: {player: {"rating": Rating, "games": n, "wins", "draws", "losses",
     "history": [(day, r, rd)]}}} from Store.rated_games() rows."""
     sides = {}
@@ -70,7 +75,7 @@ def recompute(games):
     return out
 
 
-def leaderboard(table):
+def leaderboard(table: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows sorted best first: established ratings before provisional ones."""
     rows = []
     for p, e in table.items():

@@ -5,7 +5,10 @@ own log trusts; nothing a PC says about a record is believed. Its names come fro
 seat at that board (or the board's AI, from the record's First/Second tag), never from the
 upload.
 """
+from __future__ import annotations
+
 import datetime
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import game as make_game
 from shared_rules.errors import RecordError
@@ -16,6 +19,9 @@ from ..sync import parse_record, UNREADABLE
 from . import ClubError
 from .store import sha256
 
+if TYPE_CHECKING:
+    from shared_rules.record import Record
+
 MAX_RECORD = 256 * 1024     # bytes of one upload: a long Bawo game's text is ~8 KB
 MAX_ID = 80                 # characters of a record id ("<device>-<n>" is ~20)
 
@@ -24,7 +30,7 @@ class Refused(ClubError):
     """An upload that does not replay or breaks a rule: nothing was stored."""
 
 
-def player_of(tag):
+def player_of(tag: str | None) -> str | None:
     """The club name of an AI side ('board (level 5)'), or None for a person (from the seat)."""
     kind, level, _ = P.parse(tag)
     if kind in P.AI:
@@ -35,7 +41,7 @@ def player_of(tag):
 class Verified:
     """A record that replayed, with what the club stores beside it."""
 
-    def __init__(self, rec, text):
+    def __init__(self, rec: Record, text: str) -> None:
         h = rec.header
         self.rec = rec
         self.text = text
@@ -53,14 +59,14 @@ class Verified:
         self.second = h.get("Second")
         self.sides = make_game(self.game).sides
 
-    def names(self, seat):
+    def names(self, seat: dict[str, Any] | None) -> tuple[str | None, str | None]:
         """(south, north): an AI side is the board's AI; a person is who sat there."""
         south = player_of(self.first) or (seat["south"] if seat else None)
         north = player_of(self.second) or (seat["north"] if seat else None)
         return south, north
 
 
-def verify(board, data):
+def verify(board: str, data: object) -> Verified:
     """Verified, or Refused saying why. board: the board the uploader's token is for: a record
     that another board wrote is refused (a token uploads its own board's records only)."""
     if not isinstance(data, (bytes, bytearray)) or len(data) > MAX_RECORD:
@@ -91,7 +97,7 @@ def verify(board, data):
 MAX_NAME = 40
 
 
-def check_player(name):
+def check_player(name: object) -> str:
     """A person's name as the club keeps it, or ClubError: 1 to 40 characters, no controls
     (pages escape it anyway), and not a name the board's AI goes by."""
     if not isinstance(name, str):
@@ -106,7 +112,7 @@ def check_player(name):
     return name
 
 
-def check_board(board):
+def check_board(board: object) -> str:
     """A board id as boards write it (letters, digits, - and _; at most 64), or ClubError."""
     if not isinstance(board, str) or not 0 < len(board) <= 64 or not all(
             c.isascii() and (c.isalnum() or c in "-_") for c in board):

@@ -1,16 +1,27 @@
 """`bawo club serve`: the club's pages and API on uvicorn, as `bawo serve` runs its page."""
+from __future__ import annotations
+
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .store import is_postgres, open_store
 
+if TYPE_CHECKING:
+    import socket
 
-def default_db():
+    from starlette.applications import Starlette
+
+    from .store import PgStore, SqliteStore
+
+
+def default_db() -> str:
     from platformdirs import user_data_dir
     return os.path.join(user_data_dir("bawo", appauthor=False), "club.sqlite")
 
 
-def make(db, host="127.0.0.1", port=0, **limits):
+def make(db: str | None, host: str = "127.0.0.1", port: int = 0,
+         **limits: Any) -> tuple[Starlette, socket.socket, SqliteStore | PgStore, str]:
     """(app, socket, store, url): what `bawo club serve` runs, also used by the tests."""
     from ..serve import listen
     from .asgi import Config, create_app
@@ -25,7 +36,7 @@ def make(db, host="127.0.0.1", port=0, **limits):
     return app, sock, store, "http://%s:%d/" % (shown, sock.getsockname()[1])
 
 
-def run(db=None, bind="127.0.0.1", http_port=8080):
+def run(db: str | None = None, bind: str = "127.0.0.1", http_port: int = 8080) -> int:
     import uvicorn
     app, sock, store, url = make(db, bind, http_port)
     where = "PostgreSQL" if is_postgres(db) else (db or default_db())

@@ -7,6 +7,8 @@ on what the transaction decides about, so two processes never both take one reco
 the auto-numbered key in migrations.py. The web tier keeps nothing of its own: everything two
 club processes must agree on is here.
 """
+from __future__ import annotations
+
 import contextlib
 import datetime
 import hashlib
@@ -15,6 +17,8 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from . import ClubError
 from .migrations import LATEST, MIGRATIONS
@@ -26,19 +30,19 @@ CONFLICT = "conflict"
 SESSION_HOURS = 12
 
 
-def utcnow():
+def utcnow() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def sha256(text):
+def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def is_postgres(url):
+def is_postgres(url: object) -> bool:
     return isinstance(url, str) and url.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(url):
+def open_store(url: str) -> SqliteStore | PgStore:
     """The store at url: a postgresql:// URL, else the path of an SQLite file. Migrated to
     the latest schema before it is returned."""
     store = PgStore(url) if is_postgres(url) else SqliteStore(url)
@@ -53,22 +57,22 @@ def open_store(url):
 class Tx:
     """One transaction: execute/one/all with ? placeholders, rows as dicts."""
 
-    def __init__(self, conn, store):
+    def __init__(self, conn: Any, store: Store) -> None:
         self.conn = conn
         self.store = store
 
-    def execute(self, sql, args=()):
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
         return self.store._execute(self.conn, sql, args)
 
-    def one(self, sql, args=()):
+    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         rows = self.all(sql, args)
         return rows[0] if rows else None
 
-    def all(self, sql, args=()):
+    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         cur = self.execute(sql, args)
         return [dict(r) for r in cur.fetchall()]
 
-    def lock(self, *key):
+    def lock(self, *key: str) -> None:
         """Serialise the transactions that decide about key (a record id, a board)."""
         self.store._lock(self.conn, "\x1f".join(key))
 
@@ -77,24 +81,24 @@ class Store:
     engine = None
 
     # -- engine hooks --------------------------------------------------------------------
-    def _connect(self):
+    def _connect(self) -> Any:
         raise NotImplementedError
 
-    def _execute(self, conn, sql, args):
+    def _execute(self, conn: Any, sql: str, args: Sequence[Any]) -> Any:
         raise NotImplementedError
 
-    def _begin(self, conn):
+    def _begin(self, conn: Any) -> Any:
         raise NotImplementedError
 
-    def _lock(self, conn, key):
+    def _lock(self, conn: Any, key: str) -> None:
         raise NotImplementedError
 
-    def _ddl(self, sql):
+    def _ddl(self, sql: str) -> str:
         raise NotImplementedError
 
     # -- connections and transactions ----------------------------------------------------
     @contextlib.contextmanager
-    def tx(self):
+    def tx(self) -> Iterator[Tx]:
         """A write transaction, committed when the block ends without an error: a caller
         answers a client only after this block, so an answer means committed."""
         conn = self._take()
@@ -104,7 +108,7 @@ class Store:
         finally:
             self._give(conn)
 
-    def query(self, sql, args=()):
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """The rows of one read (autocommit), as dicts."""
         conn = self._take()
         try:
@@ -112,19 +116,19 @@ class Store:
         finally:
             self._give(conn)
 
-    def one(self, sql, args=()):
+    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         rows = self.query(sql, args)
         return rows[0] if rows else None
 
     # -- migrations ----------------------------------------------------------------------
-    def version(self):
+    def version(self) -> int:
         try:
             row = self.one("SELECT version FROM club_schema")
         except Exception:
             return 0
         return row["version"] if row else 0
 
-    def migrate(self, to=LATEST):
+    def migrate(self, to: int = LATEST) -> int:
         """Bring the schema up to version `to`, each migration in its own transaction with
         the new version number (a crash leaves a whole version). Two processes starting at
         once: the second waits for the lock and then finds nothing to do."""
@@ -148,15 +152,15 @@ class Store:
                 t.execute("UPDATE club_schema SET version=?", (v + 1,))
 
     # -- boards and tokens ---------------------------------------------------------------
-    def add_board(self, board):
+    def add_board(self, board: str) -> None:
         with self.tx() as t:
             t.execute("INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
                       (board, utcnow()))
 
-    def boards(self):
+    def boards(self) -> list[dict[str, Any]]:
         return self.query("SELECT id, added FROM boards ORDER BY id")
 
-    def add_token(self, board, token_hash):
+    def add_token(self, board: str, token_hash: str) -> int:
         """Note a new token of board (the board is added if new); returns the token's number."""
         with self.tx() as t:
             t.execute("INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -164,21 +168,21 @@ class Store:
             return t.one("INSERT INTO tokens (board, hash, created) VALUES (?, ?, ?) RETURNING id",
                          (board, token_hash, utcnow()))["id"]
 
-    def revoke_token(self, number):
+    def revoke_token(self, number: int) -> str | None:
         with self.tx() as t:
             row = t.one("UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL RETURNING board",
                         (utcnow(), number))
         return row["board"] if row else None
 
-    def tokens(self):
+    def tokens(self) -> list[dict[str, Any]]:
         return self.query("SELECT id, board, created, revoked FROM tokens ORDER BY id")
 
-    def board_of_token(self, token_hash):
+    def board_of_token(self, token_hash: str) -> str | None:
         row = self.one("SELECT board FROM tokens WHERE hash=? AND revoked IS NULL", (token_hash,))
         return row["board"] if row else None
 
     # -- records -------------------------------------------------------------------------
-    def upload(self, board, v):
+    def upload(self, board: str, v: Any) -> tuple[str, int]:
         """Store a verified record (records.Verified) of board. Returns (outcome, seq):
         ADDED; DUPLICATE (this board sent this content under this id before: nothing new);
         CONFLICT (another content under a taken id: kept, with status 'conflict')."""
@@ -221,7 +225,8 @@ class Store:
     _SUMMARY = ("seq, board, rid, sha, status, game, result, reason, plies, start, played,"
                 " first_tag, second_tag, south, north, added")
 
-    def records(self, board=None, player=None, status=None, limit=500):
+    def records(self, board: str | None = None, player: str | None = None,
+                status: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
         q = "SELECT %s FROM records WHERE 1=1" % self._SUMMARY
         args = []
         if board is not None:
@@ -237,21 +242,21 @@ class Store:
         args.append(int(limit))
         return self.query(q, args)
 
-    def recent(self, n=30):
+    def recent(self, n: int = 30) -> list[dict[str, Any]]:
         """The n records the club got last, newest first."""
         return self.query("SELECT %s FROM records ORDER BY seq DESC LIMIT ?" % self._SUMMARY, (int(n),))
 
-    def record(self, seq):
+    def record(self, seq: int | str) -> dict[str, Any] | None:
         return self.one("SELECT %s, record FROM records WHERE seq=?" % self._SUMMARY, (int(seq),))
 
-    def rated_games(self):
+    def rated_games(self) -> list[dict[str, Any]]:
         """Every finished, non-conflict game with both names, in the one order ratings use."""
         return self.query(
             "SELECT seq, game, result, played, added, south, north FROM records"
             " WHERE status='ok' AND result <> '*' AND south IS NOT NULL AND north IS NOT NULL"
             " ORDER BY COALESCE(played, added), board, rid, seq")
 
-    def set_names(self, seq, south, north):
+    def set_names(self, seq: int | str, south: str | None, north: str | None) -> bool:
         with self.tx() as t:
             for name in (south, north):
                 t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -261,7 +266,7 @@ class Store:
         return row is not None
 
     # -- players and seats ---------------------------------------------------------------
-    def seat(self, board, south, north, since=None):
+    def seat(self, board: str, south: str, north: str, since: str | None = None) -> None:
         with self.tx() as t:
             if t.one("SELECT 1 AS x FROM boards WHERE id=?", (board,)) is None:
                 raise ClubError("no board %s in the club: issue it a token first" % board)
@@ -271,22 +276,24 @@ class Store:
             t.execute("INSERT INTO seats (board, south, north, since) VALUES (?,?,?,?)",
                       (board, south, north, since or utcnow()))
 
-    def _seat_at(self, t, board, when):
+    def _seat_at(self, t: Tx, board: str, when: str) -> dict[str, Any] | None:
         return t.one("SELECT south, north FROM seats WHERE board=? AND since<=?"
                      " ORDER BY since DESC, id DESC LIMIT 1", (board, when))
 
-    def seats(self):
+    def seats(self) -> list[dict[str, Any]]:
         return self.query("SELECT board, south, north, since FROM seats s WHERE id ="
                           " (SELECT MAX(id) FROM seats t WHERE t.board = s.board) ORDER BY board")
 
-    def players(self):
+    def players(self) -> list[dict[str, Any]]:
         return self.query("SELECT name, added FROM players ORDER BY name")
 
-    def player(self, name):
+    def player(self, name: str) -> dict[str, Any] | None:
         return self.one("SELECT name, added FROM players WHERE name=?", (name,))
 
     # -- live games ----------------------------------------------------------------------
-    def live_update(self, board, rid, game, start, frm, moves, done, check):
+    def live_update(self, board: str, rid: str, game: str, start: str | None, frm: int,
+                    moves: Iterable[str], done: bool,
+                    check: Callable[[str, str | None, list[str]], object]) -> dict[str, Any]:
         """Add moves (from ply frm) to board's live game rid. check(game, start, all_moves):
         replays them, raising ValueError. Returns the row as stored; LiveGap(ply) when frm is
         not the ply the club has (the PC resends from there)."""
@@ -314,7 +321,7 @@ class Store:
             new["south"], new["north"] = (seat["south"], seat["north"]) if seat else (None, None)
         return new
 
-    def live_boards(self, since):
+    def live_boards(self, since: str) -> list[dict[str, Any]]:
         """The live rows updated at or after since (ISO UTC text), with who sits there now."""
         rows = self.query("SELECT board, rid, game, start, moves, ply, done, updated FROM live"
                           " WHERE updated>=? ORDER BY board", (since,))
@@ -332,22 +339,23 @@ class Store:
                           " AND south IS NOT NULL AND updated>=? ORDER BY id", (since,))
         return [remote_live_row(r) for r in rows]
 
-    def notify(self, payload):
+    def notify(self, payload: str) -> bool:
         """Tell every club process on this database (PostgreSQL: NOTIFY); False where there is
         no such channel (SQLite: one process)."""
         return False
 
     # -- admins and sessions -------------------------------------------------------------
-    def add_admin(self, name, salt, hsh):
+    def add_admin(self, name: str, salt: str, hsh: str) -> None:
         with self.tx() as t:
             t.execute("INSERT INTO admins (name, salt, hash, added) VALUES (?,?,?,?)"
                       " ON CONFLICT (name) DO UPDATE SET salt=excluded.salt, hash=excluded.hash",
                       (name, salt, hsh, utcnow()))
 
-    def admin(self, name):
+    def admin(self, name: str) -> dict[str, Any] | None:
         return self.one("SELECT name, salt, hash FROM admins WHERE name=?", (name,))
 
-    def add_session(self, session_hash, admin, csrf, hours=SESSION_HOURS):
+    def add_session(self, session_hash: str, admin: str, csrf: str,
+                    hours: float = SESSION_HOURS) -> None:
         expires = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=hours)
                    ).strftime("%Y-%m-%dT%H:%M:%SZ")
         with self.tx() as t:
@@ -355,11 +363,11 @@ class Store:
             t.execute("INSERT INTO sessions (hash, admin, csrf, expires) VALUES (?,?,?,?)",
                       (session_hash, admin, csrf, expires))
 
-    def session(self, session_hash):
+    def session(self, session_hash: str) -> dict[str, Any] | None:
         return self.one("SELECT admin, csrf FROM sessions WHERE hash=? AND expires>=?",
                         (session_hash, utcnow()))
 
-    def end_session(self, session_hash):
+    def end_session(self, session_hash: str) -> None:
         with self.tx() as t:
             t.execute("DELETE FROM sessions WHERE hash=?", (session_hash,))
 
@@ -395,12 +403,12 @@ class Unavailable(ClubError):
 class LiveGap(ClubError):
     """A live update that does not start at the ply the club has."""
 
-    def __init__(self, ply):
+    def __init__(self, ply: int) -> None:
         ClubError.__init__(self, "the club has this game up to ply %d" % ply)
         self.ply = ply
 
 
-def _wal(conn, wait=10.0):
+def _wal(conn: sqlite3.Connection, wait: float = 10.0) -> None:
     """Put the file in WAL mode. On a new file two connections doing it at once get "locked"
     at once, without SQLite's busy wait: try again for a while."""
     t0 = time.monotonic()
@@ -417,14 +425,14 @@ def _wal(conn, wait=10.0):
 class SqliteStore(Store):
     engine = "sqlite"
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._local = threading.local()
         self._all = []
         self._guard = threading.Lock()
 
-    def _take(self):
+    def _take(self) -> Any:
         # One connection a thread: sqlite3 connections are not shared between threads.
         conn = getattr(self._local, "conn", None)
         if conn is None:
@@ -439,14 +447,14 @@ class SqliteStore(Store):
                 self._all.append(conn)
         return conn
 
-    def _give(self, conn):
+    def _give(self, conn: Any) -> None:
         pass
 
-    def _execute(self, conn, sql, args):
+    def _execute(self, conn: Any, sql: str, args: Sequence[Any]) -> Any:
         return conn.execute(sql, tuple(args))
 
     @contextlib.contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: Any) -> Iterator[None]:
         # IMMEDIATE: the write lock is taken at BEGIN, so what a transaction read stays true
         # until it commits (no other writer in between).
         conn.execute("BEGIN IMMEDIATE")
@@ -457,13 +465,13 @@ class SqliteStore(Store):
             raise
         conn.execute("COMMIT")
 
-    def _lock(self, conn, key):
+    def _lock(self, conn: Any, key: str) -> None:
         pass   # BEGIN IMMEDIATE holds the one write lock already
 
-    def _ddl(self, sql):
+    def _ddl(self, sql: str) -> str:
         return sql.replace("{id}", "INTEGER PRIMARY KEY AUTOINCREMENT")
 
-    def close(self):
+    def close(self) -> None:
         with self._guard:
             for c in self._all:
                 c.close()
@@ -475,7 +483,7 @@ class PgStore(Store):
     engine = "postgresql"
     POOL = 8
 
-    def __init__(self, url):
+    def __init__(self, url: str) -> None:
         try:
             import psycopg  # noqa: F401
         except ImportError:
@@ -486,7 +494,7 @@ class PgStore(Store):
         self._guard = threading.Lock()
         self._closed = False
 
-    def _take(self):
+    def _take(self) -> Any:
         try:
             return self._pool.get_nowait()
         except queue.Empty:
@@ -507,7 +515,7 @@ class PgStore(Store):
                 self._made -= 1
             raise
 
-    def _connect(self):
+    def _connect(self) -> Any:
         import psycopg
         from psycopg.rows import dict_row
         try:
@@ -515,7 +523,7 @@ class PgStore(Store):
         except psycopg.OperationalError as e:
             raise Unavailable("cannot connect to the club database: %s" % " ".join(str(e).split())[:300])
 
-    def _give(self, conn):
+    def _give(self, conn: Any) -> None:
         if self._closed or conn.closed or conn.broken or conn.info.transaction_status != 0:
             # A broken connection (the server restarted, a failed transaction) is not reused;
             # after a lost one, the idle ones are likely dead too: dropped as well.
@@ -534,7 +542,7 @@ class PgStore(Store):
             return
         self._pool.put(conn)
 
-    def _execute(self, conn, sql, args):
+    def _execute(self, conn: Any, sql: str, args: Sequence[Any]) -> Any:
         import psycopg
         try:
             return conn.execute(sql.replace("?", "%s"), tuple(args))
@@ -542,7 +550,7 @@ class PgStore(Store):
             raise Unavailable("the club database went away: %s" % " ".join(str(e).split())[:200])
 
     @contextlib.contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: Any) -> Iterator[None]:
         import psycopg
         try:
             with conn.transaction():
@@ -550,15 +558,15 @@ class PgStore(Store):
         except psycopg.OperationalError as e:
             raise Unavailable("the club database went away: %s" % " ".join(str(e).split())[:200])
 
-    def _lock(self, conn, key):
+    def _lock(self, conn: Any, key: str) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
-    def _ddl(self, sql):
+    def _ddl(self, sql: str) -> str:
         return sql.replace("{id}", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
 
     CHANNEL = "bawo_club_live"
 
-    def notify(self, payload):
+    def notify(self, payload: str) -> bool:
         conn = self._take()
         try:
             self._execute(conn, "SELECT pg_notify(?, ?)", (self.CHANNEL, payload))
@@ -566,7 +574,8 @@ class PgStore(Store):
             self._give(conn)
         return True
 
-    def listen(self, on_message, stop, listening):
+    def listen(self, on_message: Callable[[str | None], object], stop: threading.Event,
+               listening: threading.Event) -> None:
         """Call on_message(payload) for each NOTIFY on the club's channel until stop is set;
         sets listening once the first LISTEN holds; reconnects after the server went away,
         and then calls on_message(None): what was sent meanwhile is to be read whole."""
@@ -584,7 +593,7 @@ class PgStore(Store):
             except psycopg.Error:
                 stop.wait(1.0)
 
-    def close(self):
+    def close(self) -> None:
         self._closed = True
         while True:
             try:

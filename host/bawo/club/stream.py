@@ -6,10 +6,14 @@ what the club lacks, so the watch loop never waits for the network. It keeps one
 connection open (keep-alive), made again after a drop; then it resumes from the club's ply
 (the club answers 409 with it when the PC guessed wrong).
 """
+from __future__ import annotations
+
 import http.client
 import json
 import threading
 import urllib.parse
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from shared_rules.record import Record
 
@@ -20,7 +24,8 @@ RETRY_S = 1.0
 
 
 class Sender:
-    def __init__(self, url, token, on_error=None):
+    def __init__(self, url: str, token: str,
+                 on_error: Callable[[str], object] | None = None) -> None:
         self.url = url
         self.token = token
         self.on_error = on_error
@@ -34,14 +39,15 @@ class Sender:
         self.thread = threading.Thread(target=self._run, daemon=True, name="club-stream")
         self.thread.start()
 
-    def update(self, gid, game, start, moves, done):
+    def update(self, gid: str, game: str, start: str | None, moves: Iterable[str],
+               done: bool) -> None:
         with self.cond:
             self.want = (gid, game, start, list(moves), done)
             self.cond.notify()
 
     conn = None
 
-    def _post(self, body):
+    def _post(self, body: dict[str, Any]) -> tuple[int | None, Any]:
         """(status, JSON answer) on the one connection; None when the club is out of reach."""
         u = urllib.parse.urlsplit(self.url)
         data = json.dumps(body).encode()
@@ -68,12 +74,12 @@ class Sender:
                     return None, {"error": str(e)[:200] or type(e).__name__}
         return None, {"error": "no answer"}
 
-    def _drop(self):
+    def _drop(self) -> None:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
 
-    def _run(self):
+    def _run(self) -> None:
         while True:
             with self.cond:
                 while not self.stopping and (self.want is None or self._settled(self.want)):
@@ -105,11 +111,11 @@ class Sender:
                 if self.stopping:
                     return
 
-    def _settled(self, want):
+    def _settled(self, want: tuple[str, str, str | None, list[str], bool]) -> bool:
         gid, _, _, moves, done = want
         return self.settled == (gid, len(moves), done)
 
-    def close(self, wait=5.0):
+    def close(self, wait: float = 5.0) -> None:
         with self.cond:
             self.stopping = True
             self.cond.notify()
@@ -118,9 +124,9 @@ class Sender:
             self._drop()
 
 
-def watcher_class(sender):
+def watcher_class(sender: Sender) -> type[Watcher]:
     class ClubWatcher(Watcher):
-        def _store(self, final=False):
+        def _store(self, final: bool = False) -> None:
             Watcher._store(self, final)
             done = final or self.state.outcome() is not None
             rec = Record.from_state(self.state, Id=self.gid, Device=self.device)

@@ -2,6 +2,9 @@
 players, rounds, boards, results and standings, and the admin's forms: register, start the
 next round, enter a result), its crosstable, the wall (the current round's boards live), and
 its standings as CSV and whole as JSON."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -15,15 +18,20 @@ from . import tournaments as T
 from .admin import admin_post
 from .clubsite import club_of
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
 
-def _tid(request):
+    from .clubsite import Config
+
+
+def _tid(request: Request) -> int | None:
     try:
         return int(request.query_params.get("id", ""))
     except ValueError:
         return None
 
 
-async def _tournament(request):
+async def _tournament(request: Request) -> tuple[Config, dict[str, Any] | None]:
     """(config, tournament row) or (config, None) for a missing one."""
     cfg = club_of(request)
     tid = _tid(request)
@@ -31,7 +39,7 @@ async def _tournament(request):
     return cfg, tour
 
 
-async def list_page(request):
+async def list_page(request: Request) -> Response:
     cfg = club_of(request)
     s = await run_in_threadpool(cfg.session, request)
     rows = await run_in_threadpool(T.listing, cfg.store)
@@ -39,7 +47,7 @@ async def list_page(request):
                     admin=s and s["admin"], csrf=s and s["csrf"], error=request.query_params.get("error"))
 
 
-async def tournament_page(request):
+async def tournament_page(request: Request) -> Response:
     cfg, tour = await _tournament(request)
     if tour is None:
         return cfg.page("missing", request, 404, what="tournament")
@@ -59,7 +67,7 @@ async def tournament_page(request):
                     **await run_in_threadpool(load))
 
 
-async def crosstable_page(request):
+async def crosstable_page(request: Request) -> Response:
     cfg, tour = await _tournament(request)
     if tour is None:
         return cfg.page("missing", request, 404, what="tournament")
@@ -67,7 +75,7 @@ async def crosstable_page(request):
     return cfg.page("crosstable", request, t=tour, rows=rows, rounds=n)
 
 
-async def wall_page(request):
+async def wall_page(request: Request) -> Response:
     """The current round's boards live, for the wall: a card a board, named by its table."""
     cfg, tour = await _tournament(request)
     if tour is None:
@@ -79,7 +87,7 @@ async def wall_page(request):
                     tables={g["board"]: g["tbl"] for g in games if g["board"]})
 
 
-async def standings_csv(request):
+async def standings_csv(request: Request) -> Response:
     cfg, tour = await _tournament(request)
     if tour is None:
         return Response("no such tournament\n", status_code=404, media_type="text/plain")
@@ -88,14 +96,14 @@ async def standings_csv(request):
                     headers={"Content-Disposition": 'attachment; filename="standings-%d.csv"' % tour["id"]})
 
 
-async def export_json(request):
+async def export_json(request: Request) -> Response:
     cfg, tour = await _tournament(request)
     if tour is None:
         return JSONResponse({"error": "no such tournament"}, status_code=404)
     return JSONResponse(await run_in_threadpool(T.export, cfg.store, tour["id"]))
 
 
-async def admin_action(request):
+async def admin_action(request: Request) -> Response:
     """The admin's forms: new, register, round, result. Back to the page, with the error."""
     s, f = await admin_post(request)
     if s is None:
@@ -131,7 +139,7 @@ async def admin_action(request):
     return RedirectResponse("/tournament?id=%d" % tid, status_code=303)
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/tournaments", list_page),
         Route("/tournament", tournament_page),

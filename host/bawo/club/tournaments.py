@@ -8,9 +8,13 @@ board did not record, gets its result from the admin.
 Seeds (pairing numbers) are fixed when round 1 starts: the club's rating for the game kind,
 highest first, then the name.
 """
+from __future__ import annotations
+
 import csv
 import datetime
 import io
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import GAMES, game as make_game
 
@@ -18,6 +22,9 @@ from . import ClubError
 from . import pairing as PR
 from .records import check_player, player_of
 from .store import utcnow
+
+if TYPE_CHECKING:
+    from .store import Store
 
 SYSTEMS = {"swiss": "Swiss (FIDE Dutch)", "roundrobin": "round robin (Berger)"}
 MAX_ROUNDS = 30
@@ -29,14 +36,14 @@ ADMIN_RESULTS = ("S", "N", "D")
 CLOCK_SLACK_S = 2
 
 
-def check_name(name):
+def check_name(name: object) -> str:
     name = " ".join(str(name).split())
     if not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise ClubError("a tournament's name is 1 to %d printable characters" % MAX_NAME)
     return name
 
 
-def create(store, name, game, system, rounds=None):
+def create(store: Store, name: str, game: str, system: str, rounds: int | None = None) -> int:
     """A new tournament; returns its id. rounds: a Swiss's number of rounds (a round robin's
     follows from its field)."""
     name = check_name(name)
@@ -54,19 +61,19 @@ def create(store, name, game, system, rounds=None):
                      " VALUES (?,?,?,?,?) RETURNING id", (name, game, system, rounds, utcnow()))["id"]
 
 
-def get(store, tid):
+def get(store: Store, tid: int | str) -> dict[str, Any] | None:
     return store.one("SELECT id, name, game, system, rounds, created, started FROM tournaments"
                      " WHERE id=?", (int(tid),))
 
 
-def listing(store):
+def listing(store: Store) -> list[dict[str, Any]]:
     return store.query("SELECT t.id, t.name, t.game, t.system, t.rounds, t.started,"
                        " (SELECT MAX(round) FROM pairings p WHERE p.tournament = t.id) AS round,"
                        " (SELECT COUNT(*) FROM entrants e WHERE e.tournament = t.id) AS players"
                        " FROM tournaments t ORDER BY t.id DESC")
 
 
-def register(store, tid, player):
+def register(store: Store, tid: int | str, player: str) -> str:
     player = check_player(player)
     with store.tx() as t:
         tour = t.one("SELECT started FROM tournaments WHERE id=?", (int(tid),))
@@ -81,19 +88,19 @@ def register(store, tid, player):
     return player
 
 
-def entrants(store, tid):
+def entrants(store: Store, tid: int | str) -> list[str]:
     """The players, in pairing-number order once the tournament started."""
     return [r["player"] for r in store.query(
         "SELECT player FROM entrants WHERE tournament=? ORDER BY seed, player", (int(tid),))]
 
 
-def pairings(store, tid):
+def pairings(store: Store, tid: int | str) -> list[dict[str, Any]]:
     return store.query("SELECT p.id, p.round, p.tbl, p.south, p.north, p.board, p.result, p.record,"
                        " r.rid FROM pairings p LEFT JOIN records r ON r.seq = p.record"
                        " WHERE p.tournament=? ORDER BY p.round, p.tbl", (int(tid),))
 
 
-def played_rounds(rows):
+def played_rounds(rows: Iterable[dict[str, Any]]) -> list[list[tuple[str, str | None, str | None]]]:
     """pairing.py's rounds from the pairings' rows."""
     out = {}
     for r in rows:
@@ -102,7 +109,7 @@ def played_rounds(rows):
     return [out[k] for k in sorted(out)]
 
 
-def result_of(game, result):
+def result_of(game: str, result: str | None) -> str | None:
     """A record's Result as a pairing's: S (the first side won), N, D; None unfinished."""
     if result == "draw":
         return "D"
@@ -114,7 +121,7 @@ def result_of(game, result):
     return None
 
 
-def fill_results(store, board=None):
+def fill_results(store: Store, board: str | None = None) -> int:
     """Fill each open pairing (of board, or all) from the first finished record of its board
     with its players' names that the club got after its round started. Returns how many."""
     q = ("SELECT p.id, p.board, p.south, p.north, p.started, t.game FROM pairings p"
@@ -147,7 +154,7 @@ def fill_results(store, board=None):
     return n
 
 
-def _started_with_the_round(store, p):
+def _started_with_the_round(store: Store, p: dict) -> list:
     """The record of a game the pairing's players started on its board as the round began,
     whose Start the board's clock put a second or two before the round's start on the club's
     clock: the club named it after the seat before (its seat is the one at its Start). Both
@@ -162,7 +169,7 @@ def _started_with_the_round(store, p):
     return [r for r in rows if player_of(r["first_tag"]) is None and player_of(r["second_tag"]) is None]
 
 
-def set_result(store, pairing_id, result):
+def set_result(store: Store, pairing_id: int | str, result: str) -> int:
     """The admin's result of a game (played off the boards, forfeited, or misrecorded)."""
     if result not in ADMIN_RESULTS:
         raise ClubError("a result is S (South won), N (North won) or D (a draw)")
@@ -174,7 +181,7 @@ def set_result(store, pairing_id, result):
     return row["tournament"]
 
 
-def _seed(store, tid, ratings):
+def _seed(store: Store, tid: int | str, ratings: dict[str, float]) -> list[str]:
     """Fix the pairing numbers: rating for the game kind (highest first), then the name."""
     names = entrants(store, tid)
     if len(names) < 2:
@@ -186,7 +193,7 @@ def _seed(store, tid, ratings):
     return order
 
 
-def next_round(store, tid, ratings=None):
+def next_round(store: Store, tid: int | str, ratings: dict[str, float] | None = None) -> int:
     """Pair the next round, assign boards and seat the players there. ratings: {player: rating}
     of the game kind, for round 1's seeds. Returns the round's number."""
     tour = get(store, tid)
@@ -214,7 +221,8 @@ def next_round(store, tid, ratings=None):
     return done + 1
 
 
-def _store_round(store, tour, rnd, total, pairs):
+def _store_round(store: Store, tour: dict[str, Any], rnd: int, total: int,
+                 pairs: list[tuple[str, str | None]]) -> None:
     boards = [b["id"] for b in store.boards()]
     now = utcnow()
     with store.tx() as t:
@@ -234,12 +242,12 @@ def _store_round(store, tour, rnd, total, pairs):
                           (board, south, north, now))
 
 
-def standings(store, tid):
+def standings(store: Store, tid: int | str) -> list[dict[str, Any]]:
     tour = get(store, tid)
     return PR.standings(entrants(store, tid), played_rounds(pairings(store, tid)), tour["system"])
 
 
-def crosstable(store, tid):
+def crosstable(store: Store, tid: int | str) -> tuple[list[dict[str, Any]], int]:
     """The standings, each row with its rounds: (opponent's place, side, +/=/-), or a bye."""
     rows = standings(store, tid)
     place = {r["player"]: i + 1 for i, r in enumerate(rows)}
@@ -257,7 +265,7 @@ def crosstable(store, tid):
     return rows, n
 
 
-def standings_csv(store, tid):
+def standings_csv(store: Store, tid: int | str) -> str:
     rows, n = crosstable(store, tid)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
@@ -269,12 +277,12 @@ def standings_csv(store, tid):
     return out.getvalue()
 
 
-def cell(text):
+def cell(text: str) -> str:
     """A name as a spreadsheet cell: one starting with = + - @ is not run as a formula."""
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def export(store, tid):
+def export(store: Store, tid: int | str) -> dict[str, Any]:
     """The tournament whole, as JSON-ready data: standings and every game with its record."""
     tour = dict(get(store, tid))
     rows, _ = crosstable(store, tid)

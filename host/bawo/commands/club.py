@@ -1,16 +1,25 @@
 """`bawo club ...`: a club's shared game log. The server's commands (serve, admin, token,
 tokens, revoke, seat) run on the club's machine; the PC's (join, stream, push, seat --admin)
 on a PC whose board joined. The club itself is the package bawo.club."""
+from __future__ import annotations
+
+import argparse
 import getpass
 import os
 import sys
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..club import ClubError
 from ..text import safe
 from .common import add_db, add_port, connect, db_path, open_log, sub
 
+if TYPE_CHECKING:
+    from ..club.client import PushReport
+    from ..club.store import PgStore, SqliteStore
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """`bawo club` and its subcommands."""
     p = sub(subs, "club", "a club's shared game log: many boards, players, ratings",
             """The club server (`bawo club serve`) gathers the games of many boards: each PC
@@ -30,13 +39,13 @@ def add_parser(subs):
     add_pc_commands(cs)
 
 
-def club_db_arg(s):
+def club_db_arg(s: argparse.ArgumentParser) -> None:
     s.add_argument("--db", metavar="URL|FILE", default=os.environ.get("BAWO_CLUB_DB"),
                    help="the club database: postgresql://... or an SQLite file "
                         "(default: club.sqlite in the bawo data dir; env BAWO_CLUB_DB)")
 
 
-def add_server_commands(cs):
+def add_server_commands(cs: Subs) -> None:
     """The commands run where the club's database is."""
     s = cs.add_parser("serve", help="run the club server",
                       description="Run the club's pages and API. Migrates the database first.")
@@ -78,7 +87,7 @@ def add_server_commands(cs):
     s.set_defaults(func=cmd_seat)
 
 
-def add_pc_commands(cs):
+def add_pc_commands(cs: Subs) -> None:
     """The commands run on a PC whose board joins the club."""
     s = cs.add_parser("join", help="join this PC's board to a club with its token")
     s.add_argument("url")
@@ -102,18 +111,18 @@ def add_pc_commands(cs):
     s.set_defaults(func=cmd_push)
 
 
-def _store(args):
+def _store(args: argparse.Namespace) -> SqliteStore | PgStore:
     from ..club.server import default_db
     from ..club.store import open_store
     return open_store(args.db or default_db())
 
 
-def cmd_serve(args):
+def cmd_serve(args: argparse.Namespace) -> int:
     from ..club.server import run
     return run(args.db, args.bind, args.http_port)
 
 
-def cmd_admin(args):
+def cmd_admin(args: argparse.Namespace) -> int:
     from ..club import auth
     from ..club.records import check_player
     name = check_player(args.name)
@@ -134,7 +143,7 @@ def cmd_admin(args):
     return 0
 
 
-def cmd_token(args):
+def cmd_token(args: argparse.Namespace) -> int:
     from ..club import auth
     from ..club.records import check_board
     board = check_board(args.board)
@@ -150,7 +159,7 @@ def cmd_token(args):
     return 0
 
 
-def cmd_tokens(args):
+def cmd_tokens(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         for t in store.tokens():
@@ -161,7 +170,7 @@ def cmd_tokens(args):
     return 0
 
 
-def cmd_revoke(args):
+def cmd_revoke(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         board = store.revoke_token(args.number)
@@ -173,13 +182,13 @@ def cmd_revoke(args):
     return 0
 
 
-def _password(prompt):
+def _password(prompt: str) -> str:
     if sys.stdin.isatty():
         return getpass.getpass(prompt)
     return sys.stdin.readline().rstrip("\n")
 
 
-def cmd_seat(args):
+def cmd_seat(args: argparse.Namespace) -> int:
     from ..club.records import check_board, check_player
     board, south, north = check_board(args.board), check_player(args.south), check_player(args.north)
     if args.admin:
@@ -203,14 +212,14 @@ def cmd_seat(args):
     return 0
 
 
-def cmd_join(args):
+def cmd_join(args: argparse.Namespace) -> int:
     from ..club.client import join
     board = join(args.url, args.token)
     print(safe("board %s joined the club at %s: `bawo sync` delivers its records there" % (board, args.url)))
     return 0
 
 
-def cmd_stream(args):
+def cmd_stream(args: argparse.Namespace) -> int:
     from ..watch import watch
     from ..club.client import load_config
     from ..club.stream import Sender, watcher_class
@@ -236,7 +245,8 @@ def cmd_stream(args):
         log.close()
 
 
-def deliver(db, cfg, out=sys.stdout):
+def deliver(db: str | os.PathLike[str], cfg: dict[str, Any],
+            out: TextIO = sys.stdout) -> PushReport:
     """Deliver the outbox, saying what happened. Returns the PushReport."""
     from ..club.client import deliver as deliver_outbox, push_lines
     rep = deliver_outbox(db, cfg)
@@ -245,7 +255,7 @@ def deliver(db, cfg, out=sys.stdout):
     return rep
 
 
-def cmd_push(args):
+def cmd_push(args: argparse.Namespace) -> int:
     from ..club.client import load_config
     cfg = load_config()
     if cfg is None:

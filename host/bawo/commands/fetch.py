@@ -1,18 +1,25 @@
 """`bawo ports` and `bawo sync`: find the board, then copy its finished games into the log."""
+from __future__ import annotations
+
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import BawoError
 from ..text import safe
 from .common import add_db, add_port, connect, one_line, open_log, out_json, sub
 
+if TYPE_CHECKING:
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_ports(subs)
     add_sync(subs)
 
 
-def add_ports(subs):
+def add_ports(subs: Subs) -> None:
     """`bawo ports`: the serial ports that may be a board."""
     s = sub(subs, "ports", "list serial ports that may be a board",
             """List serial ports, boards first (USB vendor 2e8a, Raspberry Pi), and a
@@ -28,7 +35,7 @@ def add_ports(subs):
     s.set_defaults(func=cmd_ports)
 
 
-def add_sync(subs):
+def add_sync(subs: Subs) -> None:
     """`bawo sync`: the board's finished games into the log."""
     s = sub(subs, "sync", "copy finished games from the board into the game log",
             """Fetch every finished game the board has not handed over yet, check each by replaying
@@ -50,7 +57,7 @@ def add_sync(subs):
     s.set_defaults(func=cmd_sync)
 
 
-def cmd_ports(args):
+def cmd_ports(args: argparse.Namespace) -> int:
     from ..ports import ask_firmware, candidates, default_sim_port
     c = candidates()
     sim_pty = default_sim_port()
@@ -76,7 +83,7 @@ def cmd_ports(args):
     return 0
 
 
-def cmd_sync(args):
+def cmd_sync(args: argparse.Namespace) -> int:
     from ..sim.draw import Bar
     from ..sync import sync
     from ..club.client import held_hook, load_config

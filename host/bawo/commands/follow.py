@@ -1,14 +1,22 @@
 """Following the board live: `bawo watch` in the terminal, `bawo serve` on a web page."""
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
 from .common import add_db, add_port, add_style, connect, db_path, open_log, sim_arg, style, sub
 
+if TYPE_CHECKING:
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_watch(subs)
     add_serve(subs)
 
 
-def add_watch(subs):
+def add_watch(subs: Subs) -> None:
     """`bawo watch`: the game on the board, live, in the terminal."""
     s = sub(subs, "watch", "follow the game on the board live",
             """Print the game on the board as it is played and log every move as it happens
@@ -28,7 +36,7 @@ def add_watch(subs):
     s.set_defaults(func=cmd_watch)
 
 
-def add_serve(subs):
+def add_serve(subs: Subs) -> None:
     """`bawo serve`: the companion web page."""
     s = sub(subs, "serve", "the board's companion web page: live board, library, replay",
             """Serve a local web page on the game log: the live board (when a board or `bawo sim`
@@ -49,7 +57,7 @@ def add_serve(subs):
     s.set_defaults(func=cmd_serve)
 
 
-def cmd_watch(args):
+def cmd_watch(args: argparse.Namespace) -> int:
     from ..watch import watch
     log = open_log(args)
     ser, link, info = connect(args)
@@ -62,7 +70,7 @@ def cmd_watch(args):
         log.close()
 
 
-def cmd_serve(args):
+def cmd_serve(args: argparse.Namespace) -> int:
     from ..serve import run
     return run(db_path(args), bind=args.bind, http_port=args.http_port,
                allow_remote=args.allow_remote, port=args.port, sim=sim_arg(args),

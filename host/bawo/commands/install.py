@@ -1,17 +1,24 @@
 """Putting the firmware on a board: `bawo flash` and `bawo build-uf2`."""
+from __future__ import annotations
+
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import BawoError
 from .common import add_port, sim_arg, sub
 
+if TYPE_CHECKING:
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_flash(subs)
     add_build_uf2(subs)
 
 
-def add_flash(subs):
+def add_flash(subs: Subs) -> None:
     """`bawo flash`: install or update the firmware."""
     s = sub(subs, "flash", "install or update the firmware on the board",
             """Two ways. With --uf2, put the whole firmware image (bawo build-uf2) on a board
@@ -51,7 +58,7 @@ def add_flash(subs):
     s.set_defaults(func=cmd_flash)
 
 
-def add_build_uf2(subs):
+def add_build_uf2(subs: Subs) -> None:
     """`bawo build-uf2`: the whole firmware as one UF2 file."""
     s = sub(subs, "build-uf2", "build the board's whole firmware as one UF2 file",
             """Build MicroPython v1.28.0 for the Raspberry Pi Pico with the Bawo Board firmware,
@@ -73,7 +80,7 @@ def add_build_uf2(subs):
     s.set_defaults(func=cmd_build_uf2)
 
 
-def cmd_flash(args):
+def cmd_flash(args: argparse.Namespace) -> int:
     if args.uf2 is not None:
         from ..flash_uf2 import run as run_uf2
         if args.circuitpython or args.bundle_only or args.no_compile or args.mpy:
@@ -98,7 +105,7 @@ def cmd_flash(args):
                mpy=args.mpy)
 
 
-def cmd_build_uf2(args):
+def cmd_build_uf2(args: argparse.Namespace) -> int:
     from ..uf2 import build
     from ..firmware import profile_path
     profile_path(args.profile)        # an unknown profile fails before any build

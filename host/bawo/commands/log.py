@@ -1,18 +1,27 @@
 """The game log's commands: `bawo games`, `show`, `export`, `import`, `verify`."""
+from __future__ import annotations
+
+import argparse
 import json
 import os
 import sqlite3
 import sys
 import textwrap
+from collections.abc import Callable, Iterable
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from ..errors import BawoError
-from ..text import SafeWriter, json_safe, safe
+from ..text import SafeWriter, Writer, json_safe, safe
 from .common import (Counted, add_db, add_filters, add_style, count_arg, db_path, name_unreadable,
                      one_line, open_input, open_log, out_json, out_json_list, positive_arg,
                      record_from_args, style, sub)
 
+if TYPE_CHECKING:
+    from ..db import Log
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_games(subs)
     add_show(subs)
@@ -21,7 +30,7 @@ def add_parser(subs):
     add_verify(subs)
 
 
-def add_games(subs):
+def add_games(subs: Subs) -> None:
     """`bawo games`: list the log."""
     s = sub(subs, "games", "list the games in the log",
             """List logged games in the order they were played (PLAYED, local time); games
@@ -41,7 +50,7 @@ def add_games(subs):
     s.set_defaults(func=cmd_games)
 
 
-def add_show(subs):
+def add_show(subs: Subs) -> None:
     """`bawo show`: replay a game in the terminal."""
     s = sub(subs, "show", "replay a logged game in the terminal",
             """Replay a game from the log: Enter (or n, space) shows the next move, b steps
@@ -65,7 +74,7 @@ def add_show(subs):
     s.set_defaults(func=cmd_show)
 
 
-def add_export(subs):
+def add_export(subs: Subs) -> None:
     """`bawo export`: write games to a file."""
     s = sub(subs, "export", "write logged games to a file",
             """Export games as JSON lines (one record object per line), as text records
@@ -90,7 +99,7 @@ def add_export(subs):
     s.set_defaults(func=cmd_export)
 
 
-def add_import(subs):
+def add_import(subs: Subs) -> None:
     """`bawo import`: add records from a file."""
     s = sub(subs, "import", "add records from a file to the log",
             """Read records (JSON lines or text, as `bawo export` writes them), replay each,
@@ -113,7 +122,7 @@ def add_import(subs):
     s.set_defaults(func=cmd_import)
 
 
-def add_verify(subs):
+def add_verify(subs: Subs) -> None:
     """`bawo verify`: replay records, store nothing."""
     s = sub(subs, "verify", "check records by replaying them",
             """Replay each record of FILE with the rules and print OK or the failing ply and why.
@@ -128,7 +137,7 @@ def add_verify(subs):
     s.set_defaults(func=cmd_verify)
 
 
-def cmd_games(args):
+def cmd_games(args: argparse.Namespace) -> int:
     if args.where:
         print(safe(db_path(args)))
         return 0
@@ -153,7 +162,7 @@ def cmd_games(args):
     return 1 if bad else 0
 
 
-def _status_note(row):
+def _status_note(row: dict[str, Any]) -> str:
     if row["status"] == "live":
         return "  (live)"
     if row["status"] == "conflict":   # db.conflict_id: "<id>~<hash>"
@@ -161,7 +170,9 @@ def _status_note(row):
     return ""
 
 
-def list_games(db, game=None, since=None, until=None, result=None, as_json=False):
+def list_games(db: str, game: str | None = None, since: str | None = None,
+               until: str | None = None, result: str | None = None,
+               as_json: bool = False) -> int:
     """`bawo games`: the games of the log at db, oldest first, filtered as asked. On a
     terminal the lines fit its width; to a pipe, one line a game, as scripts read it."""
     from ..db import Log, row_dict, played_text
@@ -201,7 +212,7 @@ _TABLE_WIDTH = 66
 _REASON_ROOM = 16   # narrower than the table and this much of a reason: one block a game
 
 
-def _terminal_width():
+def _terminal_width() -> int | None:
     """The terminal's width when stdout is one, else None (no wrapping: a pipe's reader
     takes a line a game)."""
     import shutil
@@ -213,7 +224,7 @@ def _terminal_width():
     return max(20, shutil.get_terminal_size().columns)
 
 
-def _fit(text, width, indent=""):
+def _fit(text: str, width: int | None, indent: str = "") -> str:
     """text wrapped at its spaces to width (None: as it is); a word is never cut."""
     if width is None or len(text) <= width:
         return text
@@ -221,7 +232,7 @@ def _fit(text, width, indent=""):
                                    break_on_hyphens=False))
 
 
-def _game_line(cells, width, header=False):
+def _game_line(cells: tuple[str, ...], width: int | None, header: bool = False) -> str:
     """One game of `bawo games` (cells already safe to print): the table's line, its reason
     wrapped under the REASON column; on a terminal too narrow for that, a block: the id,
     then the rest wrapped below it."""
@@ -234,7 +245,7 @@ def _game_line(cells, width, header=False):
     return cells[0] + "\n" + _fit("  " + rest.rstrip(), width, "  ")
 
 
-def cmd_show(args):
+def cmd_show(args: argparse.Namespace) -> int:
     from ..terminal_games import show_record
     rec = record_from_args(args)
     interactive = not args.all and args.ply is None and sys.stdin.isatty()
@@ -249,7 +260,7 @@ def cmd_show(args):
         return show_record(rec, interactive=True, ask=ask, style=style(args), marks=marks)
 
 
-def _input_size(path):
+def _input_size(path: str) -> int | None:
     try:
         return os.path.getsize(path) if path != "-" and os.path.isfile(path) else None
     except OSError:
@@ -259,14 +270,15 @@ def _input_size(path):
 class Progress:
     """Import progress on stderr: a live line on a terminal, else a line every `every` s."""
 
-    def __init__(self, stream, total_bytes=None, every=30.0):
+    def __init__(self, stream: TextIO, total_bytes: int | None = None,
+                 every: float = 30.0) -> None:
         import time
         self.stream, self.total, self.every = stream, total_bytes, every
         self.live = hasattr(stream, "isatty") and stream.isatty()
         self.t0 = self._last = time.monotonic()
         self.shown = False
 
-    def update(self, games, done_bytes=None):
+    def update(self, games: int, done_bytes: int | None = None) -> None:
         import time
         now = time.monotonic()
         if now - self._last < (0.2 if self.live else self.every):
@@ -282,13 +294,14 @@ class Progress:
             self.stream.write(line + "\n")
         self.stream.flush()
 
-    def finish(self):
+    def finish(self) -> None:
         if self.live and self.shown:
             self.stream.write("\r\033[K")
             self.stream.flush()
 
 
-def cmd_export(args):
+def cmd_export(args: argparse.Namespace) -> int:
+    write: Callable[[Iterable[Any], str, Writer], int]
     if getattr(args, "analyse", False):
         from ..analyse import write_marked as write
     else:
@@ -316,7 +329,7 @@ def cmd_export(args):
     return 1 if skipped else 0
 
 
-def cmd_import(args):
+def cmd_import(args: argparse.Namespace) -> int:
     import time
     from ..db import ADDED, SAME, REPLACED, CONFLICT
     from ..export import read, replayed
@@ -337,6 +350,7 @@ def cmd_import(args):
             for where, rec, err, text in items:
                 n += 1
                 if err is None:
+                    assert rec is not None   # read() gives a record or its error
                     try:
                         outcome, rid = log.add(rec, "import", check=None if text else rec.replay, text=text)
                     except RecordError as e:
@@ -386,21 +400,21 @@ def cmd_import(args):
     return 1 if counts["failed"] or counts["conflict"] else 0
 
 
-def _end_batch(log):
+def _end_batch(log: Log) -> None:
     try:
         log.batch(False)  # what was checked is kept, even when interrupted
     except sqlite3.Error:
         pass
 
 
-def _tell(src):
+def _tell(src: IO[bytes] | Any) -> int | None:
     try:
         return src.tell()
     except (OSError, ValueError, AttributeError):
         return None
 
 
-def cmd_verify(args):
+def cmd_verify(args: argparse.Namespace) -> int:
     from ..export import read
     from shared_rules.errors import RecordError
     bad = n = 0
@@ -409,6 +423,7 @@ def cmd_verify(args):
             n += 1
             rid = rec.header.get("Id", "-") if rec is not None else "-"
             if err is None:
+                assert rec is not None   # read() gives a record or its error
                 try:
                     rec.replay()
                 except RecordError as e:
@@ -418,9 +433,11 @@ def cmd_verify(args):
                 if err is not None:
                     d.update(ply=getattr(err, "ply", None), error=str(err))
                 else:
+                    assert rec is not None
                     d.update(game=rec.header.get("Game"), plies=len(rec.moves), result=rec.header.get("Result", "*"))
                 print(json_safe(json.dumps(d, ensure_ascii=False)))
             elif err is None:
+                assert rec is not None
                 print(safe("OK    %-18s %-22s %-9s %4d plies  %s" % (where, rid, rec.header.get("Game"), len(rec.moves),
                                                                    rec.header.get("Result", "*"))))
             else:

@@ -1,5 +1,8 @@
 """Playing without the log's tools: `bawo play` against the AI, `bawo demo`, `bawo sim`."""
+from __future__ import annotations
+
 import argparse
+from typing import TYPE_CHECKING
 
 from ..errors import BawoError
 from ..text import safe
@@ -7,15 +10,18 @@ from .common import (add_db, add_port, add_style, connect, count_arg, db_path, o
                      positive_arg, style, sub)
 from .log import list_games
 
+if TYPE_CHECKING:
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_play(subs)
     add_demo(subs)
     add_sim(subs)
 
 
-def add_play(subs):
+def add_play(subs: Subs) -> None:
     """`bawo play`: a game against the computer in the terminal."""
     from shared_rules import GAMES
     s = sub(subs, "play", "play against the computer in the terminal",
@@ -48,7 +54,7 @@ def add_play(subs):
     s.set_defaults(func=cmd_play)
 
 
-def add_demo(subs):
+def add_demo(subs: Subs) -> None:
     """`bawo demo`: a simulated board, a game, a sync, the list."""
     from shared_rules import GAMES
     s = sub(subs, "demo", "try it without a board: simulated board, sync, list",
@@ -67,7 +73,7 @@ def add_demo(subs):
     s.set_defaults(func=cmd_demo)
 
 
-def add_sim(subparsers):
+def add_sim(subparsers: Subs) -> argparse.ArgumentParser:
     """`bawo sim`: the board's firmware in this terminal."""
     from shared_rules import GAMES
     from ..sim import default_data_dir
@@ -133,12 +139,12 @@ SIM_OPTIONS = ("game", "profile", "data", "seed", "speed", "headless", "quiet", 
                "script", "random", "demo", "ai_vs_ai", "opponent", "level", "pico", "mpy", "uf2")
 
 
-def cmd_sim(args):
+def cmd_sim(args: argparse.Namespace) -> int:
     from ..sim.run import run
     return run(**{k: getattr(args, k) for k in SIM_OPTIONS})
 
 
-def cmd_play(args):
+def cmd_play(args: argparse.Namespace) -> int:
     from ..terminal_games import play
     if args.board:
         from ..terminal_games import play_on_board
@@ -160,7 +166,7 @@ def cmd_play(args):
             log.close()
 
 
-def cmd_demo(args):
+def cmd_demo(args: argparse.Namespace) -> int:
     """Simulated board -> scripted games -> sync -> list: the README's first command. The
     games go into the user's own game log (--db, $BAWO_DB, else the default one), so the
     `bawo games`, `bawo show` and `bawo serve` that follow find them; the board's flash is a
@@ -186,7 +192,7 @@ def cmd_demo(args):
     board = sim.BoardProcess(sim.PROFILES[args.game], data, fake=False, link=relay.board_ends())
     relay.start()
 
-    def drain():  # the board blocks if nobody reads its status pipe
+    def drain() -> None:  # the board blocks if nobody reads its status pipe
         try:
             while board.proc.poll() is None:
                 board.readline(timeout=3600)
@@ -222,7 +228,7 @@ def cmd_demo(args):
     return rc
 
 
-def _heap_size(text):
+def _heap_size(text: str) -> str:
     """argparse type: a MicroPython heap size, bytes with an optional k or m (160k)."""
     t = text.strip().lower()
     mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)

@@ -1,16 +1,22 @@
 """Exact answers: `bawo solve` proves a Bawo position, `bawo analyse` marks a game's plies."""
+from __future__ import annotations
+
 import argparse
+from typing import TYPE_CHECKING
 
 from .common import add_db, record_from_args, sub
 
+if TYPE_CHECKING:
+    from .common import Subs
 
-def add_parser(subs):
+
+def add_parser(subs: Subs) -> None:
     """This group's commands, each with its parser and its run function."""
     add_solve(subs)
     add_analyse(subs)
 
 
-def add_solve(subs):
+def add_solve(subs: Subs) -> None:
     """`bawo solve`: a Bawo position won or lost, every winning move."""
     s = sub(subs, "solve", "solve a Bawo position exactly: won or lost, every winning move",
             """Prove a Bawo position won or lost for the side to move with proof-number search,
@@ -35,7 +41,7 @@ def add_solve(subs):
     s.set_defaults(func=cmd_solve)
 
 
-def add_analyse(subs):
+def add_analyse(subs: Subs) -> None:
     """`bawo analyse`: the value of every position of a game."""
     s = sub(subs, "analyse", "the value of every position of a game, and where it was lost",
             """Go through a game ply by ply. Bawo: the value of each position for the side to
@@ -61,7 +67,7 @@ MAX_NODES = 10 ** 9
 MAX_SECONDS = 7 * 24 * 3600.0
 
 
-def _positive_int(text):
+def _positive_int(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
@@ -71,7 +77,7 @@ def _positive_int(text):
     return v
 
 
-def _seconds(text):
+def _seconds(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
@@ -82,21 +88,22 @@ def _seconds(text):
     return v
 
 
-def _add_budgets(p, nodes, seconds, per):
+def _add_budgets(p: argparse.ArgumentParser, nodes: int, seconds: float | None,
+                 per: str) -> None:
     p.add_argument("--max-nodes", type=_positive_int, default=nodes, metavar="N",
                    help="node expansions allowed%s (default %d)" % (per, nodes))
     p.add_argument("--max-seconds", type=_seconds, default=seconds, metavar="S",
                    help="time allowed%s (default %s)" % (per, "none" if seconds is None else "%g s" % seconds))
 
 
-def cmd_solve(args):
+def cmd_solve(args: argparse.Namespace) -> int:
     from ..analyse import solve_command
     return solve_command(args.position, opening=args.opening, max_nodes=args.max_nodes,
                          max_seconds=args.max_seconds, tree=args.tree, book=args.book,
                          first_move_only=args.first_move_only, as_json=args.json)
 
 
-def cmd_analyse(args):
+def cmd_analyse(args: argparse.Namespace) -> int:
     from ..analyse import analyse_command
     return analyse_command(record_from_args(args), max_nodes=args.max_nodes,
                            max_seconds=args.max_seconds, as_json=args.json)

@@ -1,14 +1,21 @@
 """`bawo serve`: the board's companion web page (see site.py for the routes and security)."""
+from __future__ import annotations
+
 import ipaddress
 import socket
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import BawoError
+
+if TYPE_CHECKING:
+    from .site import Config, Guard
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
-def is_local(host):
+def is_local(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -17,7 +24,7 @@ def is_local(host):
         return False
 
 
-def listen(host, port):
+def listen(host: str, port: int) -> socket.socket:
     """A bound, listening socket (port 0: a free one)."""
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP spelled out: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
@@ -33,8 +40,10 @@ def listen(host, port):
     return sock
 
 
-def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=None,
-         follow_board=True, token=None, say=None):
+def make(db_path: str, host: str = "127.0.0.1", port: int = 0, remote: bool = False,
+         board_port: str | None = None, sim: str | None = None, follow_board: bool = True,
+         token: str | None = None, say: Callable[[str], object] | None = None
+         ) -> tuple[Guard, socket.socket, Config, str]:
     """(app, socket, config, url): everything `bawo serve` runs, also used by the tests."""
     from .site import Config, create_app
     if not is_local(host) and not remote:
@@ -59,8 +68,9 @@ def make(db_path, host="127.0.0.1", port=0, remote=False, board_port=None, sim=N
     return app, sock, cfg, url
 
 
-def run(db_path, bind="127.0.0.1", http_port=0, allow_remote=False, port=None, sim=None,
-        board=True, open_browser=False):
+def run(db_path: str, bind: str = "127.0.0.1", http_port: int = 0, allow_remote: bool = False,
+        port: str | None = None, sim: str | None = None, board: bool = True,
+        open_browser: bool = False) -> int:
     """`bawo serve`: the page on the log at db_path until Ctrl-C. port or sim: the board
     (a serial port, or a simulator's data dir); board=False: look for none."""
     import uvicorn

@@ -1,8 +1,11 @@
 """The game page's analysis marks: bawo.analyse run on demand with the budget `bawo analyse`
 uses (its defaults), one game at a time on a worker thread, the result kept in memory per
 game id. Bawo values are exact within the budget; Oware and Bagh-Chal marks are estimates."""
+from __future__ import annotations
+
 import collections
 import threading
+from typing import Any
 
 from shared_rules import has_book
 from shared_rules.errors import RecordError, RulesError
@@ -14,17 +17,17 @@ KEEP = 200      # analysed games kept in memory (the oldest dropped first)
 
 
 class Analyses:
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.run_lock = threading.Lock()    # one analysis at a time: the solver takes a core
-        self.cache = collections.OrderedDict()
+        self.cache: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
 
-    def get(self, gid):
+    def get(self, gid: str) -> dict[str, Any]:
         with self.lock:
             e = self.cache.get(gid)
             return dict(e) if e else {"state": "none"}
 
-    def start(self, gid, record_text):
+    def start(self, gid: str, record_text: str) -> dict[str, Any]:
         """Start analysing a game (once); returns its entry as get() does."""
         with self.lock:
             e = self.cache.get(gid)
@@ -43,7 +46,7 @@ class Analyses:
         threading.Thread(target=self._run, args=(gid, rec), daemon=True).start()
         return dict(e)
 
-    def _put(self, gid, e):
+    def _put(self, gid: str, e: dict[str, Any]) -> None:
         self.cache[gid] = e
         self.cache.move_to_end(gid)
         while len(self.cache) > KEEP:
@@ -52,8 +55,8 @@ class Analyses:
                 break
             self.cache.popitem(last=False)
 
-    def _run(self, gid, rec):
-        def progress(i, n):
+    def _run(self, gid: str, rec: Record) -> None:
+        def progress(i: int, n: int) -> None:
             with self.lock:
                 e = self.cache.get(gid)
                 if e is not None:
@@ -65,7 +68,7 @@ class Analyses:
                 x["text"] = A.mark_text(x)
                 x["value_text"] = (A.score_text(x.get("game"), x["side"], x["score"]) if x.get("estimate")
                                    else A.value_text(x["side"], x["before"]))
-            upd = {"state": "done", "marks": marks, "curve": A.curve(marks)}
+            upd: dict[str, Any] = {"state": "done", "marks": marks, "curve": A.curve(marks)}
         except Exception as err:   # a solver failure: said on the page, the server goes on
             upd = {"state": "error", "error": "the analysis stopped: %s" % " ".join(str(err).split())[:200]}
         with self.lock:

@@ -3,9 +3,12 @@ firmware's renderer run on CPython), the sowing animation stepped by the firmwar
 animator (its simulator's pictures.sowing), and the pocket hit-areas and labels from the hardware profile and the game's
 own layout (shared_rules: cell_at, label; through bawo.sim.layout). No layout or colour is
 defined here."""
+from __future__ import annotations
+
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 from shared_rules import game as make_game
 
@@ -16,7 +19,7 @@ from ..sim.leds import split
 
 # The firmware App objects bawo.sim.draw keeps are shared state: one drawing at a time.
 _lock = threading.Lock()
-_layouts = {}
+_layouts: dict[str, dict[str, Any]] = {}
 MAX_ANIM_FRAMES = 400   # a longer sowing is shown sampled; the last frame is always exact
 
 
@@ -25,23 +28,23 @@ class _HostGC:
     full collection of all its objects takes tens of ms holding the GIL, and delays the live
     page: the firmware code drawing here gets a gc whose collect() does nothing."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         import gc
         return getattr(gc, name)
 
     @staticmethod
-    def collect():
+    def collect() -> int:
         return 0
 
 
-def _quiet_gc():
+def _quiet_gc() -> None:
     for name in ("app",):   # the firmware modules that collect
         m = firmware.module(name)
         if not isinstance(m.gc, _HostGC):
             m.gc = _HostGC()
 
 
-def layout(game_name):
+def layout(game_name: str) -> dict[str, Any]:
     """Geometry for the page: LED canvas size, each pocket's block, label and cell index."""
     lay = _layouts.get(game_name)
     if lay is not None:
@@ -69,19 +72,19 @@ def layout(game_name):
     return lay
 
 
-def counts(game_name, position_text):
+def counts(game_name: str, position_text: str) -> dict[int, str]:
     """{cell: text} shown next to each pocket: seeds (stores for Oware), pieces for Bagh-Chal."""
     return {cell: t for cell, t in sim_layout.cell_texts(game_name, position_text).items()
             if t != "."}
 
 
-def _hex(app):
+def _hex(app: Any) -> str:
     px = app.board.pixels
     px.show()
     return px.canvas_rgb().hex()
 
 
-def picture(game_name, position_text):
+def picture(game_name: str, position_text: str) -> dict[str, Any]:
     """One still: the frame, the counts, whose turn; the position as text."""
     with _lock:
         _quiet_gc()
@@ -93,10 +96,10 @@ def picture(game_name, position_text):
             "position": position_text}
 
 
-def sowing(game_name, position_text, move_text):
+def sowing(game_name: str, position_text: str, move_text: str) -> list[tuple[str, int]]:
     """The frames the board shows while it animates move_text from position_text, each with
     the wait (ms) the firmware gives it at its default speed: [(hex, ms), ...]."""
-    out = []
+    out: list[tuple[str, int]] = []
     with _lock:
         # Loaded under the lock: a module half run by another thread lacks its names.
         pictures = firmware.module("pictures")

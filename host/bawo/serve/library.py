@@ -1,9 +1,13 @@
 """Read-only queries for the library and statistics pages, on a page of the log at a time.
 Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
+from __future__ import annotations
+
 import contextlib
 import os
 import sqlite3
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
 PAGE = 50
 SORTS = {
@@ -39,13 +43,13 @@ INDEXES = (
 )
 
 
-def played_by(who):
+def played_by(who: str) -> str:
     """SQL true when `who` (one of OPPONENTS, never request text) played a side of the game.
     Spelled the same in the query and in its index, so SQLite can use the index."""
     return P.played_by_sql(who)
 
 
-def level_is(level):
+def level_is(level: str) -> str:
     """SQL true when the AI played at `level` (one of LEVELS, never request text); "unknown":
     an AI played and no tag says its level."""
     if level == "unknown":
@@ -58,21 +62,21 @@ def level_is(level):
 # never as a stored column. So the levels and the players each become one small number, a
 # bit for each (who_mask: a bit per OPPONENTS kind; level_mask: bit 0 "no level tag", bit n
 # "level n"), and a level filter looks both up in one index: `IN` the masks with its bits.
-def who_mask():
+def who_mask() -> str:
     return " + ".join("%s * %d" % (played_by(o), 1 << k) for k, o in enumerate(OPPONENTS))
 
 
-def level_mask():
+def level_mask() -> str:
     return " + ".join(["%s * 1" % P.level_sql(None)] +
                       ["%s * %d" % (P.level_sql(int(v)), 1 << int(v)) for v in LEVELS[:-1]])
 
 
-def _masks(bits, need, any_of=0):
+def _masks(bits: int, need: int, any_of: int = 0) -> list[int]:
     """The masks of `bits` bits holding every bit of need and, if any_of, one of any_of."""
     return [m for m in range(1 << bits) if m & need == need and (not any_of or m & any_of)]
 
 
-def _player_indexes():
+def _player_indexes() -> tuple[str, ...]:
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
     # Date first after the player: the library's default order is read straight off the index.
     return tuple("CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
@@ -81,7 +85,7 @@ def _player_indexes():
         "added), id, game, result, plies)" % (level_mask(), who_mask()),)
 
 
-def prepare(path, say=None):
+def prepare(path: str, say: Callable[[str], object] | None = None) -> None:
     """Add the library's indexes to the log (once; cheap when they exist)."""
     db = sqlite3.connect(path, timeout=30)
     try:
@@ -101,10 +105,10 @@ def prepare(path, say=None):
         db.close()
 
 
-def state(path):
+def state(path: str) -> tuple[tuple[int, int] | None, ...]:
     """What changes whenever the log does: the size and time of its file and its WAL (every
     commit writes the WAL; a checkpoint, the file). An empty WAL is no WAL: a reader makes one."""
-    out = []
+    out: list[tuple[int, int] | None] = []
     for p in (path, path + "-wal"):
         try:
             st = os.stat(p)
@@ -114,12 +118,12 @@ def state(path):
     return tuple(out)
 
 
-_pools = {}
+_pools: dict[str, list[sqlite3.Connection]] = {}
 _pools_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def using(path):
+def using(path: str) -> Iterator[sqlite3.Connection]:
     """A read-only connection to the log, from a pool: requests run on many threads, and a
     new connection pays for reading the schema and a cold page cache every time."""
     with _pools_lock:
@@ -139,17 +143,18 @@ def using(path):
             _pools[path].append(db)
 
 
-def _lenient(b):
+def _lenient(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _like_escape(s):
+def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def where(f):
+def where(f: dict[str, Any]) -> tuple[str, list[Any]]:
     """(SQL, args) for filters f: game, result, opponent, since, until, q (id search)."""
-    q, args = ["1=1"], []
+    q = ["1=1"]
+    args: list[Any] = []
     when = SORTS["date"]
     if f.get("game"):
         q.append("game=?")
@@ -183,7 +188,8 @@ def where(f):
 COLUMNS = "id, game, device, start, result, reason, plies, status, source, added"
 
 
-def page(db, f, sort="date", desc=True, page_no=1, per_page=PAGE):
+def page(db: sqlite3.Connection, f: dict[str, Any], sort: str = "date", desc: bool = True,
+         page_no: int = 1, per_page: int = PAGE) -> tuple[list[dict[str, Any]], int]:
     """(rows, total) of one page."""
     w, args = where(f)
     src = "games"

@@ -1,11 +1,14 @@
 """The live board: one thread owns the link, follows the board with bawo.watch.Watcher (the
 same logic and the same live log rows as `bawo watch`), and publishes what the page shows to
 every open page through the Hub. It reconnects by itself when the board goes away."""
+from __future__ import annotations
+
 import asyncio
 import io
 import queue
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from bawo_firmware import protocol as _P
@@ -19,6 +22,9 @@ from ..boardlink import BoardLinkError
 from ..watch import Watcher
 from . import boardview as B
 
+if TYPE_CHECKING:
+    from ..boardlink import BoardLink
+
 RETRY_S = 0.5        # between connection attempts while no board answers
 HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pty never EOFs)
 
@@ -26,14 +32,15 @@ HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pt
 class Hub:
     """Fan-out of JSON messages from the bridge thread to the pages' SSE streams."""
 
-    def __init__(self):
-        self.loop = None
-        self.subs = set()
-        self.last = {}   # the latest message of each type: a new page starts from these
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.subs: set[asyncio.Queue[dict[str, Any]]] = set()
+        # The latest message of each type: a new page starts from these.
+        self.last: dict[str, dict[str, Any]] = {}
         self.lock = threading.Lock()
 
-    def subscribe(self):
-        q = asyncio.Queue(maxsize=256)
+    def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
+        q: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=256)
         with self.lock:
             self.subs.add(q)
             for t in ("status", "position"):
@@ -41,11 +48,11 @@ class Hub:
                     q.put_nowait(self.last[t])
         return q
 
-    def unsubscribe(self, q):
+    def unsubscribe(self, q: asyncio.Queue[dict[str, Any]]) -> None:
         with self.lock:
             self.subs.discard(q)
 
-    def publish(self, msg):
+    def publish(self, msg: dict[str, Any]) -> None:
         with self.lock:
             if msg["type"] in ("status", "position"):
                 self.last[msg["type"]] = msg
@@ -56,14 +63,14 @@ class Hub:
             self.loop.call_soon_threadsafe(_offer, q, msg)
 
 
-def _offer(q, msg):
+def _offer(q: asyncio.Queue[dict[str, Any]], msg: dict[str, Any]) -> None:
     try:
         q.put_nowait(msg)
     except asyncio.QueueFull:   # a page that stopped reading loses old messages, not memory
         pass
 
 
-def _result_text(kind, pos):
+def _result_text(kind: str, pos: dict[str, Any]) -> str:
     """The board's result of its game, in the words `bawo play` uses: 'South wins (...)'."""
     r = pos.get("result")
     if not isinstance(r, dict):
@@ -75,10 +82,10 @@ def _result_text(kind, pos):
 class _Say(io.TextIOBase):
     """Watcher's messages become the page's one-line notices."""
 
-    def __init__(self, bridge):
+    def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
 
-    def write(self, text):
+    def write(self, text: str) -> int:
         text = text.strip()
         if text:
             self.bridge.note = text.splitlines()[-1][:300]
@@ -89,14 +96,14 @@ class _LaterLog:
     """The Watcher's log, written after the page has been told: the page does not wait for the
     disk (the row is written, committed, a few ms later, as `bawo watch` writes it)."""
 
-    def __init__(self, log):
+    def __init__(self, log: Log) -> None:
         self.log = log
-        self.todo = []
+        self.todo: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
-    def add(self, *a, **kw):
+    def add(self, *a: Any, **kw: Any) -> None:
         self.todo.append((a, kw))
 
-    def flush(self):
+    def flush(self) -> None:
         todo, self.todo = self.todo, []
         for a, kw in todo:
             self.log.add(*a, **kw)
@@ -106,41 +113,42 @@ class _Release(Exception):
     """Leave the link: a command needs the port for itself (flash: mpremote opens it)."""
 
 
-def flash_step(line):
+def flash_step(line: str) -> tuple[int, int] | None:
     """(k, n) from bawo flash's per-file line '  k/n path (size B)' (file k of n is being
     copied), else None: what the board page's percentage bar follows."""
     head = line.split(None, 1)
     if not line.startswith("  ") or not head:
         return None
-    k, _, n = head[0].partition("/")
-    if not (k.isdigit() and n.isdigit() and len(k) <= 5 and len(n) <= 5):
+    k_text, _, n_text = head[0].partition("/")
+    if not (k_text.isdigit() and n_text.isdigit() and len(k_text) <= 5 and len(n_text) <= 5):
         return None
-    k, n = int(k), int(n)
+    k, n = int(k_text), int(n_text)
     return (k, n) if 1 <= k <= n else None
 
 
-def _free(v):
+def _free(v: object) -> str:
     # A count of bytes from the board: shown only if it is one (-1: the board could not tell).
     if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40:
         return size(v)
     return "unknown"
 
 
-def size(n):
+def size(n: float) -> str:
     """n bytes as a person reads them: '812 bytes', '793 KB', '78.4 GB' (KB = 1024 bytes,
     as the board's own tools count flash)."""
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return ("%d %s" if unit == "bytes" or n >= 100 else "%.1f %s") % (n, unit)
         n /= 1024.0
+    raise AssertionError("not reached: the loop returns at GB")
 
 
-def facts(hello):
+def facts(hello: dict[str, Any]) -> dict[str, Any]:
     """What the board page shows of a HELLO answer, every value checked: the names of
     docs/protocol.md (board, fw) or the older ones (device, firmware), versions in words;
     free flash and heap as a person reads a size (size()), or 'unknown' from a firmware
     that does not say."""
-    out = {}
+    out: dict[str, Any] = {}
     for k, alt in (("device", "board"), ("firmware", "fw"), ("rules", None), ("profile", None),
                    ("games", None), ("proto", None)):
         v = hello.get(k)
@@ -164,7 +172,7 @@ def facts(hello):
     return out
 
 
-def sync_with_club(link, log):
+def sync_with_club(link: BoardLink, log: Log) -> dict[str, Any]:
     """The page's Sync, as `bawo sync`: the board's games into the log, and each record the
     log holds queued for the club when this PC joined one (the club's outbox, in the log's
     file) before the board is told it may forget it. The delivery to the club is the page's
@@ -183,28 +191,30 @@ def sync_with_club(link, log):
 
 
 class Bridge:
-    def __init__(self, hub, db_path, port=None, sim=None, enabled=True):
+    def __init__(self, hub: Hub, db_path: str, port: str | None = None, sim: str | None = None,
+                 enabled: bool = True) -> None:
         self.hub = hub
         self.db_path = db_path
         self.port = port
         self.sim = sim
         self.enabled = enabled
         self.stop = threading.Event()
-        self.commands = queue.Queue()
-        self.info = None
+        self.commands: queue.Queue[tuple[str, Any, threading.Event, dict[str, Any]]] = queue.Queue()
+        self.info: dict[str, Any] | None = None
         self.note = ""
-        self.thread = None
+        self.thread: threading.Thread | None = None
+        self.watcher: Watcher | None = None
 
-    def start(self):
+    def start(self) -> None:
         self.thread = threading.Thread(target=self._run, name="bawo-live", daemon=True)
         self.thread.start()
 
-    def close(self):
+    def close(self) -> None:
         self.stop.set()
         if self.thread is not None:
             self.thread.join(5)
 
-    def status(self, connected, text):
+    def status(self, connected: bool, text: str) -> None:
         # The page shows the board's text as the CLI does: controls and bidi marks escaped.
         board = None
         if connected and self.info:
@@ -214,12 +224,12 @@ class Bridge:
                           "board": board, "t": time.time() * 1000})
 
     # -- commands from the page, run in this thread (the link is not shared) ------------------
-    def call(self, name, arg=None, timeout=120):
+    def call(self, name: str, arg: Any = None, timeout: float = 120) -> Any:
         """Run a command on the link thread; returns its result or raises BawoError."""
         if not self.enabled:
             raise BawoError("no board is followed: start `bawo serve` without --no-board")
         done = threading.Event()
-        box = {}
+        box: dict[str, Any] = {}
         self.commands.put((name, arg, done, box))
         if not done.wait(timeout):
             raise BawoError("the board did not answer in time: check it is plugged in")
@@ -227,7 +237,7 @@ class Bridge:
             raise BawoError(box["error"])
         return box["result"]
 
-    def _run(self):
+    def _run(self) -> None:
         if not self.enabled:
             self.status(False, "not following a board (started with --no-board)")
             return
@@ -265,7 +275,7 @@ class Bridge:
         finally:
             log.close()
 
-    def _fail_commands(self, text):
+    def _fail_commands(self, text: str) -> None:
         while True:
             try:
                 _, _, done, box = self.commands.get_nowait()
@@ -274,7 +284,8 @@ class Bridge:
             box["error"] = text
             done.set()
 
-    def _follow(self, link, log):
+    def _follow(self, link: BoardLink, log: Log) -> None:
+        assert self.info is not None   # the board's HELLO, set when it connected
         device = str(self.info.get("device") or "board")
         later = _LaterLog(log)
         w = Watcher(later, device, _Say(self), draw_board=False)
@@ -308,7 +319,7 @@ class Bridge:
                     link.retries = 3
                 quiet_since = time.monotonic()
 
-    def _event(self, link, w, ev, device):
+    def _event(self, link: BoardLink, w: Watcher, ev: dict[str, Any], device: str) -> None:
         """One EVENT: the Watcher logs it, the pages are told. A gap (a move the events
         missed, or an end before its last move) is filled from the board's move list."""
         t_recv = time.time() * 1000
@@ -324,7 +335,7 @@ class Bridge:
             self._publish_position(w, None, t_recv, ev.get("move"))
             if before is not None and before[0] == w.state.game.name:
                 try:
-                    frames = B.sowing(before[0], before[1], ev.get("move"))
+                    frames = B.sowing(before[0], before[1], ev.get("move") or "")
                 except Exception:
                     frames = []
                 self.hub.publish({"type": "sow", "ply": w.state.ply, "frames": frames})
@@ -334,15 +345,15 @@ class Bridge:
                 self.status(True, "connected to %s" % device)
             self._publish_position(w, None, t_recv)
 
-    def _flash(self, profile, done, box):
+    def _flash(self, profile: str, done: threading.Event, box: dict[str, Any]) -> None:
         """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
         messages), with the port released; each message goes to the pages as it is said."""
         from .. import flash
-        lines = []
+        lines: list[str] = []
 
-        def say(msg):
+        def say(msg: str) -> None:
             lines.append(msg)
-            m = {"type": "flash", "text": msg, "done": False}
+            m: dict[str, Any] = {"type": "flash", "text": msg, "done": False}
             step = flash_step(msg)
             if step:
                 m["step"], m["of"] = step
@@ -357,18 +368,22 @@ class Bridge:
             self.hub.publish({"type": "flash", "text": box["error"], "done": True, "ok": False})
         done.set()
 
-    def _count_games(self, link):
+    def _count_games(self, link: BoardLink) -> None:
         """The board page's record counts: games on the board's flash, and not yet synced."""
         from ..sync import pending
         games = link.list_games()
+        assert self.info is not None   # connected
         self.info["records on the board"] = len(games)
         self.info["unsynced"] = len(pending(games))
 
-    def _publish_position(self, w, board_pos, t_recv=None, last=None, logged=False):
+    def _publish_position(self, w: Watcher, board_pos: dict[str, Any] | None,
+                          t_recv: float | None = None, last: str | None = None,
+                          logged: bool = False) -> None:
         """What the live page shows: the game followed, else the one that ended last (its
         final position, the winner and the reason stay until the next game), else the board's
         own picture of a game we did not follow. replay: the game's page, once it is logged."""
-        msg = {"type": "position", "t_recv": t_recv or time.time() * 1000, "note": self.note}
+        msg: dict[str, Any] = {"type": "position", "t_recv": t_recv or time.time() * 1000,
+                               "note": self.note}
         s = w.state or w.final
         if s is not None:
             g = s.game
@@ -395,7 +410,7 @@ class Bridge:
             msg["replay"] = "/game/" + quote(str(msg["id"]), safe="")
         self.hub.publish(msg)
 
-    def _run_commands(self, link, log, w):
+    def _run_commands(self, link: BoardLink, log: Log, w: Watcher) -> None:
         while True:
             try:
                 name, arg, done, box = self.commands.get_nowait()
@@ -414,6 +429,7 @@ class Bridge:
                 elif name == "sync":
                     box["result"] = sync_with_club(link, log)
                     self._count_games(link)
+                    assert self.info is not None   # connected
                     self.status(True, "connected to %s" % (self.info.get("device") or "board"))
                 elif name == "flash":
                     raise _Release((arg, done, box))

@@ -1,5 +1,9 @@
 """The game page (/game/ID): one logged game replayed, its positions (/api/game/ID) and its
 analysis marks (/api/analysis/ID)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -11,8 +15,14 @@ from shared_rules.record import Record
 from . import boardview as B
 from .web import api, site_of
 
+if TYPE_CHECKING:
+    import sqlite3
 
-def game_page(request):
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+
+def game_page(request: Request) -> Response:
     site = site_of(request)
     row = site.row(request.path_params["gid"])
     if row is None:
@@ -22,7 +32,7 @@ def game_page(request):
 
 
 @api
-async def api_game(request):
+async def api_game(request: Request) -> Response:
     site = site_of(request)
     row = await run_in_threadpool(site.row, request.path_params["gid"])
     if row is None:
@@ -30,7 +40,7 @@ async def api_game(request):
     return await site.gate.run(replay, row)
 
 
-def replay(row):
+def replay(row: sqlite3.Row) -> JSONResponse:
     """Every position of a logged game, with whose turn and the pockets' counts."""
     try:
         rec = Record.from_text(row["record"])
@@ -52,7 +62,7 @@ def replay(row):
                          "counts": counts, "layout": B.layout(g.name)})
 
 
-def api_analysis(request):
+def api_analysis(request: Request) -> Response:
     """GET: the game's analysis so far; POST: start it (once per game id)."""
     site = site_of(request)
     gid = request.path_params["gid"]
@@ -64,7 +74,7 @@ def api_analysis(request):
     return JSONResponse(site.analyses.start(row["id"], row["record"]))
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/game/{gid:path}", game_page),
         Route("/api/analysis/{gid:path}", api_analysis, methods=["GET", "POST"]),

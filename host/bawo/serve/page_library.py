@@ -1,5 +1,9 @@
 """The library page (/library): the logged games a page at a time, filtered and sorted, and
 one game's export (/export/ID)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from shared_rules import GAMES
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -8,8 +12,12 @@ from .. import export
 from . import library as L
 from .web import site_of
 
+if TYPE_CHECKING:
+    from starlette.datastructures import QueryParams
+    from starlette.requests import Request
 
-def filters(qp):
+
+def filters(qp: QueryParams) -> dict[str, Any]:
     """The query's filters, each one the page offers or empty: never free text into SQL."""
     f = {}
     g = qp.get("game", "")
@@ -27,14 +35,14 @@ def filters(qp):
     return f
 
 
-def _int(v, default, lo, hi):
+def _int(v: Any, default: int, lo: int, hi: int) -> int:
     try:
         return max(lo, min(hi, int(v)))
     except (TypeError, ValueError):
         return default
 
 
-def library_page(request):
+def library_page(request: Request) -> Response:
     site = site_of(request)
     qp = request.query_params
     f = filters(qp)
@@ -52,7 +60,7 @@ def library_page(request):
                      results=L.RESULTS, opponents=L.OPPONENTS, levels=L.LEVELS)
 
 
-def export_one(request):
+def export_one(request: Request) -> Response:
     row = site_of(request).row(request.path_params["gid"])
     fmt = request.query_params.get("format", "jsonl")
     if row is None or fmt not in export.FORMATS:
@@ -63,7 +71,7 @@ def export_one(request):
                     headers={"Content-Disposition": 'attachment; filename="%s.%s"' % (safe, ext)})
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/library", library_page),
         Route("/export/{gid:path}", export_one),

@@ -1,12 +1,20 @@
 """The statistics page (/stats): the log's charts, for all games or one."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from shared_rules import GAMES
 from starlette.routing import Route
 
 from . import library as L, stats as S
 from .web import site_of
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
 
-def stats_page(request):
+
+def stats_page(request: Request) -> Response:
     site = site_of(request)
     g = request.query_params.get("game", "")
     g = g if g in GAMES else ""
@@ -23,5 +31,5 @@ def stats_page(request):
     return site.page("stats", request, games=sorted(GAMES), game=g, charts=charts)
 
 
-def routes():
+def routes() -> list[Route]:
     return [Route("/stats", stats_page)]

@@ -1,8 +1,12 @@
 """`bawo play` on the page: a game against the PC's AI (shared_rules.ai, the PC's budgets as
 `bawo play` uses), entered by clicking the pockets the way they are pressed on the board
 (bawo.sim.presses_for), logged as `bawo play` logs it when it ends."""
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import quote
 
 from shared_rules import GAMES, game as make_game, State, winner_name
@@ -18,12 +22,12 @@ from . import boardview as B
 class Session:
     """The one game of the page (a local server has one user)."""
 
-    def __init__(self, log_path):
+    def __init__(self, log_path: str) -> None:
         self.log_path = log_path
         self.lock = threading.Lock()
-        self.s = None
+        self.s: State | None = None   # the game, once new() started one
 
-    def new(self, name, side, level):
+    def new(self, name: str, side: int, level: int) -> dict[str, Any]:
         if name not in GAMES:
             raise BawoError("no game %s" % name)
         if side not in (0, 1) or level not in range(1, 6):
@@ -42,7 +46,7 @@ class Session:
             steps = self._ai_turn()
             return self.view(steps)
 
-    def move(self, text):
+    def move(self, text: str) -> dict[str, Any]:
         with self.lock:
             if self.s is None:
                 raise BawoError("start a game first")
@@ -55,7 +59,7 @@ class Session:
             steps += self._ai_turn()
             return self.view(steps)
 
-    def hint(self):
+    def hint(self) -> dict[str, Any]:
         """The board's hint for the person's move (bawo.advice, as `bawo play`'s `hint`), counted
         for the record; the view with `hint`: its move and the presses that play it."""
         from ..advice import best_move
@@ -71,13 +75,14 @@ class Session:
             v["hint"] = {"move": text, "presses": v["presses"][text], "n": self.hints}
             return v
 
-    def current(self):
+    def current(self) -> dict[str, Any]:
         """The game of the page as it stands (a page opened again shows it), or {}."""
         with self.lock:
             return self.view() if self.s is not None else {}
 
-    def _ai_turn(self):
+    def _ai_turn(self) -> list[dict[str, Any]]:
         s, g = self.s, self.g
+        assert s is not None   # new() started a game
         out = []
         while s.outcome() is None and s.turn != self.human:
             before = g.format(s.position)
@@ -89,7 +94,7 @@ class Session:
             self._log()
         return out
 
-    def _log(self):
+    def _log(self) -> None:
         from ..db import Log
         from ..advice import named
         ai_name = "computer (level %d)" % self.level
@@ -101,14 +106,16 @@ class Session:
             log.add(rec, "play")
         self.logged = True
 
-    def view(self, steps=()):
+    def view(self, steps: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
         s, g = self.s, self.g
+        assert s is not None   # new() started a game
         pos = g.format(s.position)
         o = s.outcome()
         result = None
         if o is not None:
             result = result_line(g.name, winner_name(g, o), o.reason, pos)
-        presses, why = {}, {}
+        presses: dict[str, list[int]] = {}
+        why: dict[int, str] = {}
         if o is None and s.turn == self.human:
             prof = firmware.profile_path(sim.PROFILES[g.name])
             cells = sim.key_of_cell(prof, g.name)
@@ -123,10 +130,11 @@ class Session:
             out["replay"] = "/game/" + quote(self.gid, safe="")
         return out
 
-    def _why(self, cells, starts):
+    def _why(self, cells: dict[int, int], starts: set[int]) -> dict[int, str]:
         """{key: why a press there starts no move}, in the player's words: whose pocket (or
         piece) it is, or that it has no move now."""
         s, g = self.s, self.g
+        assert s is not None   # new() started a game
         out = {}
         for cell, key in cells.items():
             if key in starts or cell >= len(s.position.board):   # a store is never pressed
@@ -137,7 +145,7 @@ class Session:
         return out
 
 
-def default_game(log_path):
+def default_game(log_path: str) -> str:
     """The game the Play page offers first: the last one in the log, else Bawo."""
     from ..db import Log
     try:

@@ -3,10 +3,19 @@ size and nesting bounded before parsing, every field checked after) and the one 
 rules' work (its own few threads, off the event loop, a bounded queue).
 
 A bad body is a BadRequest: the route answers 400 with its one line, never a traceback."""
+from __future__ import annotations
+
 import json
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from starlette.requests import ClientDisconnect
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+T = TypeVar("T")
 
 MAX_BODY = 4096      # bytes of a JSON body (the page's largest is ~60)
 MAX_DEPTH = 4        # nesting of [ and { (the page sends one flat object)
@@ -26,7 +35,7 @@ class Busy(Exception):
     """The rules' threads and their queue are full."""
 
 
-def json_depth(raw):
+def json_depth(raw: str) -> int:
     """The deepest nesting of [ and { in JSON text, outside strings."""
     depth = most = 0
     in_str = esc = False
@@ -50,25 +59,26 @@ def json_depth(raw):
     return most
 
 
-def _finite(text):
+def _finite(text: str) -> float:
     v = float(text)
     if v != v or v in (float("inf"), float("-inf")):
         raise BadRequest("a number in the body is too large")
     return v
 
 
-def _no_constant(name):
+def _no_constant(name: str) -> Any:
     raise BadRequest("%s is not a number JSON allows" % name)
 
 
-async def json_body(request):
+async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object (a dict), read at most MAX_BODY bytes. BadRequest if the
     body is too large, not UTF-8, not JSON, nested too deep or not an object; Gone if the
     client disconnected first."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise BadRequest("the request body is over %d bytes" % MAX_BODY)
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
@@ -94,7 +104,8 @@ async def json_body(request):
     return body
 
 
-def text_field(body, name, most, default=None, choices=None):
+def text_field(body: dict[str, Any], name: str, most: int, default: str | None = None,
+               choices: Collection[str] | None = None) -> str:
     """body[name] as a non-empty string of at most `most` printable ASCII characters (what
     every move and game name is), one of choices if given."""
     v = body.get(name, default)
@@ -104,7 +115,8 @@ def text_field(body, name, most, default=None, choices=None):
     return v
 
 
-def int_field(body, name, lo, hi, default=None):
+def int_field(body: dict[str, Any], name: str, lo: int, hi: int,
+              default: int | None = None) -> int:
     """body[name] as a whole number lo..hi (not a bool, not a float)."""
     v = body.get(name, default)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -117,13 +129,14 @@ class Gate:
     those (or is told "busy"), and the pages, the live stream and the board's routes keep
     the event loop and the default threads."""
 
-    def __init__(self, threads=RULES_THREADS, queue=RULES_QUEUE):
+    def __init__(self, threads: int = RULES_THREADS, queue: int = RULES_QUEUE) -> None:
         self.threads = threads
         self.queue = queue
-        self.limiter = None     # made in the app's event loop, on first use
+        # Made in the app's event loop, on first use.
+        self.limiter: anyio.CapacityLimiter | None = None
         self.waiting = 0        # requests holding or waiting for a thread (the loop's only)
 
-    async def run(self, fn, *args):
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) on one of the rules' threads; Busy if the queue is full."""
         if self.limiter is None:
             self.limiter = anyio.CapacityLimiter(self.threads)

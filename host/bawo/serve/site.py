@@ -13,10 +13,14 @@ Security (each has a test that tries the attack, tests/test_serve.py):
 * Every JSON body is read by request.json_body (bounded, checked); the rules' work runs on
   request.Gate's own threads, so a flood of it never stalls the pages.
 """
+from __future__ import annotations
+
 import hmac
 import secrets
 from contextlib import asynccontextmanager
 from http.cookies import SimpleCookie
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -28,6 +32,9 @@ from starlette.staticfiles import StaticFiles
 from . import page_board, page_game, page_library, page_live, page_play, page_stats
 from .web import HERE, Site
 
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
 # One module a page; each gives its routes (the page and the JSON it asks for).
 PAGES = (page_live, page_library, page_game, page_stats, page_board, page_play)
 
@@ -35,14 +42,14 @@ PAGES = (page_live, page_library, page_game, page_stats, page_board, page_play)
 class Guard:
     """ASGI middleware: Host/Origin checks and the token, before any route runs."""
 
-    def __init__(self, app, cfg):
+    def __init__(self, app: ASGIApp, cfg: Config) -> None:
         self.app = app
         self.cfg = cfg
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = {}
+        headers: dict[str, str] = {}
         for k, v in scope["headers"]:
             headers.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
         why = self.cfg.refuse(scope, headers)
@@ -53,23 +60,24 @@ class Guard:
 
 
 class Config:
-    def __init__(self, db_path, host="127.0.0.1", port=0, remote=False, token=None):
+    def __init__(self, db_path: str, host: str = "127.0.0.1", port: int = 0, remote: bool = False,
+                 token: str | None = None) -> None:
         self.db_path = db_path
         self.host = host
         self.port = port
         self.remote = remote
         self.token = token or secrets.token_urlsafe(24)
 
-    def hosts(self):
+    def hosts(self) -> set[str]:
         names = {"127.0.0.1", "localhost", "[::1]"}
         if self.remote:
             names.add(self.host if ":" not in self.host else "[%s]" % self.host)
         return {"%s:%d" % (n, self.port) for n in names}
 
-    def token_ok(self, given):
+    def token_ok(self, given: str) -> bool:
         return bool(given) and hmac.compare_digest(given.encode(), self.token.encode())
 
-    def refuse(self, scope, headers):
+    def refuse(self, scope: Scope, headers: dict[str, str]) -> str | None:
         """None, or why the request is refused."""
         host = headers.get("host", "")
         # Remote mode: other computers name this one as they like; the token on every request
@@ -102,13 +110,14 @@ class Config:
         return None
 
 
-def create_app(cfg, port=None, sim=None, follow_board=True):
+def create_app(cfg: Config, port: str | None = None, sim: str | None = None,
+               follow_board: bool = True) -> Guard:
     """The ASGI app: every page's routes and the static files, behind the Guard. port or sim:
     the board the live page follows; follow_board=False: none."""
     site = Site(cfg, port=port, sim=sim, follow_board=follow_board)
 
     @asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         import asyncio
         site.hub.loop = asyncio.get_running_loop()
         site.bridge.start()

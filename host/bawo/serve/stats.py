@@ -1,8 +1,13 @@
 """Statistics drawn as inline SVG (no image files): results over time, win rate by side with
 95% Wilson intervals, game length, most common openings. Per game and per opponent (who played
 each side: the records' First/Second tags) and per level of the AI (bawo.players parses the tags)."""
+from __future__ import annotations
+
 import math
+import sqlite3
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -14,7 +19,7 @@ COLORS = {"first": "#e8a33d", "second": "#4aa3df", "draw": "#9a9a9a", "open": "#
 OPENING_SAMPLE = 20000   # the newest games read for openings and opponents
 
 
-def wilson(k, n, z=1.96):
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float, float]:
     if n == 0:
         return 0.0, 0.0, 0.0
     p = k / n
@@ -24,17 +29,19 @@ def wilson(k, n, z=1.96):
     return p, max(0.0, c - h), min(1.0, c + h)
 
 
-def _svg(w, h, body, title):
+def _svg(w: int, h: int, body: str, title: str) -> Markup:
     return Markup('<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">%s</svg>'
                   % (w, h, escape(title), body))
 
 
-def _text(x, y, s, anchor="start", size=12, cls=""):
+def _text(x: float, y: float, s: object, anchor: str = "start", size: int = 12,
+          cls: str = "") -> str:
     return '<text x="%.1f" y="%.1f" text-anchor="%s" font-size="%d" class="%s">%s</text>' % (
         x, y, anchor, size, cls, escape(str(s)))
 
 
-def bars(title, items, color="#4aa3df", w=560, unit=""):
+def bars(title: str, items: Sequence[tuple[str, float]], color: str = "#4aa3df", w: int = 560,
+         unit: str = "") -> dict[str, Any] | None:
     """Horizontal bars: items = [(label, value)]."""
     if not items:
         return None
@@ -51,7 +58,7 @@ def bars(title, items, color="#4aa3df", w=560, unit=""):
     return {"title": title, "svg": _svg(w, h, "".join(body), title)}
 
 
-def timeline(title, months):
+def timeline(title: str, months: dict[str, Counter[str]]) -> dict[str, Any] | None:
     """Stacked columns per month: first side's wins, second side's wins, draws."""
     if not months:
         return None
@@ -62,7 +69,7 @@ def timeline(title, months):
     body = ['<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>' % (left, h - bottom, w - 5, h - bottom),
             _text(left - 4, 42, top, "end", 11), _text(left - 4, h - bottom, 0, "end", 11)]
     for i, k in enumerate(keys):
-        y = h - bottom
+        y: float = h - bottom
         for part in ("first", "second", "draw"):
             v = months[k].get(part, 0)
             bh = (h - bottom - 38) * v / top
@@ -75,7 +82,7 @@ def timeline(title, months):
     return {"title": title, "svg": _svg(w, h, "".join(body), title)}
 
 
-def _legend(x, y):
+def _legend(x: int, y: int) -> str:
     out = []
     for i, (part, name) in enumerate((("first", "first side wins"), ("second", "second side wins"),
                                       ("draw", "draw"))):
@@ -84,7 +91,7 @@ def _legend(x, y):
     return "".join(out)
 
 
-def winrates(title, rows):
+def winrates(title: str, rows: Sequence[tuple[str, float, int]]) -> dict[str, Any] | None:
     """rows: [(label, wins, games)]: each rate with its 95% interval."""
     rows = [r for r in rows if r[2] > 0]
     if not rows:
@@ -108,8 +115,8 @@ def winrates(title, rows):
     return {"title": title, "svg": _svg(w, h, "".join(body), title)}
 
 
-def _players(record):
-    def tag(name):
+def _players(record: str) -> tuple[str | None, str | None]:
+    def tag(name: str) -> str | None:
         i = record.find('[%s "' % name)
         if i < 0:
             return None
@@ -118,21 +125,21 @@ def _players(record):
     return tag("First"), tag("Second")
 
 
-def _opening(record, n=2):
+def _opening(record: str, n: int = 2) -> str:
     i = record.find("\n\n")
     toks = [t for t in record[i + 2:i + 200].split() if not t[0].isdigit() or "." not in t]
     return " ".join(toks[:n])
 
 
-def charts(db, game=None):
+def charts(db: sqlite3.Connection, game: str | None = None) -> list[dict[str, Any]]:
     # Results and lengths count finished games only: an unfinished one ('*', a live game
     # among them) has no result and no length yet. Its opening was played: that counts.
     where, args = ("WHERE game=?", [game]) if game else ("", [])
     done = ("%s %s result != '*'" % (where, "AND" if where else "WHERE"))
-    out = []
+    out: list[dict[str, Any] | None] = []
     sides = {name: tuple(game_class(name).sides) for name in GAMES}
-    months = defaultdict(Counter)
-    per_game = defaultdict(Counter)
+    months: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    per_game: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for g, month, result, n in db.execute(
             "SELECT game, substr(COALESCE(NULLIF(start, ''), added), 1, 7) AS m, result, COUNT(*) "
             "FROM games %s GROUP BY game, m, result" % done, args):
@@ -151,14 +158,14 @@ def charts(db, game=None):
         rates.append(("%s %s wins" % (g, first), c["first"], total))
         rates.append(("%s %s wins" % (g, second), c["second"], total))
     out.append(winrates("Win rate by side (95% interval)", rates))
-    lengths = Counter()
+    lengths: Counter[str] = Counter()
     for (bucket, n) in db.execute("SELECT (plies / 20) * 20, COUNT(*) FROM games %s GROUP BY 1 ORDER BY 1"
                                   % done, args):
         lengths["%d-%d" % (bucket, bucket + 19)] = n
     out.append(bars("Game length (plies, finished games)", list(lengths.items())[:20]))
-    openings = Counter()
-    opp = defaultdict(Counter)
-    by_level = defaultdict(Counter)
+    openings: Counter[str] = Counter()
+    opp: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    by_level: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for g, result, rec in db.execute("SELECT game, result, record FROM games %s ORDER BY rowid DESC LIMIT %d"
                                      % (where, OPENING_SAMPLE), args):
         openings["%s: %s" % (g, _opening(rec))] += 1

@@ -6,7 +6,9 @@ import os
 import select
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bawo_firmware_sim import simpipe as P
 
@@ -26,7 +28,7 @@ RESIGN_KEYS = ("!",)     # a remote game's resign offer: MENU held 2 s
 DRAW_KEYS = ("=",)       # a remote game's draw offer or acceptance: BACK held 2 s
 
 
-def run_interactive(args, data):
+def run_interactive(args: Any, data: str) -> int:
     """The interactive board: drawn on this terminal, or headless without one."""
     relay = PtyRelay()
     relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
@@ -36,7 +38,7 @@ def run_interactive(args, data):
     os.replace(os.path.join(data, "port.tmp"), os.path.join(data, "port"))
     print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
 
-    def boot():
+    def boot() -> BoardProcess:
         b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
                          speed=args.speed, heap=args.heap, mpy_dir=mpy_dir_for(args, data),
                          link=relay.board_ends(), wait_boot=False, extra_env=menu_choices(args))
@@ -67,10 +69,10 @@ def run_interactive(args, data):
     return 0
 
 
-def menu_choices(args):
+def menu_choices(args: Any) -> dict[str, str]:
     """--game, --opponent and --level as the board's menu choices at power-on (its settings,
     kept on its flash once a menu press writes them); what is not given stays the menu's."""
-    env = {}
+    env: dict[str, str] = {}
     for name, value in (("BAWO_GAME", args.game), ("BAWO_OPPONENT", args.opponent),
                         ("BAWO_LEVEL", args.level)):
         if value is not None:
@@ -78,7 +80,7 @@ def menu_choices(args):
     return env
 
 
-def _stopped(board, relay, data):
+def _stopped(board: BoardProcess, relay: PtyRelay, data: str) -> str:
     """The line a firmware that ended by itself leaves; its REPL then has the port."""
     why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
            else getattr(board, "why", None) or board.stderr_text())
@@ -89,7 +91,8 @@ def _stopped(board, relay, data):
             "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
 
 
-def _headless(board, relay, data, boot):
+def _headless(board: BoardProcess, relay: PtyRelay, data: str,
+              boot: Callable[[], BoardProcess]) -> BoardProcess:
     """Prints the board's messages; when its firmware stops, its REPL has the port, and Ctrl-D
     there restarts the firmware (a Pico soft-reboots into main.py). Returns the board running
     last, for the caller to shut down."""
@@ -122,7 +125,8 @@ def _headless(board, relay, data, boot):
         print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
 
 
-def _terminal(board, relay, data, boot):
+def _terminal(board: BoardProcess, relay: PtyRelay, data: str,
+              boot: Callable[[], BoardProcess]) -> BoardProcess:
     """The board on this terminal. When its firmware stops (a Ctrl-C on its port, as
     mpremote sends), its REPL has the port, and a soft reboot there (Ctrl-D, which `bawo
     flash` sends when it is done) runs the firmware again, drawn again here, as a Pico
@@ -163,7 +167,8 @@ def _terminal(board, relay, data, boot):
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
 
 
-def _draw_board(board, relay, fd, color, view):
+def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
+                view: list[str]) -> bool:
     """Draw the board and press its pockets until a quit (True) or its firmware stops."""
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
     keymap = key_map(rows, board.menu_key, board.back_key)

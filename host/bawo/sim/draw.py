@@ -1,4 +1,9 @@
 """Terminal drawing of a position, from South's side of the table (RULES.md diagrams)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TextIO
+
 from .. import firmware
 from .layout import PROFILES, SIDE_NAMES as _SIDE, cell_texts, grid_rows, result_line
 from .leds import leds_width, render
@@ -6,11 +11,11 @@ from .leds import leds_width, render
 __all__ = ["result_line", "numbers", "frame", "leds", "style_for", "draw", "Bar"]
 
 
-def _cells(row, width=3):
+def _cells(row: Iterable[object], width: int = 3) -> str:
     return "".join(("%*s" % (width, c)) for c in row)
 
 
-def _seeds(game_name, pos):
+def _seeds(game_name: str, pos: str) -> tuple[list[str], str]:
     # Bawo and Oware: the rows of the game's layout (bawo.sim.layout.grid_rows, from the
     # engine's cell_at), labels from the engine; a store sits at its row's end.
     from shared_rules import game as make_game
@@ -20,10 +25,10 @@ def _seeds(game_name, pos):
     stores = g.stores > 0
     pad = " " * (8 if stores else 7)
 
-    def pits(row):
+    def pits(row: list[int]) -> list[int]:
         return [c for c in row if 0 <= c < g.cells]
 
-    def side(cell):
+    def side(cell: int) -> str:
         return _SIDE[g.sides[g.owner(cell)]]
 
     top, bottom = pits(rows[0]), pits(rows[-1])
@@ -46,7 +51,7 @@ def _seeds(game_name, pos):
     return lines, pos.rsplit(" ", 1)[1]
 
 
-def _pieces(game_name, pos):
+def _pieces(game_name: str, pos: str) -> tuple[list[str], str]:
     # Bagh-Chal: the points as their pieces' letters, ranks and files labelled.
     from shared_rules import game as make_game
     g = make_game(game_name)
@@ -59,13 +64,13 @@ def _pieces(game_name, pos):
     return lines, turn
 
 
-def _drawer(game_name):
+def _drawer(game_name: str) -> Any:
     """The drawing for a game's kind of board (its declaration: pieces or counts)."""
     from shared_rules import game_class
     return _pieces if game_class(game_name).pieces else _seeds
 
 
-def numbers(game_name, position, caption=None):
+def numbers(game_name: str, position: str, caption: str | None = None) -> str:
     """The position as a grid of numbers; a position this module cannot read is shown raw."""
     try:
         lines, turn = _drawer(game_name)(game_name, position)
@@ -82,10 +87,10 @@ def numbers(game_name, position, caption=None):
 # CPython with hw_sim's fake board, KMK style (firmware_sim/pictures.py): its frame goes
 # through bawo.sim.leds, as in `bawo sim`. There is no second implementation of the LED
 # look on the host.
-_pictures = {}
+_pictures: dict[str, Any] = {}
 
 
-def picture_for(game_name):
+def picture_for(game_name: str) -> Any:
     from ..firmware import profile_path
     a = _pictures.get(game_name)
     if a is None:
@@ -96,7 +101,7 @@ def picture_for(game_name):
     return a
 
 
-def frame(game_name, position_text):
+def frame(game_name: str, position_text: str) -> tuple[str, str]:
     """(frame line as `bawo sim` streams it, profile file): the board's LEDs showing the
     position, drawn by the firmware's renderer (game over: the winner's tint shown)."""
     a = picture_for(game_name)
@@ -104,14 +109,14 @@ def frame(game_name, position_text):
     return _frame_line(a), a.profile_file
 
 
-def _frame_line(a):
+def _frame_line(a: Any) -> str:
     px = a.board.pixels
     px.show()
     p = a.profile
     return "%dx%d %s" % (p.width, p.height, px.canvas_rgb().hex())
 
 
-def leds(game_name, position_text, color=True):
+def leds(game_name: str, position_text: str, color: bool = True) -> str:
     """The position as the simulator draws the board's LEDs (half blocks, pocket labels),
     without the simulator's status line; color=False: plain characters."""
     line, prof_file = frame(game_name, position_text)
@@ -119,7 +124,8 @@ def leds(game_name, position_text, color=True):
     return text.rsplit("\n", 1)[0]
 
 
-def style_for(stream=None, numbers=False, force_leds=False):
+def style_for(stream: TextIO | None = None, numbers: bool = False,
+              force_leds: bool = False) -> str:
     """'numbers', 'color' or 'mono': LEDs in colour on a terminal, the numeric grid when
     the output is not a terminal, NO_COLOR is set or the terminal is narrower than the
     LEDs; force_leds: LEDs anyway (mono without colour)."""
@@ -135,7 +141,7 @@ def style_for(stream=None, numbers=False, force_leds=False):
     return "color" if colour and not narrow(stream) else "numbers"
 
 
-def narrow(stream):
+def narrow(stream: TextIO) -> bool:
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
     from ..firmware import profile_path
@@ -147,7 +153,8 @@ def narrow(stream):
     return 0 < cols < need
 
 
-def draw(game_name, position, caption=None, style="numbers"):
+def draw(game_name: str, position: str, caption: str | None = None,
+         style: str = "numbers") -> str:
     """The position as text: style 'numbers' (the grid of counts) or 'color'/'mono' (the
     board's LEDs, then the position string and whose turn it is)."""
     if style == "numbers":
@@ -171,21 +178,22 @@ class Bar:
     """A one-line progress bar on stderr, redrawn in place; silent when stderr is not a tty
     unless forced, so logs and pipes get only the final line."""
 
-    def __init__(self, stream=None, width=30, force=False):
+    def __init__(self, stream: TextIO | None = None, width: int = 30,
+                 force: bool = False) -> None:
         import sys
         self.stream = stream or sys.stderr
         self.width = width
         self.live = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
-        self.total = 0
+        self.total: float = 0
         self.unit = ""
-        self.value = 0
+        self.value: float = 0
         self._last = 0.0
 
-    def start(self, total, unit=""):
+    def start(self, total: float, unit: str = "") -> None:
         self.total, self.unit, self.value = total, unit, 0
         self.update(0)
 
-    def update(self, value, extra=""):
+    def update(self, value: float, extra: str = "") -> None:
         import time
         self.value = value
         now = time.monotonic()
@@ -198,7 +206,7 @@ class Bar:
                                                           int(value), self.total, self.unit, extra))
         self.stream.flush()
 
-    def finish(self):
+    def finish(self) -> None:
         if self.live:
             self._last = 0.0
             self.update(self.total)

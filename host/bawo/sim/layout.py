@@ -2,40 +2,43 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .. import firmware
+from ..rulestypes import Game
 
 class _Profiles:
     """{game: the board profile the simulator shows it on}, read from each registered game's
     declaration (its class's `profile`), so a game registered later is in it too."""
 
-    def _games(self):
+    def _games(self) -> dict[str, Any]:
         from shared_rules import GAMES
         return GAMES
 
-    def __getitem__(self, game):
+    def __getitem__(self, game: str) -> str:
         from shared_rules import game_class
         if game not in self._games():
             raise KeyError(game)
         return game_class(game).profile
 
-    def __contains__(self, game):
+    def __contains__(self, game: object) -> bool:
         return game in self._games()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(list(self._games()))
 
-    def get(self, game, default=None):
+    def get(self, game: str, default: str | None = None) -> str | None:
         return self[game] if game in self else default
 
-    def keys(self):
+    def keys(self) -> list[str]:
         return list(self)
 
-    def values(self):
+    def values(self) -> list[str]:
         return [self[g] for g in self]
 
-    def items(self):
+    def items(self) -> list[tuple[str, str]]:
         return [(g, self[g]) for g in self]
 
 
@@ -47,9 +50,9 @@ GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
              5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
 
 
-def key_map(rows, menu_key, back_key):
+def key_map(rows: int, menu_key: int, back_key: int) -> dict[str, int]:
     """{typed character: the board's key number}: the pocket grid, then MENU and BACK."""
-    keymap = {}
+    keymap: dict[str, int] = {}
     for r, chars in enumerate(GRID_KEYS.get(rows, ())):
         for c, ch in enumerate(chars):
             keymap[ch] = r * len(chars) + c
@@ -58,18 +61,18 @@ def key_map(rows, menu_key, back_key):
     return keymap
 
 
-def _grid(profile_file):
+def _grid(profile_file: str) -> tuple[list[list[int]], int, int]:
     prof = json.loads(Path(profile_file).read_text())
     return prof.get("pockets") or prof.get("points"), prof["grid"]["rows"], prof["grid"]["cols"]
 
 
-def key_of_cell(profile_file, game):
+def key_of_cell(profile_file: str, game: str) -> dict[int, int]:
     """{cell: key}: Bawo pockets 0..31, Oware pits 0..11 and stores 12, 13, Bagh-Chal points,
     as the game's engine lays them out (shared_rules: cell_at), which the firmware reads too."""
     from shared_rules import game as make_game
     g = make_game(game)
     cells, rows, cols = _grid(profile_file)
-    out = {}
+    out: dict[int, int] = {}
     for k, (r, c) in enumerate(cells):
         cell = g.cell_at(rows, cols, r, c)
         if cell >= 0:
@@ -77,7 +80,7 @@ def key_of_cell(profile_file, game):
     return out
 
 
-def presses_for(game, position, move, cells):
+def presses_for(game: str, position: str, move: str, cells: dict[int, int]) -> list[int]:
     """Keys a player presses to enter `move` (text) in `position` (text)."""
     from shared_rules import game as make_game
     g = make_game(game)
@@ -87,13 +90,13 @@ def presses_for(game, position, move, cells):
     return [cells[start]] if target < 0 else [cells[start], cells[target]]
 
 
-def level_cell(rows, cols, level):
+def level_cell(rows: int, cols: int, level: int) -> tuple[int, int] | None:
     """(row, col) of a level's pocket in the menu (the firmware's menu.level_at), or None."""
     at = firmware.module("menu").level_at(rows, cols)
     return None if at is None else (at[0], at[1] + level - 1)
 
 
-def labels(game, rows, cols):
+def labels(game: str, rows: int, cols: int) -> dict[tuple[int, int], str]:
     """{(row, col): label} of the game's cells on a rows x cols grid (the engine's labels)."""
     from shared_rules import GAMES, game as make_game
     if game not in GAMES:
@@ -108,10 +111,10 @@ def labels(game, rows, cols):
     return lab
 
 
-_rows = {}
+_rows: dict[str, list[list[int]]] = {}
 
 
-def grid_rows(game):
+def grid_rows(game: str) -> list[list[int]]:
     """The game's cells on its profile's grid (PROFILES), row by row from the far side, -1
     where a key has no cell; rows without a cell are left out."""
     rows = _rows.get(game)
@@ -125,13 +128,13 @@ def grid_rows(game):
     return rows
 
 
-def cell_texts(game, position_text):
+def cell_texts(game: str, position_text: str) -> dict[int, str]:
     """{cell: text} of a position: seeds (and Oware's stores) as numbers, Bagh-Chal's pieces
     as their side's letter (G, T) or '.' on an empty point."""
     from shared_rules import game as make_game
     g = make_game(game)
     pos = g.parse(position_text)
-    out = {}
+    out: dict[int, str] = {}
     for cell in range(g.cells + g.stores):
         if cell >= g.cells:
             out[cell] = str(pos.stores[cell - g.cells])
@@ -147,7 +150,7 @@ def cell_texts(game, position_text):
 SIDE_NAMES = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
 
-def not_yours(g, cell, owner, mover, you=False):
+def not_yours(g: Game, cell: int, owner: int, mover: int, you: bool = False) -> str | None:
     """Why a press on `cell`, which holds seeds or a piece of side `owner`, starts no move for
     side `mover` (0 or 1), in a player's words; None if the cell is not the other side's.
     you: the person pressing plays `mover` (the Play page) rather than two people at a board."""
@@ -164,12 +167,13 @@ def not_yours(g, cell, owner, mover, you=False):
     return "%s is %s %s; %s" % (g.label(cell), whose[owner], one, tail)
 
 
-def _store_win(game_name):
+def _store_win(game_name: str) -> int:
     from shared_rules import GAMES, game_class
     return game_class(game_name).store_win if game_name in GAMES else 0
 
 
-def result_line(game_name, winner, reason, position=None):
+def result_line(game_name: str, winner: str | None, reason: str,
+                position: str | None = None) -> str:
     """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
     A store goal ("25 seeds" in Oware, the game's store_win) is the threshold, not the count: the winner's store is named too."""
     if winner is None:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .layout import GRID_KEYS, SIDE_NAMES, cell_texts, key_of_cell, labels as cell_labels, not_yours, result_line
 
 
-def _parse_frame(line):
+def _parse_frame(line: str) -> tuple[int, int, bytes]:
     size, hexdata = line.split(" ", 1)
     w, h = (int(x) for x in size.split("x"))
     return w, h, bytes.fromhex(hexdata.strip())
@@ -19,7 +20,7 @@ def _parse_frame(line):
 SHOWN_MIN = 150
 
 
-def _full(status, prof):
+def _full(status: Any, prof: dict[str, Any]) -> int:
     """The wire value of a full channel at the board's brightness (app.apply_brightness)."""
     cap = (prof.get("power") or {}).get("brightness_cap") or 255
     level = (status.get("settings") or {}).get("brightness")
@@ -29,7 +30,7 @@ def _full(status, prof):
     return max(1, cap * level // 8)
 
 
-def shown(rgb, full):
+def shown(rgb: tuple[int, int, int], full: int) -> tuple[int, ...]:
     """An LED's (r, g, b) as a screen shows what it means: the logical colour (the firmware's
     gamma undone, full: a full channel's wire value), a lit one at least SHOWN_MIN bright."""
     from ..firmware import module
@@ -42,7 +43,8 @@ def shown(rgb, full):
     return tuple(min(255, int(x * k + 0.5)) for x in c)
 
 
-def render(frame_line, profile_file, status, color=True, keys=True):
+def render(frame_line: str | None, profile_file: str, status: Any, color: bool = True,
+           keys: bool = True) -> str:
     """The LED canvas as text: each pocket block with its key letter and label, the LEDs at a
     brightness a screen shows (shown())."""
     prof = json.loads(Path(profile_file).read_text())
@@ -59,7 +61,7 @@ def render(frame_line, profile_file, status, color=True, keys=True):
         w = h = 0
         rgb = b""
 
-    def led(x, y):
+    def led(x: int, y: int) -> tuple[int, ...]:
         if 0 <= x < w and 0 <= y < h:
             o = 3 * (y * w + x)
             return shown((rgb[o], rgb[o + 1], rgb[o + 2]), full)
@@ -93,18 +95,18 @@ def render(frame_line, profile_file, status, color=True, keys=True):
     return "\n".join(lines)
 
 
-def split(game):
+def split(game: str | None) -> bool:
     """Whether the game's two sides' halves are drawn apart (its declaration's `split`)."""
     from shared_rules import GAMES, game_class
     return game in GAMES and game_class(game).split
 
 
-def _mono(top, bot):
+def _mono(top: tuple[int, ...], bot: tuple[int, ...]) -> str:
     a, b = sum(top) > 60, sum(bot) > 60
     return ":" if a and b else "'" if a else "." if b else " "
 
 
-def _caption(st):
+def _caption(st: Any) -> str:
     side = SIDE_NAMES
     other = {"S": "N", "N": "S", "G": "T", "T": "G"}
     if st.get("mode") == "menu":
@@ -119,7 +121,7 @@ def _caption(st):
     elif st.get("anim") and st.get("moves"):
         # Whose turn it is shows once the move has been sown on the LEDs, not before.
         text = "%s %s: %s plays %s, ply %d" % (st.get("game"), st.get("id", ""),
-                                               side.get(other.get(st.get("turn")), "?"),
+                                               side.get(other.get(st.get("turn"), ""), "?"),
                                                st["moves"][-1], st.get("ply", 0))
     else:
         text = "%s %s: %s to move%s, ply %d" % (st.get("game"), st.get("id", ""), side.get(st.get("turn"), "?"),
@@ -129,19 +131,20 @@ def _caption(st):
     return "  " + text
 
 
-def leds_width(profile_file):
+def leds_width(profile_file: str) -> int:
     """Terminal columns the LED drawing of this profile takes."""
     rows, cols, bw, _, _ = geometry(profile_file)
     return 2 + cols * (bw + 2)
 
 
-def fits_leds(geo, width):
+def fits_leds(geo: tuple[int, int, int, int, dict[str, Any]], width: int) -> bool:
     """True if the LED drawing of geometry `geo` (geometry()) fits `width` columns."""
     rows, cols, bw, _, _ = geo
     return 2 + cols * (bw + 2) <= width
 
 
-def screen(frame_line, profile_file, status, width, view="leds", color=True, msg="", port=""):
+def screen(frame_line: str | None, profile_file: str, status: Any, width: int,
+           view: str = "leds", color: bool = True, msg: str = "", port: str = "") -> str:
     """What the interactive simulator shows, no line wider than `width`: the LEDs (in colour,
     or plain characters) when they fit and view is 'leds', else the counts as digits; then
     the status, the board's last message and the keys."""
@@ -167,7 +170,7 @@ def screen(frame_line, profile_file, status, width, view="leds", color=True, msg
     return "\n".join(out)
 
 
-def digits(frame_line, profile_file, status):
+def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
     """The board as text without colour: each pocket's count (Bagh-Chal: G, T or .) over its
     key letter; in the menu, which pockets are lit (#) and dark (.)."""
     prof = json.loads(Path(profile_file).read_text())
@@ -203,7 +206,7 @@ def digits(frame_line, profile_file, status):
     for r in used:
         if r == used[0] and labels:   # pocket names above the top row and below the bottom one
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
-        lines.append("  " + "".join("%4s" % value.get(at.get((r, c)), "") for c in range(cols)))
+        lines.append("  " + "".join("%4s" % value.get(at.get((r, c), -1), "") for c in range(cols)))
         lines.append("  " + "".join("%4s" % (gk[r][c] if r < len(gk) else "") for c in range(cols)))
         if split(game) and r == rows // 2 - 1 and status.get("mode") != "menu":
             lines.append("  " + "-" * (4 * cols))
@@ -215,12 +218,12 @@ def digits(frame_line, profile_file, status):
     return "\n".join(lines)
 
 
-def targets(game, pos_text, sel):
+def targets(game: str, pos_text: str, sel: int) -> list[int]:
     """The cells where a press plays a move from the picked cell `sel` (the LEDs' green)."""
     from shared_rules import game as make_game
     g = make_game(game)
     pos = g.parse(pos_text)
-    out = []
+    out: list[int] = []
     for m in g.legal_moves(pos):
         if g.move_cell(m, pos.turn) == sel:
             c = g.move_cell(m, pos.turn, True)
@@ -229,12 +232,12 @@ def targets(game, pos_text, sel):
     return out
 
 
-def _values(game, pos_text, cells):
+def _values(game: str, pos_text: str, cells: dict[int, int]) -> dict[int, str]:
     texts = cell_texts(game, pos_text)
     return {k: texts[cell] for cell, k in cells.items()}
 
 
-def _brightness(frame_line, prof):
+def _brightness(frame_line: str | None, prof: Any) -> dict[int, str]:
     if not frame_line:
         return {}
     w, h, rgb = _parse_frame(frame_line)
@@ -252,14 +255,14 @@ def _brightness(frame_line, prof):
     return out
 
 
-def geometry(profile_file):
+def geometry(profile_file: str) -> tuple[int, int, int, int, dict[str, Any]]:
     """(rows, cols, block width, text rows a block takes, profile) of the LED drawing."""
     prof = json.loads(Path(profile_file).read_text())
     blk = prof["leds"]["block"]
     return prof["grid"]["rows"], prof["grid"]["cols"], blk["w"], (blk["h"] + 1) // 2, prof
 
 
-def clicked_key(seq, geo):
+def clicked_key(seq: str, geo: tuple[int, int, int, int, dict[str, Any]]) -> int | None:
     """The key a mouse press on the LED drawing hits (geometry() `geo`), or None.
     SGR mouse: ESC [ < b ; x ; y M  (1-based cell coordinates); presses only."""
     try:
@@ -295,7 +298,7 @@ _BOARD_PLAYS = {"board-first": (0,), "board-second": (1,), "board-both": (0, 1),
                 "host-first": (0,), "host-second": (1,)}
 
 
-def refused(profile_file, status, key):
+def refused(profile_file: str, status: Any, key: int) -> str | None:
     """Why the board flashed pocket `key` red, in a player's words, from the status it had
     when the key was pressed (the firmware's App.on_press refuses it there); None if not known."""
     from shared_rules import GAMES, game as make_game

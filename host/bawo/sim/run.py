@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 from .draw import narrow, style_for
 from .process import BoardProcess, SimError, default_data_dir, lock_data_dir, mpy_dir_for
@@ -19,21 +20,25 @@ class Options:
     """What `bawo sim` is asked to do: run()'s keyword arguments, handed to its modes.
     seed None: one from the clock, printed (a run is repeated with --seed)."""
 
-    def __init__(self, game=None, profile=None, data=None, seed=None, speed=None, headless=False,
-                 quiet=False, heap=None, moves=None, script=None, random=None, demo=False,
-                 ai_vs_ai=False, opponent=None, level=None, pico=False, mpy=False, uf2=None):
+    def __init__(self, game: str | None = None, profile: str | None = None,
+                 data: str | None = None, seed: int | None = None, speed: int | None = None,
+                 headless: bool = False, quiet: bool = False, heap: str | None = None,
+                 moves: str | None = None, script: str | None = None, random: int | None = None,
+                 demo: bool = False, ai_vs_ai: bool = False, opponent: str | None = None,
+                 level: int | None = None, pico: bool = False, mpy: bool = False,
+                 uf2: str | None = None) -> None:
         self.game, self.profile, self.data, self.seed, self.speed = game, profile, data, seed, speed
         self.headless, self.quiet, self.heap, self.moves, self.script = headless, quiet, heap, moves, script
         self.random, self.demo, self.ai_vs_ai, self.opponent = random, demo, ai_vs_ai, opponent
         self.level, self.pico, self.mpy, self.uf2 = level, pico, mpy, uf2
 
 
-def clock_seed():
+def clock_seed() -> int:
     """A seed from the clock: each run another game unless --seed repeats one."""
     return time.time_ns() // 1000 % 1000000
 
 
-def run(**options):
+def run(**options: Any) -> int:
     """`bawo sim`: options are Options' keywords (game, profile, data, moves, random, ...).
     Interactive unless moves, script, random, demo or ai_vs_ai make it scripted."""
     o = Options(**options)
@@ -72,10 +77,10 @@ def run(**options):
         os.close(lock)
 
 
-def run_scripted(args, data, moves, rnd):
+def run_scripted(args: Any, data: str, moves: list[str], rnd: int | None) -> int:
     """--moves, --script, --random, --demo, --ai-vs-ai: the board plays on a lockstep clock,
     pockets pressed by the script; prints the moves, the last frame and the result."""
-    env = {}
+    env: dict[str, str] = {}
     if args.heap:
         env["BAWO_HEAP"] = "1"
     if args.demo:
@@ -102,13 +107,15 @@ def run_scripted(args, data, moves, rnd):
         st = choose_settings(board, args.game, opponent, args.speed,
                              level if opponent and opponent != "people" else None)
 
-        def progress(s):
+        shown = 0   # the plies printed
+
+        def progress(s: Any) -> None:
+            nonlocal shown
             if not args.headless and not args.quiet:
-                for k in range(progress.ply, s["ply"]):
+                for k in range(shown, s["ply"]):
                     print("  ply %3d  %-6s %s" % (k + 1, s["moves"][k],
                                                   s["pos"] if k + 1 == s["ply"] else ""))
-                progress.ply = s["ply"]
-        progress.ply = 0
+                shown = s["ply"]
         board.menu()
         if ai_vs_ai:
             st = board.idle(timeout=600)   # the board plays both sides to the end
@@ -120,13 +127,13 @@ def run_scripted(args, data, moves, rnd):
                 person = random_person(args.game, args.seed)
                 left = [rnd]
 
-                def person_move(s):
+                def person_move(s: Any) -> str | None:
                     left[0] -= 1
                     return person(s) if left[0] >= 0 else None
             else:
                 script = list(moves)
 
-                def person_move(s):
+                def person_move(s: Any) -> str | None:
                     return script.pop(0) if script else None
             st = play_vs_board(board, args.game, person_move, progress)
         else:

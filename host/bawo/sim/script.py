@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from .process import SimError
+from .process import BoardProcess, SimError
 from .layout import key_of_cell, level_cell, presses_for
 
 
-def choose_settings(board, game, opponent="people", speed=None, level=None):
+def choose_settings(board: BoardProcess, game: str, opponent: str | None = "people",
+                    speed: int | None = None, level: int | None = None) -> Any:
     """Press the menu pockets for game/opponent/speed/level (the menu must be showing)."""
     from shared_rules import GAMES  # noqa: F401 - the names below are shared_rules' names
     st = board.status
@@ -36,7 +39,8 @@ def choose_settings(board, game, opponent="people", speed=None, level=None):
     return board.idle()
 
 
-def play_moves(board, game, moves, on_move=None):
+def play_moves(board: BoardProcess, game: str, moves: Iterable[str],
+               on_move: Callable[[Any], object] | None = None) -> Any:
     """Enter text moves by presses; returns the final status. Stops at the game's end."""
     cells = key_of_cell(board.profile_file, game)
     st = board.status
@@ -55,7 +59,8 @@ def play_moves(board, game, moves, on_move=None):
     return st
 
 
-def play_vs_board(board, game, person_move, on_move=None, limit=2000):
+def play_vs_board(board: BoardProcess, game: str, person_move: Callable[[Any], str | None],
+                  on_move: Callable[[Any], object] | None = None, limit: int = 2000) -> Any:
     """The person's side by presses, person_move(status) -> move text (None: stop), the
     board's side by its AI; returns the final status."""
     cells = key_of_cell(board.profile_file, game)
@@ -76,24 +81,25 @@ def play_vs_board(board, game, person_move, on_move=None, limit=2000):
     return st
 
 
-def random_person(game, seed):
+def random_person(game: str, seed: int) -> Callable[[Any], str]:
     """person_move for play_vs_board: seeded random legal moves."""
     from shared_rules import game as make_game
     g = make_game(game)
     rng = random.Random(seed)
 
-    def choose(st):
+    def choose(st: Any) -> str:
         pos = g.parse(st["pos"])
         return g.move_str(rng.choice(sorted(g.legal_moves(pos))), pos)
     return choose
 
 
-def random_moves(game, position, seed, limit, start=0):
+def random_moves(game: str, position: str | None, seed: int, limit: int,
+                 start: int = 0) -> list[str]:
     """A seeded random continuation of `position` (text), as move texts."""
     from shared_rules import game as make_game, State
     rng = random.Random(seed)
     s = State(make_game(game), position)
-    out = []
+    out: list[str] = []
     while len(out) < limit and s.legal_moves:
         m = rng.choice(sorted(s.legal_moves))
         out.append(s.move_str(m))
@@ -101,7 +107,7 @@ def random_moves(game, position, seed, limit, start=0):
     return out
 
 
-def script_moves(args):
+def script_moves(args: Any) -> list[str] | None:
     """The moves --moves or --script give (a list of move texts), or None."""
     if args.moves:
         return args.moves.split()
