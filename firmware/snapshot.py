@@ -33,6 +33,9 @@ def take(a, moves=True, legal=False):
     if se.host_side >= 0:   # a remote game's news as the board shows it (remote.show)
         d['away'] = a.scene.away
         d['offered'] = se.peer.mine if se.peer is not None else None
+        sc = a.scene
+        if sc.bar >= 0 or sc.low:   # the clock as the LEDs show it: eighths left, low time
+            d['clock'] = [sc.bar, sc.low]
     info = getattr(a.opponent, 'last_info', None)
     if info:
         d['ai'] = info

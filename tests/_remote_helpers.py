@@ -12,6 +12,7 @@ import time
 from shared_rules import game as make_game
 
 from bawo import sim
+from bawo_firmware_sim.simpipe import STATUS
 from bawo.ports import connect
 from bawo.sim.relay import PtyRelay
 
@@ -108,6 +109,9 @@ class Pc:
         self.board = None
         self.power_on()
         self.pressed = None      # (ply, when) of the last move pressed
+        self.paused = False      # the person stops pressing (lets a clock run out)
+        self.asked = 0.0
+        self.seen = set()        # what the board showed at least once (away, offered, low time)
         self.status = {}
         self.faults = {"power": 0, "usb": 0, "net": 0}
 
@@ -159,8 +163,14 @@ class Pc:
 
     # -- the person --
     def read(self):
-        """Take the board's status lines that are waiting; the newest status."""
+        """Take the board's status lines that are waiting; the newest status. The board
+        reports itself when its game changes; what only its LEDs show (low time, away) is
+        asked for twice a second."""
         b = self.board
+        now = time.monotonic()
+        if now - self.asked > 0.5:
+            b.command(STATUS)
+            self.asked = now
         while b.has_line() or select.select([b.stream], [], [], 0)[0]:
             try:
                 line = b.readline(timeout=1)
@@ -168,12 +178,16 @@ class Pc:
                 break
             if line.startswith("S "):
                 self.status = json.loads(line[2:])
+                self.seen.update(k for k in ("away", "offered") if self.status.get(k))
+                clock = self.status.get("clock")
+                if clock and clock[1]:
+                    self.seen.add("low time")
 
     def person(self):
         """Press a move if it is this board's person's turn (again if a press went missing);
         the ply it plays, or None."""
         st = self.status
-        if not st or st.get("mode") != "play" or st.get("result") or st.get("anim"):
+        if self.paused or not st or st.get("mode") != "play" or st.get("result") or st.get("anim"):
             return None
         side = SIDE_LETTER.get(st.get("opponent"))
         g = make_game(st["game"]) if st.get("game") else make_game("bawo")
@@ -221,7 +235,7 @@ class Match:
     """Two PCs with their boards and bridges in one remote game of `kind` at the club at url
     (port: its TCP port; store: its Store, for the boards' tokens)."""
 
-    def __init__(self, tmp, port, store, seed, kind="bawo", limit_s=240):
+    def __init__(self, tmp, port, store, seed, kind="bawo", limit_s=240, clock=None):
         from bawo.club import remote_client as api
         self.api, self.tmp, self.limit_s = api, tmp, limit_s
         self.pcs = [Pc(tmp, "a", "pico-aaaa%04d" % seed, port, seed),
@@ -233,7 +247,8 @@ class Match:
         self.said = [Said(), Said()]
         self.results = {}
         a, b = self.pcs
-        self.game = api.seek(a.proxy.url, self.toks[0], kind, "south", b.board_id)["game"]
+        self.game = api.seek(a.proxy.url, self.toks[0], kind, "south", b.board_id,
+                             clock)["game"]
         self.firsts = [None, api.accept(b.proxy.url, self.toks[1], self.game)]
         self.firsts[0] = api.state(a.proxy.url, self.toks[0], self.game)
         self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in (0, 1)]

@@ -26,18 +26,20 @@ def _board_records(pc):
             board_games(games if os.path.isdir(games) else pc.data).values()]
 
 
-def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s=240):
+def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s=240,
+                draw_at=None, stop_at=None, clock=None):
     """Play a remote game between two simulated boards through the club at db, cutting in
     `faults` faults at random moments. Returns (the club's state, each board's records, the
     faults by kind, what each bridge said)."""
     rng = random.Random(seed)
     with live_server(db) as (url, store):
         port = int(url.rsplit(":", 1)[1].strip("/"))
-        m = Match(tmp_path, port, store, seed, kind, limit_s)
+        m = Match(tmp_path, port, store, seed, kind, limit_s, clock)
         try:
             done = 0
             back = []          # (when, pc, what) to undo
             resigned = None
+            drew = {}
             t0 = time.monotonic()
             while m.playing() and time.monotonic() - t0 < limit_s:
                 m.step()
@@ -58,6 +60,17 @@ def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s
                         pc.net_cut()
                         back.append((now + rng.uniform(0.3, 2.0), pc, "net_back"))
                     done += 1
+                if draw_at is not None and ply >= draw_at and not back:
+                    # Each person offers a draw (the second offer accepts the first); again
+                    # on a board that lost its offer to a power cut.
+                    for pc in m.pcs:
+                        if pc.status.get("offered") != "draw" and now - drew.get(pc.name, -9) > 6:
+                            pc.paused = True
+                            pc.board.offer_draw()
+                            drew[pc.name] = now
+                if stop_at is not None and ply >= stop_at:
+                    for pc in m.pcs:
+                        pc.paused = True     # nobody moves: the mover's clock runs out
                 if resign_at is not None and ply >= resign_at and not back:
                     # The gesture again if a power cut took it before the board sent it.
                     if resigned is None or (now - resigned[1] > 6 and
@@ -75,6 +88,8 @@ def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s
             club = m.club_state()
             recs = [_board_records(pc) for pc in m.pcs]
             counts = {k: sum(pc.faults[k] for pc in m.pcs) for k in FAULTS}
+            for pc, out in zip(m.pcs, m.said):
+                out.seen = pc.seen           # what each board showed at least once
             return club, recs, counts, m.said
         finally:
             m.close()
@@ -105,6 +120,24 @@ def test_a_remote_game_with_faults_plays_to_the_rules_end(tmp_path):
     check_agree(club, recs)
     assert club["reason"] not in ("resign", "agreement", "time"), club
     assert sum(counts.values()) >= 6, counts
+
+
+def test_a_draw_agreed_on_the_boards_keys_and_a_flag_on_the_club(tmp_path):
+    """Both people hold BACK: the game is drawn by agreement on the club and on both boards.
+    Then a game with a clock of 5 s a move where nobody moves: the flag falls on the club,
+    the side to move's board blinked low first, and both boards end the game on time."""
+    club, recs, counts, said = play_remote(tmp_path / "draw", str(tmp_path / "draw.sqlite"), 7,
+                                           faults=0, draw_at=4)
+    check_agree(club, recs)
+    assert (club["result"], club["reason"]) == ("draw", "agreement"), club
+    db = str(tmp_path / "flag.sqlite")
+    club, recs, counts, said = play_remote(tmp_path / "flag", db, 9, faults=0, stop_at=3,
+                                           clock={"move": 5})
+    check_agree(club, recs)
+    assert club["reason"] == "time" and club["ply"] == 3, club
+    loser = 1 if club["result"] == "S" else 0      # North (board b) was to move at ply 3
+    assert club["turn"] == ("north" if loser == 1 else "south"), club
+    assert "low time" in said[loser].seen      # 5 s a move is low time: the board blinked it
 
 
 @pytest.mark.slow
