@@ -146,7 +146,7 @@ class Live:
         for f in list(self.hooks):
             f(msg)
 
-    def signal(self, msg):
+    def signal(self, msg: dict[str, Any]) -> None:
         """A change of a remote game, to every process's long polls (not to spectators):
         this process's at once, the others' through NOTIFY on PostgreSQL."""
         self._hook(msg)

@@ -12,10 +12,13 @@ function takes `now`, the time in ms (the club's clock, injectable: tests set it
 validates everything before it changes anything. Clock times are ms; a flag falls at the
 first poll or move that finds the side to move's time used up.
 """
+from __future__ import annotations
+
 import json
 import math
 import secrets
 import time
+from typing import TYPE_CHECKING, Any
 
 from shared_rules import GAMES, RULES_VERSION, State, game as make_game, winner_name
 from shared_rules.errors import RulesError
@@ -24,6 +27,9 @@ from shared_rules.record import Record
 from . import ClubError
 from .records import MAX_ID, check_board, verify
 from .store import REMOTE_PREFIX as LIVE_PREFIX, check_bound, remote_live_row, utcnow
+
+if TYPE_CHECKING:
+    from .store import Store, Tx
 
 SIDES = ("south", "north")
 PEER_MS = 10000        # the other board's PC polled within this: it is "here"
@@ -37,7 +43,7 @@ MAX_PER_MOVE = 3 * 86400   # seconds a move of a per-move clock (correspondence:
 MAX_GAME_ID = 2 ** 53
 
 
-def wall_ms():
+def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
@@ -77,7 +83,7 @@ def _keys(d, allowed, what):
     return d
 
 
-def parse_clock(c):
+def parse_clock(c: Any) -> dict[str, int] | None:
     """None, {"base": s, "inc": s} (a game clock with a Fischer increment) or {"move": s}."""
     if c is None:
         return None
@@ -89,7 +95,7 @@ def parse_clock(c):
             "inc": _int(c.get("inc", 0), 0, MAX_INC, "'inc' (seconds)")}
 
 
-def parse_seek(d):
+def parse_seek(d: Any) -> tuple[str, str, str | None, dict[str, int] | None]:
     """(kind, side, opponent, clock) of a seek's body."""
     _keys(d, ("kind", "side", "opponent", "clock"), "a seek")
     kind, side, opp = d.get("kind"), d.get("side", "any"), d.get("opponent")
@@ -105,7 +111,7 @@ def parse_seek(d):
     return kind, side, opp, parse_clock(d.get("clock"))
 
 
-def parse_move(d):
+def parse_move(d: Any) -> tuple[int, str]:
     _keys(d, ("ply", "move"), "a move")
     ply = _int(d.get("ply"), 1, MAX_PLIES, "'ply'")
     m = d.get("move")
@@ -115,7 +121,7 @@ def parse_move(d):
     return ply, m
 
 
-def parse_offer(d):
+def parse_offer(d: Any) -> str:
     _keys(d, ("what",), "an offer")
     what = d.get("what")
     if what not in ("resign", "draw", "accept"):
@@ -123,7 +129,7 @@ def parse_offer(d):
     return what
 
 
-def parse_bind(d):
+def parse_bind(d: Any) -> str:
     _keys(d, ("record",), "a bind")
     rid = d.get("record")
     if not isinstance(rid, str) or not 0 < len(rid) <= MAX_ID or not rid.isprintable():
@@ -131,14 +137,14 @@ def parse_bind(d):
     return rid
 
 
-def parse_game_id(text):
+def parse_game_id(text: object) -> int:
     if not isinstance(text, str) or not text.isdigit() or len(text) > 16 or not 0 < int(text) <= MAX_GAME_ID:
         raise NotFound("no remote game %s" % str(text)[:20])
     return int(text)
 
 
 # -- the game's rules ---------------------------------------------------------------------------
-def letters(kind):
+def letters(kind: str) -> tuple[str, ...]:
     """The rules' side letters, South's first (Bagh-Chal: goats G are South, tigers T North)."""
     return tuple(make_game(kind).sides)
 
@@ -159,7 +165,7 @@ def _moves(row):
     return row["moves"].split() if row["moves"] else []
 
 
-def side_of(row, board):
+def side_of(row: dict[str, Any], board: str) -> str | None:
     if row["south"] == board:
         return "south"
     if row["north"] == board:
@@ -180,7 +186,7 @@ def _start_ms(spec):
     return 1000 * (spec["move"] if "move" in spec else spec["base"])
 
 
-def clock_now(row, now):
+def clock_now(row: dict[str, Any], now: int) -> dict[str, int] | None:
     """{"south": ms, "north": ms} left now (the side to move's clock running since `since`),
     or None for a game without a clock."""
     spec = _spec(row)
@@ -193,7 +199,7 @@ def clock_now(row, now):
     return left
 
 
-def clock_view(row, now):
+def clock_view(row: dict[str, Any], now: int) -> dict[str, Any] | None:
     left = clock_now(row, now)
     if left is None:
         return None
@@ -239,7 +245,7 @@ def _peer(t, row, board, now):
     return r is not None and now - r["seen"] <= PEER_MS
 
 
-def state_of(t, row, board, now):
+def state_of(t: Tx, row: dict[str, Any], board: str, now: int) -> dict[str, Any]:
     """The state object of the contract, for the caller `board`."""
     mv = _moves(row)
     side = side_of(row, board)
@@ -267,7 +273,7 @@ def _end(store, t, row, result, reason, now):
     return row
 
 
-def record_text(row):
+def record_text(row: dict[str, Any]) -> str:
     """The club's record of an over game: the moves, the result and the reason, its Id
     "remote-<id>", its Start when it was sought, the players in South and North tags."""
     h = {"Game": row["game"], "Rules": RULES_VERSION, "Id": "%s%d" % (LIVE_PREFIX, row["id"]),
@@ -316,7 +322,8 @@ def _name(t, board, side):
     return (seat and seat[side]) or board
 
 
-def seek(store, board, kind, side, opponent, clock, now):
+def seek(store: Store, board: str, kind: str, side: str, opponent: str | None,
+         clock: dict[str, int] | None, now: int) -> Done:
     with store.tx() as t:
         t.lock("remote-seek", board)
         if opponent is not None:
@@ -337,7 +344,7 @@ def seek(store, board, kind, side, opponent, clock, now):
     return Done({"game": row["id"], "state": "open"})
 
 
-def open_seeks(store, board):
+def open_seeks(store: Store, board: str) -> Done:
     rows = store.query("SELECT id, game, by_board, by_side, opponent, clock FROM remote_games"
                        " WHERE state='open' AND (by_board=? OR opponent IS NULL OR opponent=?)"
                        " ORDER BY id LIMIT 200", (board, board))
@@ -347,7 +354,7 @@ def open_seeks(store, board):
                             "mine": r["by_board"] == board} for r in rows]})
 
 
-def accept(store, gid, board, now):
+def accept(store: Store, gid: int, board: str, now: int) -> Done:
     with store.tx() as t:
         row = _load(t, gid)
         if row["state"] != "open":
@@ -390,7 +397,7 @@ def _seen(t, row, board, now):
     return now - r["seen"] > PEER_MS
 
 
-def poll(store, gid, board, now, after, v):
+def poll(store: Store, gid: int, board: str, now: int, after: int, v: int | None) -> Done:
     """One look at the game for a long poll: marks the caller's PC seen, lets a flag fall.
     ready: the caller has not been told this state yet (a ply past `after`, another version
     than `v` or than it was last told, another peer flag). next_ms: when a clock will make
@@ -431,7 +438,7 @@ def _player(row, board):
     return side
 
 
-def move(store, gid, board, ply, text, now):
+def move(store: Store, gid: int, board: str, ply: int, text: str, now: int) -> Done:
     """Play `text` at `ply` for board. Returns Done({"ply"}). A flag that fell meanwhile is
     committed (the game is over) although the move is refused."""
     with store.tx() as t:
@@ -492,7 +499,7 @@ def move(store, gid, board, ply, text, now):
         return Done({"ply": len(mv)}, row, changed=True)
 
 
-def offer(store, gid, board, what, now):
+def offer(store: Store, gid: int, board: str, what: str, now: int) -> Done:
     with store.tx() as t:
         row = _load(t, gid)
         if row["state"] == "open" and row["by_board"] == board and what == "resign":
@@ -519,7 +526,7 @@ def offer(store, gid, board, what, now):
         return Done(_told(t, row, board, now), row, changed=True)
 
 
-def bind(store, gid, board, rid):
+def bind(store: Store, gid: int, board: str, rid: str) -> Done:
     with store.tx() as t:
         row = _load(t, gid)
         _player(row, board)
@@ -549,11 +556,11 @@ def bind(store, gid, board, rid):
 
 
 # -- what the pages and the live stream show ---------------------------------------------------
-def live_row(r):
+def live_row(r: dict[str, Any]) -> dict[str, Any]:
     return remote_live_row(r)
 
 
-def listing(store, limit=50):
+def listing(store: Store, limit: int = 50) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(open seeks, games in play or over), newest first, for the club's page."""
     rows = store.query("SELECT id, game, state, by_board, by_side, opponent, south, north,"
                        " south_name, north_name, ply, result, reason, clock, record, updated"

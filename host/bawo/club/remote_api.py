@@ -8,11 +8,14 @@ A long poll (GET /api/remote/<id>?after=&wait=) waits on an asyncio.Event a game
 change feed; it looks at the store again at least every POLL_S seconds all the same (the
 heartbeat that keeps its board "here", a second process on one SQLite file, a flag falling).
 """
+from __future__ import annotations
+
 import asyncio
 import json
 import math
 import os
 import threading
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
@@ -22,6 +25,11 @@ from ..serve.request import json_depth
 from . import auth, broadcast as LV, remote as R
 from .clubsite import club_of, err, read_body
 from .records import Refused
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from .clubsite import Config
 
 MAX_BODY = 4096          # bytes of a request's body
 MAX_DEPTH = 2            # nesting of its JSON (a seek's clock is the deepest)
@@ -43,14 +51,14 @@ class Waiters:
         self.by = {}
         self.count = 0
 
-    def add(self, gid):
+    def add(self, gid: int) -> tuple[asyncio.Event, asyncio.AbstractEventLoop]:
         ev = (asyncio.Event(), asyncio.get_running_loop())
         with self.lock:
             self.by.setdefault(gid, set()).add(ev)
             self.count += 1
         return ev
 
-    def remove(self, gid, ev):
+    def remove(self, gid: int, ev: tuple[asyncio.Event, asyncio.AbstractEventLoop]) -> None:
         with self.lock:
             s = self.by.get(gid)
             if s is not None and ev in s:
@@ -59,7 +67,7 @@ class Waiters:
                 if not s:
                     del self.by[gid]
 
-    def wake(self, msg):
+    def wake(self, msg: dict[str, Any] | None) -> None:
         """msg: {"type": "remote", "game": id}, or None: every game (the feed was lost)."""
         with self.lock:
             if msg is None:
@@ -82,7 +90,7 @@ class Side:
         cfg.live.hooks.append(self.waiters.wake)
 
 
-def side(cfg):
+def side(cfg: Config) -> Side:
     s = getattr(cfg, "remote", None)
     if s is None:
         with _made:
@@ -92,7 +100,7 @@ def side(cfg):
     return s
 
 
-def now_ms(cfg):
+def now_ms(cfg: Config) -> int:
     return (cfg.clock or R.wall_ms)()
 
 
@@ -166,30 +174,30 @@ async def _run(request, parse, op):
     return _answer(done)
 
 
-async def seek(request):
+async def seek(request: Request) -> JSONResponse:
     return await _run(request, R.parse_seek,
                       lambda st, b, _, a, now: R.seek(st, b, *a, now=now))
 
 
-async def open_seeks(request):
+async def open_seeks(request: Request) -> JSONResponse:
     return await _run(request, None, lambda st, b, _, a, now: R.open_seeks(st, b))
 
 
-async def accept(request):
+async def accept(request: Request) -> JSONResponse:
     return await _run(request, None, lambda st, b, gid, a, now: R.accept(st, gid, b, now))
 
 
-async def move(request):
+async def move(request: Request) -> JSONResponse:
     return await _run(request, R.parse_move,
                       lambda st, b, gid, a, now: R.move(st, gid, b, a[0], a[1], now))
 
 
-async def offer(request):
+async def offer(request: Request) -> JSONResponse:
     return await _run(request, R.parse_offer,
                       lambda st, b, gid, a, now: R.offer(st, gid, b, a, now))
 
 
-async def bind(request):
+async def bind(request: Request) -> JSONResponse:
     return await _run(request, R.parse_bind,
                       lambda st, b, gid, a, now: R.bind(st, gid, b, a))
 
@@ -216,7 +224,7 @@ def _query_wait(q):
     return w
 
 
-async def state(request):
+async def state(request: Request) -> JSONResponse:
     """The game's state; a long poll: at once if the caller has not seen it, else when the
     game changes (a move, an offer, its end, the other PC coming or going) or `wait` ends."""
     got, bad = await _begin(request)
@@ -261,7 +269,7 @@ async def state(request):
         s.waiters.remove(gid, ev)
 
 
-def routes():
+def routes() -> list[Route]:
     return [
         Route("/api/remote/seek", seek, methods=["POST"]),
         Route("/api/remote/open", open_seeks),

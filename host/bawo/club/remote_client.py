@@ -11,7 +11,10 @@ raises a RemoteError subclass with the HTTP status and the club's message:
 
 url: the club's address (http(s)://host[:port]/), token: the board's token.
 """
+from __future__ import annotations
+
 import json
+from typing import Any
 
 from . import ClubError
 from .client import TIMEOUT, check_url, request
@@ -36,7 +39,7 @@ class PlyConflict(RemoteError):
     """409: the club has the game up to `ply` (another move, or a ply not next)."""
 
     @property
-    def ply(self):
+    def ply(self) -> int | None:
         return self.answer.get("ply")
 
 
@@ -68,7 +71,8 @@ def _gid(game):
     return game
 
 
-def seek(url, token, kind, side="any", opponent=None, clock=None):
+def seek(url: str, token: str, kind: str, side: str = "any", opponent: str | None = None,
+         clock: dict[str, int] | None = None) -> dict[str, Any]:
     """Open a game of `kind` ("bawo", "oware", "bagh-chal"), this board playing `side` (south,
     north or any); opponent: a board id (a challenge only it may accept) or None (anyone);
     clock: None, {"base": s, "inc": s} or {"move": s}. -> {"game": id, "state": "open"}."""
@@ -76,17 +80,18 @@ def seek(url, token, kind, side="any", opponent=None, clock=None):
                  {"kind": kind, "side": side, "opponent": opponent, "clock": clock})
 
 
-def open_seeks(url, token):
+def open_seeks(url: str, token: str) -> dict[str, Any]:
     """-> {"seeks": [{"game", "kind", "by", "side", "opponent", "clock", "mine"}]}."""
     return _call(url, token, "api/remote/open")
 
 
-def accept(url, token, game):
+def accept(url: str, token: str, game: int) -> dict[str, Any]:
     """Take the other side of open game `game`. -> its state."""
     return _call(url, token, "api/remote/%d/accept" % _gid(game), {})
 
 
-def state(url, token, game, after=-1, wait=0, v=None):
+def state(url: str, token: str, game: int, after: int = -1, wait: float = 0,
+          v: int | None = None) -> dict[str, Any]:
     """The game's state. wait > 0: a long poll (at most 25 s) that answers when the game has a
     ply past `after` or changed since this board was last told (or since version v, if
     given: the state's "v"). Each call marks this board's PC as here."""
@@ -96,17 +101,17 @@ def state(url, token, game, after=-1, wait=0, v=None):
     return _call(url, token, "api/remote/%d?%s" % (_gid(game), q), timeout=TIMEOUT + float(wait))
 
 
-def post_move(url, token, game, ply, move):
+def post_move(url: str, token: str, game: int, ply: int, move: str) -> dict[str, Any]:
     """Play `move` (text) as ply `ply` (1 = the first). -> {"ply": ply}."""
     return _call(url, token, "api/remote/%d/move" % _gid(game), {"ply": int(ply), "move": move})
 
 
-def offer(url, token, game, what):
+def offer(url: str, token: str, game: int, what: str) -> dict[str, Any]:
     """what: "resign", "draw" (accepts the other side's pending offer) or "accept"."""
     return _call(url, token, "api/remote/%d/offer" % _gid(game), {"what": what})
 
 
-def bind(url, token, game, record_id):
+def bind(url: str, token: str, game: int, record_id: str) -> dict[str, Any]:
     """This board's record of the game is `record_id`: when it is synced it is checked
     against the club's moves and attached, not rated again. -> {"game", "record", "seq",
     "status"}."""

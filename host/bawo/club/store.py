@@ -208,7 +208,8 @@ class Store:
                           (seq, status, bound["game"], board))
         return (CONFLICT if rows else ADDED), seq
 
-    def insert_record(self, t, board, v, status, south, north):
+    def insert_record(self, t: Tx, board: str, v: Any, status: str, south: str | None,
+                      north: str | None) -> int:
         """Insert a verified record (in the transaction t) with its players; returns its seq."""
         row = t.one(
             "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start,"
@@ -331,7 +332,7 @@ class Store:
             r["south"], r["north"] = (s["south"], s["north"]) if s else (None, None)
         return rows + self.remote_live(since)
 
-    def remote_live(self, since):
+    def remote_live(self, since: str) -> list[dict[str, Any]]:
         """Remote games in play or over since `since`, as live rows: the live page shows
         each as a board "remote-<id>"."""
         rows = self.query("SELECT id, game, state, start, moves, ply, result, reason, updated,"
@@ -375,7 +376,7 @@ class Store:
 REMOTE_PREFIX = "remote-"
 
 
-def remote_live_row(r):
+def remote_live_row(r: dict[str, Any]) -> dict[str, Any]:
     """A remote_games row as a live row (Store.live_boards): its board is "remote-<id>"."""
     key = "%s%d" % (REMOTE_PREFIX, r["id"])
     return {"board": key, "rid": key, "game": r["game"], "start": r["start"], "moves": r["moves"],
@@ -384,7 +385,7 @@ def remote_live_row(r):
             "result": r["result"], "reason": r["reason"]}
 
 
-def check_bound(game, moves, result):
+def check_bound(game: dict[str, Any], moves: Sequence[str], result: str) -> str | None:
     """Why a board's record (moves, result) of a remote game is not the club's game (its
     row's moves, state, result); None when it agrees ply by ply."""
     club = game["moves"].split() if game["moves"] else []
