@@ -75,7 +75,7 @@ def test_migrates_from_every_past_version(club_url, start):
             assert [(x["name"], x["players"], x["round"]) for x in tournaments.listing(s)] == [
                 ("Spring", 1, 1)]
         if start >= 7:
-            from bawo.club import remote
+            from bawo.club import remote_games as remote
             assert [s_["game"] for s_ in remote.open_seeks(s, "b2").answer["seeks"]] == [1]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)

@@ -9,6 +9,7 @@ at the last ply both have: the board's extra moves are posted, the club's are pl
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
@@ -190,18 +191,22 @@ class Bridge:
         return known if isinstance(known, dict) else {}
 
     def _key(self):
-        return "%s#%s" % (self.club.url, self.club.game)
+        # One PC may drive two boards in one game (two simulated boards): the board is in it.
+        return "%s#%s@%s" % (self.club.url, self.club.game, self.link.info.get("board", "?"))
 
     def _remember(self, gid):
-        known = self._known_games()
-        known[self._key()] = gid
         os.makedirs(os.path.dirname(self.games_file) or ".", exist_ok=True)
-        tmp = self.games_file + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(known, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.games_file)
+        # Two bridges of one PC write the file: one at a time, each adding its own line.
+        with open(self.games_file + ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            known = self._known_games()
+            known[self._key()] = gid
+            tmp = "%s.%d.tmp" % (self.games_file, os.getpid())
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(known, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.games_file)
 
     def _enter_game(self):
         """This game on the board: the one it holds (after a power cut, a replug, a rerun) or a

@@ -114,7 +114,7 @@ MIGRATIONS = [
             UNIQUE (tournament, round, tbl))""",
         "CREATE INDEX pairings_open ON pairings (board, result)",
     ],
-    # 7: remote games (remote.py): two boards in two places play one game through the club.
+    # 7: remote games (remote_games.py): two boards in two places play one game through the club.
     # A seek is a row in state 'open'; its moves are one text (as live.moves); the clock's
     # times are ms (BIGINT), the side to move's clock running since `since`. `version` counts
     # every change a player's poll must hear of. remote_seen: when each board's PC last polled

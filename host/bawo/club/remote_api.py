@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..serve.request import json_depth
-from . import auth, broadcast as LV, remote as R
+from . import auth, broadcast as LV, remote_games as R
 from .clubsite import club_of, err, read_body
 from .records import Refused
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from . import remote as R
+from . import remote_games as R
 from .clubsite import club_of
 
 if TYPE_CHECKING:

@@ -195,7 +195,7 @@ class Store:
             seat = self._seat_at(t, board, v.played or utcnow())
             south, north = v.names(seat)
             status = "conflict" if rows else "ok"
-            # A record a board bound to a remote game (remote.py): checked against the club's
+            # A record a board bound to a remote game (remote_games.py): checked against the club's
             # moves and kept beside the club's own record of it ('remote'), not rated again.
             bound = t.one("SELECT b.game, g.moves, g.state, g.result FROM remote_binds b"
                           " JOIN remote_games g ON g.id=b.game WHERE b.board=? AND b.rid=?",

@@ -123,5 +123,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstopped: the game waits at the club; `bawo club play --game %d` goes on" % game)
         raise
-    print(safe("game over: %s (%s)" % (end.get("result"), end.get("reason"))))
+    res = end.get("result")
+    print(safe("game over: %s (%s)" % ("a draw" if res == "draw" else "%s wins" % res,
+                                       end.get("reason"))))
     return 0

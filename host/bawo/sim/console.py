@@ -28,6 +28,16 @@ RESIGN_KEYS = ("!",)     # a remote game's resign offer: MENU held 2 s
 DRAW_KEYS = ("=",)       # a remote game's draw offer or acceptance: BACK held 2 s
 
 
+def board_id(data: str) -> str:
+    """The simulated board's id (what a club's token is issued for), once it booted."""
+    try:
+        with open(os.path.join(data, "board_id"), encoding="utf-8") as f:
+            text = f.read(64).strip()
+    except OSError:
+        return "?"
+    return "".join(c for c in text if " " < c < "\x7f") or "?"
+
+
 def run_interactive(args: Any, data: str) -> int:
     """The interactive board: drawn on this terminal, or headless without one."""
     relay = PtyRelay()
@@ -238,7 +248,7 @@ def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
         if asking:
             msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
         text = screen(board.frame, board.profile_file, board.status or {}, width, view[0], color,
-                      msg, relay.path)
+                      msg, "%s (board %s)" % (relay.path, board_id(board.data)))
         if text != last:
             last = text
             # Erase each line's tail and everything below: the menu and the game differ in height.
