@@ -2,7 +2,13 @@
 in the emulator) on its PC: the bridge's way to its USB serial port, and its person pressing
 the Pico's buttons. The bridge owns the Pico's port, so the person does not open it: they see
 the game as the bridge last read it from the board (Bridge.board_moves, filled from the board's
-move EVENTs and POSITION), which is what the board showed them."""
+move EVENTs and POSITION), which is what the board showed them.
+
+The Pico runs in real time (Pico(realtime=True)): otherwise the emulator leaps over the
+firmware's idle waits, its clock runs ahead of the PC's, and the board's 10 s without a PEER
+(board time) could pass between two of the bridge's PEERs a second apart. In real time the
+board's clock never runs ahead of the PC's; on a loaded machine it falls behind, which only
+makes the board more patient."""
 import random
 import threading
 import time
