@@ -4,11 +4,11 @@ the Pico's buttons. The bridge owns the Pico's port, so the person does not open
 the game as the bridge last read it from the board (Bridge.board_moves, filled from the board's
 move EVENTs and POSITION), which is what the board showed them.
 
-The Pico runs in real time (Pico(realtime=True)): otherwise the emulator leaps over the
-firmware's idle waits, its clock runs ahead of the PC's, and the board's 10 s without a PEER
-(board time) could pass between two of the bridge's PEERs a second apart. In real time the
-board's clock never runs ahead of the PC's; on a loaded machine it falls behind, which only
-makes the board more patient."""
+The Pico runs in real time (Pico(realtime=True)), as a real board beside its PC does: its
+clock (PEER's 10 s away timeout, the animations) never gets ahead of the PC's. Unbounded, the
+emulator runs as fast as it can and leaps over the firmware's idle waits (in a host game here,
+1.24x the PC's clock on an idle machine); on a loaded machine it falls behind either way, which
+only makes the board more patient."""
 import random
 import threading
 import time
