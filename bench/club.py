@@ -9,7 +9,11 @@ moves a second), to the processes in turn; every spectator (SSE, spread over the
 stamps each event on arrival; latency = arrival - the post's send time. CPU: each club
 process's user+system time over the live phase (/proc), and PostgreSQL's.
 
+A remote game (two simulated boards, each with its PC's bridge, through a club on SQLite):
+press to the pressing board's own status, and press to the other board's, in one run.
+
     python bench/club.py [--boards 32] [--spectators 200] [--seconds 20] [--interval 2]
+    python bench/club.py --only remote [--remote-moves 60]
 """
 import argparse
 import asyncio
@@ -247,6 +251,53 @@ def run(engine, processes, args):
             "cpu": cpu, "pg_cpu": pgcpu}
 
 
+def remote_latency(moves):
+    """A remote game between two simulated boards through a club (SQLite, one process, real
+    server), on loopback: for each move pressed, the time from the last press to the
+    pressing board's own status with the move (local press to frame) and to the other
+    board's (press to the other board: the bridge, the club, its long poll, the other
+    bridge, MOVE). Games follow one another until `moves` moves were timed."""
+    import pathlib
+    from _club_helpers import live_server
+    from _remote_helpers import Match
+    local, remote = [], []
+    n = 0
+    while len(remote) < moves:
+        n += 1
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="bawo-remote-bench-"))
+        with live_server(str(tmp / "club.sqlite")) as (url, store):
+            port = int(url.rsplit(":", 1)[1].strip("/"))
+            m = Match(tmp, port, store, 30 + n, "oware", limit_s=300)
+            try:
+                pressed = {}    # ply -> (board index, time of its last press)
+                seen = [0, 0]
+                t0 = time.monotonic()
+                while m.playing() and len(remote) < moves and time.monotonic() - t0 < 300:
+                    for i, pc in enumerate(m.pcs):
+                        pc.read()
+                        ply = pc.status.get("ply", 0)
+                        now = time.monotonic()
+                        if ply > seen[i]:
+                            for p in range(seen[i] + 1, ply + 1):
+                                if p in pressed:
+                                    who, at = pressed[p]
+                                    (local if who == i else remote).append(now - at)
+                            seen[i] = ply
+                        got = pc.person()
+                        if got is not None:
+                            pressed[got] = (i, pc.last_tap)
+                    time.sleep(0.002)
+            finally:
+                m.close()
+    return local, remote
+
+
+def quantiles(xs):
+    xs = sorted(xs)
+    q = lambda f: xs[min(len(xs) - 1, int(f * len(xs)))] * 1000  # noqa: E731
+    return q(0.5), q(0.99)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--boards", type=int, default=32)
@@ -254,8 +305,24 @@ def main():
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--interval", type=float, default=2.0, help="seconds between a board's moves")
     ap.add_argument("--records", type=int, default=400, help="records uploaded for the rate")
-    ap.add_argument("--only", choices=("sqlite", "postgresql"))
+    ap.add_argument("--only", choices=("sqlite", "postgresql", "remote"))
+    ap.add_argument("--remote-moves", type=int, default=60, help="moves timed in remote games")
     args = ap.parse_args()
+    if args.only in (None, "remote"):
+        local, remote = remote_latency(args.remote_moves)
+        lp, l99 = quantiles(local)
+        rp, r99 = quantiles(remote)
+        print("remote game, two simulated boards through a club on loopback (%d moves):" % len(remote))
+        print()
+        print("| from the last press to | median ms | p99 ms | moves |")
+        print("|---|---|---|---|")
+        print("| the pressing board's own status (local press to frame) | %.0f | %.0f | %d |" % (lp, l99, len(local)))
+        print("| the other board's status (through both PCs and the club) | %.0f | %.0f | %d |" % (rp, r99, len(remote)))
+        print()
+        print("remote / local: %.1fx the median" % (rp / lp if lp else float("nan")))
+        print()
+        if args.only == "remote":
+            return
     runs = [("sqlite", 1), ("postgresql", 2)]
     if args.only:
         runs = [r for r in runs if r[0] == args.only]

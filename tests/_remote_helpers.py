@@ -111,6 +111,7 @@ class Pc:
         self.pressed = None      # (ply, when) of the last move pressed
         self.paused = False      # the person stops pressing (lets a clock run out)
         self.asked = 0.0
+        self.last_tap = 0.0      # when the last press went to the board
         self.seen = set()        # what the board showed at least once (away, offered, low time)
         self.status = {}
         self.faults = {"power": 0, "usb": 0, "net": 0}
@@ -204,6 +205,7 @@ class Pc:
         cells = sim.key_of_cell(self.board.profile_file, g.name)
         for k in sim.presses_for(g.name, st["pos"], mv, cells):
             self.board.tap(k)
+            self.last_tap = time.monotonic()
             time.sleep(0.08)
         self.pressed = (st["ply"], time.monotonic())
         return st["ply"] + 1
