@@ -250,8 +250,13 @@ class Bridge:
                 except (BawoError, OSError) as e:
                     msg = "no board: %s" % e
                     if msg != said:
-                        self.status(False, "no board connected: plug the board in or start "
-                                           "`bawo sim`; this page reconnects by itself")
+                        if "busy" in str(e):   # ports.explain_open_error: another program has it
+                            self.status(False, "the board's port is in use by another program "
+                                               "(`bawo club play` during a remote game, `bawo "
+                                               "watch`): this page follows the board once it is free")
+                        else:
+                            self.status(False, "no board connected: plug the board in or start "
+                                               "`bawo sim`; this page reconnects by itself")
                         said = msg
                     self._fail_commands("no board is connected: plug it in and try again")
                     self.stop.wait(RETRY_S)
