@@ -155,7 +155,8 @@ def view(r: RemoteGame, st: dict[str, Any]) -> dict[str, Any]:
         raise BawoError("the club does not count board %s as a player of game %d"
                         % (r.board, r.club_game))
     other = SIDES[1 - SIDES.index(side)]
-    players = st.get("players") if isinstance(st.get("players"), dict) else {}
+    got = st.get("players")
+    players: dict[str, Any] = got if isinstance(got, dict) else {}
     opp_board = _name(st.get(other))
     opp = _name(players.get(other)) if players.get(other) else opp_board
     state = st.get("state") if st.get("state") in ("open", "playing", "over") else "over"
