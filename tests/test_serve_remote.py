@@ -246,3 +246,83 @@ def test_chromium_resigns_and_the_club_has_the_game_over(club, srv, drv):
 def _first_move():
     from shared_rules import State, game
     return State(game("bawo")).legal_move_strs()[0]
+
+
+def test_resign_on_the_page_and_the_bridge_ends_the_board(tmp_path, monkeypatch, srv):
+    """The whole way: board A (the firmware, simulated, on a pty) in a club game through the
+    real bridge (`bawo club play`'s Bridge, in a thread: it holds the board's port and writes
+    remote-games.json); the page finds the game from that file, its Resign reaches the club,
+    and the bridge, seeing the club's end, ENDs the board."""
+    import io
+    import threading
+
+    from _host_helpers import relayed_board
+    from bawo.club.bridge import Bridge, ClubGame
+    from bawo.ports import connect
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with relayed_board(tmp_path) as path, live_server(str(tmp_path / "club.sqlite")) as (url, store):
+        ser, link, info = connect(path, None, timeout=3.0)
+        board = info["board"]
+        ser.close()
+        tok, tok_b = token_for(store, board), token_for(store, B)
+        join(url, tok)
+        cfg_url = load_config()["url"]
+        g = api.seek(url, tok, "bawo", "south", B)["game"]
+        api.accept(url, tok_b, g)
+        said = io.StringIO()
+        bridge = Bridge(ClubGame(api, cfg_url, tok, g), lambda: connect(path, None, timeout=1.0)[1],
+                        R.games_file(), said, peer_every=1.0, retry_s=0.3, poll_wait=3)
+        box = {}
+
+        def run():
+            try:
+                box["end"] = bridge.run(api.state(url, tok, g), timeout=60)
+            except Exception as e:      # the assertion below shows it
+                box["end"] = e
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        p = wait_for(lambda: (panel(srv).get("remote") or {}).get("state") == "playing"
+                     and panel(srv), 30, "the page to find the bridge's game")["remote"]
+        assert p["game"] == g and p["board"] == board and p["record"].startswith(board + "-"), p
+        r = offer(srv, {"what": "resign", "game": g})
+        assert r.status_code == 200 and r.json()["remote"]["result"] == "%s wins (you resigned)" % B
+        t.join(60)
+        assert not t.is_alive() and isinstance(box.get("end"), dict), (box, said.getvalue())
+        assert (box["end"]["result"], box["end"]["reason"]) == ("N", "resign")
+        ser, link, info = connect(path, None, timeout=3.0)
+        try:
+            pos = link.position()
+            assert pos["id"] == p["record"] and pos["result"] == {"result": "N", "reason": "resign"}
+        finally:
+            ser.close()
+        # The bridge has let the port go: a page that follows the board shows the game of
+        # the board's own id, ended, and not as "not following the board".
+        follows = Server(str(tmp_path / "pc2.sqlite"), board_port=path)
+        try:
+            got = wait_for(lambda: (lambda x: x.get("note") == "" and x)(panel(follows)), 30,
+                           "the page to follow the board")
+            assert got["remote"]["state"] == "over" and got["remote"]["record"] == p["record"], got
+        finally:
+            follows.stop()
+
+
+def test_the_page_says_when_another_program_holds_the_boards_port(tmp_path):
+    """`bawo club play` holds the board's port through a game (opened exclusively): the
+    page's status says so, not "no board connected", and it follows the board once free."""
+    from _host_helpers import relayed_board
+    from bawo.ports import connect
+    with relayed_board(tmp_path) as path:
+        ser, link, info = connect(path, None, timeout=3.0)
+        s = Server(str(tmp_path / "pc.sqlite"), board_port=path)
+        try:
+            hub = s.app.app.state.site.hub
+
+            def status():
+                return (hub.last.get("status") or {}).get("text", "")
+            wait_for(lambda: "in use by another program" in status(), 20, "the busy port's status")
+            assert "bawo club play" in status()
+            ser.close()
+            wait_for(lambda: (hub.last.get("status") or {}).get("connected"), 20, "the board")
+        finally:
+            s.stop()
