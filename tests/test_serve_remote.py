@@ -141,6 +141,8 @@ def test_refusals_in_words(club, srv, tmp_path):
     # ...and when it is the remote game's record, the panel shows it.
     site.hub.last["position"] = {"type": "position", "id": RECORD}
     assert panel(srv)["remote"]["game"] == g and panel(srv)["note"] == ""
+    site.hub.last["position"] = {"type": "position", "game": None}   # the board's menu
+    assert panel(srv) == {"remote": None, "why": "the board has no game now"}
     site.hub.last["status"] = {"type": "status", "connected": False}
     # No club joined: no panel, a click refused.
     os.rename(config_path(), config_path() + ".away")

@@ -106,16 +106,16 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
     return sorted(out, key=lambda r: r.club_game)
 
 
-def current_board_game(site: Site) -> tuple[str, str] | None:
-    """(board id, its game id) of the game the page follows on the board, or None when no
-    board is followed now (not plugged, or its port held by `bawo club play`)."""
+def current_board_game(site: Site) -> tuple[str, str | None] | None:
+    """(board id, the id of its game or None: no game) when the page follows a board now;
+    None when it follows none (not plugged, or its port held by `bawo club play`)."""
     status = site.hub.last.get("status") or {}
     pos = site.hub.last.get("position") or {}
     info = site.bridge.info or {}
     gid, device = pos.get("id"), info.get("device")
-    if not status.get("connected") or not isinstance(gid, str) or not isinstance(device, str):
+    if not status.get("connected") or not isinstance(device, str):
         return None
-    return device, gid
+    return device, gid if isinstance(gid, str) else None
 
 
 def find_game(site: Site) -> tuple[dict[str, Any], RemoteGame | None, str]:
@@ -131,6 +131,8 @@ def find_game(site: Site) -> tuple[dict[str, Any], RemoteGame | None, str]:
     cur = current_board_game(site)
     if cur is not None:
         device, gid = cur
+        if gid is None:
+            return cfg, None, "the board has no game now"
         mine = [r for r in games if r.board_game == gid and r.board == device]
         if not mine:
             return cfg, None, "the board's game is not a club remote game"

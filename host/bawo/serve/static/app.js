@@ -540,10 +540,13 @@
       $("r-accept").hidden = !acts.includes("accept");
       if (!acts.includes("resign")) $("r-confirm").hidden = true;
     }
+    let loading = false;   // one look at a time: a club that does not answer takes 10 s
     async function refresh() {
-      if (busy) return;
-      try { show(await (await fetch("/api/remote")).json()); }
+      if (busy || loading) return;
+      loading = true;
+      try { const r = await (await fetch("/api/remote")).json(); if (!busy) show(r); }
       catch (e) { $("r-err").textContent = "the server did not answer: is `bawo serve` still running?"; }
+      finally { loading = false; }
     }
     async function offer(what) {
       if (shown === null) return;
