@@ -87,3 +87,16 @@ def test_bawo_watch_prints_the_agreed_result(sim_board, tmp_path):
     finally:
         ser.close()
         log.close()
+
+
+def test_the_serve_page_says_an_agreed_end_of_a_board_it_did_not_follow_the_same_way():
+    from bawo.serve.live import _result_text
+    assert _result_text("bawo", {"result": {"result": "N", "reason": "resign"}}) == \
+        "North wins (South resigned)"
+    assert _result_text("bagh-chal", {"result": {"result": "G", "reason": "time"}}) == \
+        "Goats win (Tigers ran out of time)"
+    assert _result_text("oware", {"result": {"result": "draw", "reason": "agreement"}}) == \
+        "draw (agreed)"
+    # A result that does not fit its reason is shown as the board said it, not as agreed.
+    assert _result_text("oware", {"result": {"result": "draw", "reason": "resign"}}) == \
+        "draw (resign)"

@@ -24,6 +24,7 @@ from .text import Stream, safe
 
 if TYPE_CHECKING:
     from .boardlink import BoardLink
+    from .rulestypes import Game
 
 RETRY_S = 1.0  # between tries to reach a board that went away
 
@@ -191,12 +192,7 @@ class Watcher:
             g = s.game
             return result_line(g.name, winner_name(g, o), o.reason, g.format(s.position))
         if s is not None and self.agreed is not None:
-            g, (res, why) = s.game, self.agreed
-            if res == "draw":
-                return result_line(g.name, None, "agreed")
-            loser = SIDE_NAMES.get(g.sides[1 - g.sides.index(res)], "the other side")
-            return result_line(g.name, res, "%s %s" % (
-                loser, "resigned" if why == "resign" else "ran out of time"))
+            return agreed_line(s.game, *self.agreed)
         d = d or {}
         return str(d.get("result") or "ended")[:80]
 
@@ -240,6 +236,17 @@ class Watcher:
                 return "gap"
             self.end(ev)
         return kind
+
+
+def agreed_line(g: Game, result: str, reason: str) -> str:
+    """An end by the players' word in words: 'South wins (North resigned)', 'draw (agreed)',
+    'North wins (South ran out of time)'. result: a side letter of g or "draw"; reason: one
+    of shared_rules.record_end.AGREED (end_error(g, result, reason) is None)."""
+    if result == "draw":
+        return result_line(g.name, None, "agreed")
+    loser = SIDE_NAMES.get(g.sides[1 - g.sides.index(result)], "the other side")
+    return result_line(g.name, result, "%s %s" % (
+        loser, "resigned" if reason == "resign" else "ran out of time"))
 
 
 def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool = True,
