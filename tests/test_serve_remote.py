@@ -243,6 +243,12 @@ def test_chromium_resigns_and_the_club_has_the_game_over(club, srv, drv):
     assert not drv.find_element("id", "r-resign").is_displayed()
     assert not drv.find_element("id", "r-confirm").is_displayed()
     screenshot(drv, "serve-remote-resigned")
+    # On a phone: the panel as wide as the screen, no sideways scroll.
+    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    drv.execute_script("document.getElementById('remote').scrollIntoView()")
+    assert drv.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(drv, "serve-remote-phone")
 
 
 def _first_move():
