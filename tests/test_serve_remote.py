@@ -168,8 +168,10 @@ def test_the_file_is_read_as_hostile_input(club, srv):
     })
     games = R.remote_games(u, load_config()["boards"])
     assert [(x.club_game, x.board, x.board_game) for x in games] == [(g, A, RECORD)]
+    assert R.remote_games(u, {A: None}) == []          # a club.json without the board's token
     assert panel(srv)["remote"]["game"] == g
-    for junk in (b"[1, 2]", b"\xff\xfe", b"{" * 10, b" " * (R.MAX_FILE + 1)):
+    for junk in (b"[1, 2]", b"\xff\xfe", b"{" * 10, b" " * (R.MAX_FILE + 1), b"[" * 200000,
+                 b'{"a": 1' + b"0" * 100000 + b"}"):
         with open(R.games_file(), "wb") as f:
             f.write(junk)
         assert panel(srv)["remote"] is None

@@ -93,7 +93,7 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
         return []
     try:
         known = json.loads(raw.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):    # not UTF-8, not JSON, nested past the parser
         return []
     if not isinstance(known, dict):
         return []
@@ -101,7 +101,7 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
     for key, gid in list(known.items())[:MAX_ENTRIES]:
         n = club_game_of(key, url)
         board = board_of(gid)
-        if n is not None and board is not None and board in boards:
+        if n is not None and board is not None and isinstance(boards.get(board), str):
             out.append(RemoteGame(url, n, board, gid))
     return sorted(out, key=lambda r: r.club_game)
 
