@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 from shared_rules import game as make_game, State, GAMES, winner_name
 from shared_rules.errors import RecordError, RulesError
 from shared_rules.record import Record
+from shared_rules.record_end import end_error
 from shared_rules.record_text import check_tag
 
 from .sim.draw import draw, result_line
+from .sim.layout import SIDE_NAMES
 from .boardlink import BoardLinkError
 from .text import Stream, safe
 
 if TYPE_CHECKING:
     from .boardlink import BoardLink
+    from .rulestypes import Game
 
 RETRY_S = 1.0  # between tries to reach a board that went away
 
@@ -59,6 +62,9 @@ class Watcher:
         # late events are known, not a gap.
         self.final: State | None = None
         self.ended: str | None = None
+        # (result, reason) of a game ended by the players' word while its moves go on (a
+        # remote game's resign, draw agreed or flag: the board's END), else None.
+        self.agreed: tuple[str, str] | None = None
 
     def say(self, text: str) -> None:
         """A line on the terminal. Ids, moves and results in it came from a board: shown with
@@ -68,6 +74,7 @@ class Watcher:
 
     def start(self, d: dict[str, Any]) -> None:
         self.final = self.ended = None
+        self.agreed = None
         kind = _kind(d)
         if kind not in GAMES:
             self.say("board started an unknown game %r: not logged" % kind)
@@ -156,8 +163,21 @@ class Watcher:
         self._store()
         return None
 
+    def agreed_end(self, d: dict[str, Any] | None) -> tuple[str, str] | None:
+        """(result, reason) if d (an end EVENT, or POSITION's result) ends the game followed
+        by the players' word (shared_rules.record_end: resign, agreement, time) while its
+        moves go on, with a result that fits the reason; else None."""
+        s = self.state
+        if s is None or s.outcome() is not None or not isinstance(d, dict):
+            return None
+        res, why = d.get("result"), d.get("reason")
+        if not isinstance(res, str) or not isinstance(why, str) or end_error(s.game, res, why):
+            return None
+        return res, why
+
     def end(self, d: dict[str, Any] | None) -> None:
         if self.state is not None:
+            self.agreed = self.agreed_end(d)
             self.say("game %s over: %s" % (self.gid, self.result_text(d)))
             self._store(final=True)
             self.final, self.ended = self.state, self.gid
@@ -171,6 +191,8 @@ class Watcher:
         if s is not None and o is not None:
             g = s.game
             return result_line(g.name, winner_name(g, o), o.reason, g.format(s.position))
+        if s is not None and self.agreed is not None:
+            return agreed_line(s.game, *self.agreed)
         d = d or {}
         return str(d.get("result") or "ended")[:80]
 
@@ -184,8 +206,11 @@ class Watcher:
     def _store(self, final: bool = False) -> None:
         assert self.state is not None   # called while a game is followed
         done = final or self.state.outcome() is not None
+        agreed: dict[str, str] = {}
+        if final and self.agreed is not None:
+            agreed = {"Result": self.agreed[0], "Reason": self.agreed[1]}
         try:
-            rec = Record.from_state(self.state, Id=self.gid, Device=self.device)
+            rec = Record.from_state(self.state, Id=self.gid, Device=self.device, **agreed)
             self.log.add(rec, "watch", status="watched" if done else "live")
         except RecordError as e:
             # An id from the board no record may hold (a control character): followed on the
@@ -202,13 +227,26 @@ class Watcher:
             return self.move(ev) or kind
         elif kind == "end":
             if (self.state is not None and self.state.outcome() is None
-                    and str(ev.get("id")) == self.gid):
+                    and str(ev.get("id")) == self.gid and self.agreed_end(ev) is None):
                 # The board's game is over and ours is not: a move event is still to come
                 # (a resent frame arrives after the end) or was lost. join() takes the board's
-                # move list, so the log holds every ply and the result.
+                # move list, so the log holds every ply and the result. (An end by the
+                # players' word, END from a remote game's bridge, ends it where it stands:
+                # the board sent every move's event before it.)
                 return "gap"
             self.end(ev)
         return kind
+
+
+def agreed_line(g: Game, result: str, reason: str) -> str:
+    """An end by the players' word in words: 'South wins (North resigned)', 'draw (agreed)',
+    'North wins (South ran out of time)'. result: a side letter of g or "draw"; reason: one
+    of shared_rules.record_end.AGREED (end_error(g, result, reason) is None)."""
+    if result == "draw":
+        return result_line(g.name, None, "agreed")
+    loser = SIDE_NAMES.get(g.sides[1 - g.sides.index(result)], "the other side")
+    return result_line(g.name, result, "%s %s" % (
+        loser, "resigned" if reason == "resign" else "ran out of time"))
 
 
 def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool = True,

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from bawo_firmware import protocol as _P
+from shared_rules import GAMES, game as make_game
+from shared_rules.record_end import end_error
 
 from ..sim.draw import result_line
 from ..errors import BawoError
@@ -19,7 +21,7 @@ from .. import ports
 from ..db import Log
 from ..text import safe
 from ..boardlink import BoardLinkError
-from ..watch import Watcher
+from ..watch import Watcher, agreed_line
 from . import boardview as B
 
 if TYPE_CHECKING:
@@ -76,6 +78,9 @@ def _result_text(kind: str, pos: dict[str, Any]) -> str:
     if not isinstance(r, dict):
         return "game over"
     who, why = r.get("result"), str(r.get("reason") or "")[:80]
+    if kind in GAMES and isinstance(who, str) and end_error(make_game(kind), who, why) is None:
+        # Resigned, drawn by agreement, lost on time: as `bawo watch` says it.
+        return agreed_line(make_game(kind), who, why)
     return result_line(kind, None if who == "draw" else str(who)[:8], why, pos.get("position"))
 
 
@@ -250,8 +255,13 @@ class Bridge:
                 except (BawoError, OSError) as e:
                     msg = "no board: %s" % e
                     if msg != said:
-                        self.status(False, "no board connected: plug the board in or start "
-                                           "`bawo sim`; this page reconnects by itself")
+                        if "busy" in str(e):   # ports.explain_open_error: another program has it
+                            self.status(False, "the board's port is in use by another program "
+                                               "(`bawo club play` during a remote game, `bawo "
+                                               "watch`): this page follows the board once it is free")
+                        else:
+                            self.status(False, "no board connected: plug the board in or start "
+                                               "`bawo sim`; this page reconnects by itself")
                         said = msg
                     self._fail_commands("no board is connected: plug it in and try again")
                     self.stop.wait(RETRY_S)

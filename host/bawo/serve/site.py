@@ -29,14 +29,14 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from . import page_board, page_game, page_library, page_live, page_play, page_stats
+from . import page_board, page_game, page_library, page_live, page_play, page_remote, page_stats
 from .web import HERE, Site
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 # One module a page; each gives its routes (the page and the JSON it asks for).
-PAGES = (page_live, page_library, page_game, page_stats, page_board, page_play)
+PAGES = (page_live, page_library, page_game, page_stats, page_board, page_play, page_remote)
 
 
 class Guard:

@@ -494,8 +494,109 @@
     });
   }
 
+  // -- live page: a club remote game's panel, and the club's open seeks -----------------------
+  function clockText(ms) {
+    const s = Math.ceil(ms / 1000), m = Math.floor(s / 60);
+    return m + ":" + String(s % 60).padStart(2, "0");
+  }
+  function remotePanel() {
+    const box = document.getElementById("remote");
+    if (!box) return;
+    const $ = (id) => document.getElementById(id);
+    let shown = null, busy = false;
+    function show(r) {
+      bawo.remote = r;
+      const g = r.remote;
+      box.hidden = !g;
+      if (!g) { shown = null; return; }
+      shown = g.game;
+      setText("r-game", "club game " + g.game + (g.kind ? " · " + g.kind : ""));
+      $("r-err").textContent = r.error || "";
+      setText("r-note", r.note || "");
+      if (r.error && !g.state) {   // the club did not answer: what we know, and why
+        for (const id of ["r-opponent", "r-side", "r-turn", "r-peer", "r-result"]) setText(id, "?");
+        for (const id of ["r-resign", "r-draw", "r-accept"]) $(id).hidden = true;
+        return;
+      }
+      setText("r-opponent", g.opponent + (g.opponent !== g.opponent_board ? " (board " + g.opponent_board + ")" : ""));
+      setText("r-side", g.side_name + " (board " + g.board + ")");
+      setText("r-turn", g.state === "over" ? "game over" : (g.turn || "–"));
+      const peer = $("r-peer");
+      peer.textContent = g.state !== "playing" ? "–" : g.peer ? "here" : "away (not connected)";
+      peer.className = g.state !== "playing" ? "" : g.peer ? "here" : "away";
+      setText("r-offer", g.offer === "opponent" ? "your opponent offers a draw"
+                         : g.offer === "you" ? "you offered a draw: waiting for them" : "none");
+      const c = g.clock;
+      $("r-clock").hidden = $("r-clock-dt").hidden = !c;
+      if (c) {
+        setText("r-clock", "you " + clockText(c.you_ms) + " · them " + clockText(c.opponent_ms) +
+                (c.running ? (c.running === "you" ? " (yours runs)" : " (theirs runs)") : ""));
+        $("r-clock").className = c.low ? "low" : "";
+      }
+      setText("r-result", g.result || "–");
+      const acts = g.actions || [];
+      $("r-resign").hidden = !acts.includes("resign");
+      $("r-draw").hidden = !acts.includes("draw");
+      $("r-accept").hidden = !acts.includes("accept");
+      if (!acts.includes("resign")) $("r-confirm").hidden = true;
+    }
+    let loading = false;   // one look at a time: a club that does not answer takes 10 s
+    async function refresh() {
+      if (busy || loading) return;
+      loading = true;
+      try { const r = await (await fetch("/api/remote")).json(); if (!busy) show(r); }
+      catch (e) { $("r-err").textContent = "the server did not answer: is `bawo serve` still running?"; }
+      finally { loading = false; }
+    }
+    async function offer(what) {
+      if (shown === null) return;
+      busy = true;
+      for (const id of ["r-resign", "r-draw", "r-accept", "r-yes"]) $(id).disabled = true;
+      $("r-err").textContent = "asking the club…";
+      const r = await post("/api/remote/offer", { what: what, game: shown });
+      for (const id of ["r-resign", "r-draw", "r-accept", "r-yes"]) $(id).disabled = false;
+      busy = false;
+      $("r-confirm").hidden = true;
+      if (r.error) $("r-err").textContent = r.error;
+      else show(Object.assign({ note: bawo.remote && bawo.remote.note }, r));
+      bawo.offered = { what: what, error: r.error || null };
+    }
+    $("r-resign").addEventListener("click", () => { $("r-confirm").hidden = false; });
+    $("r-no").addEventListener("click", () => { $("r-confirm").hidden = true; });
+    $("r-yes").addEventListener("click", () => offer("resign"));
+    $("r-draw").addEventListener("click", () => offer("draw"));
+    $("r-accept").addEventListener("click", () => offer("accept"));
+    refresh();
+    setInterval(() => { if (!document.hidden) refresh(); }, 3000);
+
+    const seekBox = $("seeks");
+    async function seeks() {
+      let r;
+      try { r = await (await fetch("/api/remote/seeks")).json(); } catch (e) { return; }
+      bawo.seeks = r;
+      const list = r.seeks || [];
+      seekBox.hidden = !list.length && !r.error;
+      $("seekerr").textContent = r.error || "";
+      const ul = $("seeklist");
+      ul.textContent = "";
+      for (const s of list) {
+        const li = document.createElement("li");
+        li.textContent = (s.mine ? "yours: " : s.by + (s.challenge ? " challenges you: " : " seeks: ")) +
+          s.kind + ", " + (s.side === "any" ? "any side" : s.side) + ", " + s.clock + " ";
+        if (!s.mine) {
+          const code = document.createElement("code");
+          code.textContent = s.command;
+          li.appendChild(code);
+        }
+        ul.appendChild(li);
+      }
+    }
+    seeks();
+    setInterval(() => { if (!document.hidden && box.hidden) seeks(); }, 15000);
+  }
+
   const page = document.body.dataset.page;
-  if (page === "live") live();
+  if (page === "live") { live(); remotePanel(); }
   else if (page === "game") replay();
   else if (page === "board") boardPage();
   else if (page === "play") playPage();
