@@ -35,7 +35,7 @@ class Club:
         """A game in play, A South; remote-games.json names board A's record of it."""
         g = api.seek(self.url, self.tok[A], "bawo", "south", B, clock)["game"]
         api.accept(self.url, self.tok[B], g)
-        self.remember({"%s#%d" % (self.cfg_url, g): record})
+        self.remember({"%s#%d@%s" % (self.cfg_url, g, A): record})
         return g
 
     def remember(self, known):
@@ -157,14 +157,15 @@ def test_the_file_is_read_as_hostile_input(club, srv):
     g = club.game()
     u = club.cfg_url
     club.remember({
-        "%s#%d" % (u, g + 5): "../../etc/passwd-0001",       # a path: not a game id
-        "%s#%d" % (u, g + 6): "pico-zz99-0001",              # a board this PC did not join
-        "%s#%d" % (u, g + 7): ["pico-aa01-0001"],            # not a string
-        "%s#%s" % (u, "1e3"): "pico-aa01-0002",              # not a whole number
-        "%s#%d" % (u, 2 ** 40): "pico-aa01-0003",            # out of bounds
-        "%s#%d" % (u, 0): "pico-aa01-0004",
-        "http://elsewhere.example/#%d" % (g + 9): "pico-aa01-0005",   # another club
-        "%s#%d" % (u, g): RECORD,
+        "%s#%d@%s" % (u, g + 5, A): "../../etc/passwd-0001",   # a path: not a game id
+        "%s#%d@pico-zz99" % (u, g + 6): "pico-zz99-0001",       # a board this PC did not join
+        "%s#%d@%s" % (u, g + 7, A): ["pico-aa01-0001"],        # not a string
+        "%s#%s@%s" % (u, "1e3", A): "pico-aa01-0002",          # not a whole number
+        "%s#%d@%s" % (u, 2 ** 40, A): "pico-aa01-0003",        # out of bounds
+        "%s#%d@%s" % (u, 0, A): "pico-aa01-0004",
+        "http://elsewhere.example/#%d@%s" % (g + 9, A): "pico-aa01-0005",   # another club
+        "%s#%d@%s" % (u, g + 8, B): "pico-aa01-0006",          # the key's board is another
+        "%s#%d@%s" % (u, g, A): RECORD,
     })
     games = R.remote_games(u, load_config()["boards"])
     assert [(x.club_game, x.board, x.board_game) for x in games] == [(g, A, RECORD)]

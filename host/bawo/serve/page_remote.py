@@ -8,7 +8,7 @@ And the "Play a friend far away" panel (/api/remote/seeks): the club's open seek
 the `bawo club play --accept N` command that plays it (the bridge is never run inside serve).
 
 Which club game is the board's: the bridge keeps remote-games.json next to club.json,
-{"<club url>#<club game id>": "<the board's game id>"}. Everything read from that file and from
+{"<club url>#<club game id>@<board id>": "<the board's game id>"}. Everything read from that file and from
 the club is checked: the club's game id a whole number in bounds, the board's a game id as the
 protocol makes them (never a path), the url the one this PC joined, text shown escaped."""
 from __future__ import annotations
@@ -59,15 +59,16 @@ def games_file() -> str:
     return os.path.join(os.path.dirname(config_path()), GAMES_FILE)
 
 
-def club_game_of(key: object, url: str) -> int | None:
-    """The club game id of a key "<url>#<id>" of this club, else None."""
+def club_game_of(key: object, url: str) -> tuple[int, str] | None:
+    """(club game id, board id) of a key "<url>#<id>@<board>" of this club, else None."""
     if not isinstance(key, str) or len(key) > 600:
         return None
     head, sep, tail = key.rpartition("#")
-    if not sep or head != url or not tail.isascii() or not tail.isdigit() or len(tail) > 10:
+    num, _, board = tail.partition("@")
+    if not sep or head != url or not num.isascii() or not num.isdigit() or len(num) > 10:
         return None
-    n = int(tail)
-    return n if 1 <= n <= MAX_CLUB_GAME else None
+    n = int(num)
+    return (n, board) if 1 <= n <= MAX_CLUB_GAME else None
 
 
 def board_of(gid: object) -> str | None:
@@ -99,10 +100,12 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
         return []
     out = []
     for key, gid in list(known.items())[:MAX_ENTRIES]:
-        n = club_game_of(key, url)
+        got = club_game_of(key, url)
         board = board_of(gid)
-        if n is not None and board is not None and isinstance(boards.get(board), str):
-            out.append(RemoteGame(url, n, board, gid))
+        # The key names the board that played (two boards of one PC may share a game).
+        if got is not None and board is not None and got[1] == board and isinstance(
+                boards.get(board), str):
+            out.append(RemoteGame(url, got[0], board, gid))
     return sorted(out, key=lambda r: r.club_game)
 
 
