@@ -45,6 +45,17 @@ def _peer(se):
     return p
 
 
+def describe(a, d):
+    """A remote game's news in snapshot d, as the LEDs show it: the opponent away, the offer
+    this board sent, the clock (eighths left, low time) when it has one."""
+    sc = a.scene
+    p = a.session.peer
+    d['away'] = sc.away
+    d['offered'] = p.mine if p is not None else None
+    if sc.bar >= 0 or sc.low:
+        d['clock'] = [sc.bar, sc.low]
+
+
 def peer(a, here, offer, bar, low):
     """PEER's news (absent fields say no; here: unchanged) on App a's host game."""
     se = a.session

@@ -30,12 +30,9 @@ def take(a, moves=True, legal=False):
     d['opponent'] = h.get('opponent', 'people')
     if h.get('position'):
         d['root'] = h['position']
-    if se.host_side >= 0:   # a remote game's news as the board shows it (remote.show)
-        d['away'] = a.scene.away
-        d['offered'] = se.peer.mine if se.peer is not None else None
-        sc = a.scene
-        if sc.bar >= 0 or sc.low:   # the clock as the LEDs show it: eighths left, low time
-            d['clock'] = [sc.bar, sc.low]
+    if se.host_side >= 0:   # a remote game's news as the board shows it (remote.py)
+        import remote
+        remote.describe(a, d)
     info = getattr(a.opponent, 'last_info', None)
     if info:
         d['ai'] = info
