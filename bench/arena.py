@@ -28,6 +28,7 @@ where ours waits for the third occurrence. Every ply both engines are stepped to
 their legal moves differ, or OpenSpiel's game ends and ours does not, the game stops there
 and is adjudicated as OpenSpiel would: each side adds the seeds of its own row to its store.
 """
+
 import argparse
 import math
 import os
@@ -72,6 +73,7 @@ def make_player(spec, g, seed, side=0):
 def _book_player(player, side):
     sys.path.insert(0, FIRMWARE)
     import book
+
     return book.BookOpponent(player, book_path=os.path.join(FIRMWARE, "bawo_book.bin"), side=side)
 
 
@@ -83,13 +85,19 @@ def _old_ai(rev):
     if rev not in _OLD:
         import subprocess
         import types
+
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
         mods = {}
         real = sys.modules.get("shared_rules.evaluate")
         try:
             for name in ("evaluate", "ai"):
-                src = subprocess.run(["git", "show", "%s:shared_rules/%s.py" % (rev, name)], cwd=root,
-                                     check=True, capture_output=True, text=True).stdout
+                src = subprocess.run(
+                    ["git", "show", "%s:shared_rules/%s.py" % (rev, name)],
+                    cwd=root,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
                 m = types.ModuleType("old_%s_%s" % (name, rev))
                 exec(compile(src, m.__name__, "exec"), m.__dict__)
                 mods[name] = m
@@ -127,22 +135,35 @@ def play_one(task):
         st.push(m)
     out = st.outcome()
     res = -1 if out is None or out.winner is None else int(out.winner == a_side)
-    return ((name, a, b), a_side, res, st.ply, out is None, spent[a_side], spent[1 - a_side],
-            " ".join(st.moves))
+    return (
+        (name, a, b),
+        a_side,
+        res,
+        st.ply,
+        out is None,
+        spent[a_side],
+        spent[1 - a_side],
+        " ".join(st.moves),
+    )
 
 
 def _play_mcts(task):
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import mcts
+
     name, a, b, seed, a_side, max_plies, extra = task
     sims, ms, opening = extra
     g = make_game("oware")
     og = pyspiel.load_game("oware")
-    bot = mcts.MCTSBot(og, uct_c=2, max_simulations=sims,
-                       evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
-                       random_state=np.random.RandomState(seed + 1))
-    me = Player(g, level=5, seed=seed, host=True, node_budget=10 ** 9, time_ms=ms)
+    bot = mcts.MCTSBot(
+        og,
+        uct_c=2,
+        max_simulations=sims,
+        evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+        random_state=np.random.RandomState(seed + 1),
+    )
+    me = Player(g, level=5, seed=seed, host=True, node_budget=10**9, time_ms=ms)
     st = State(g)
     os_state = og.new_initial_state()
     # Openings: a few seeded random plies so that the games differ (both engines agree there).
@@ -178,9 +199,16 @@ def _play_mcts(task):
         st.push(m)
         os_state.apply_action(m)
     res = -1 if out is None or out.winner is None else int(out.winner == a_side)
-    return (("oware", a, "mcts%d" % sims), a_side, res, st.ply, adjudicated,
-            spent[a_side] / max(1, moved[a_side]), spent[1 - a_side] / max(1, moved[1 - a_side]),
-            " ".join(st.moves))
+    return (
+        ("oware", a, "mcts%d" % sims),
+        a_side,
+        res,
+        st.ply,
+        adjudicated,
+        spent[a_side] / max(1, moved[a_side]),
+        spent[1 - a_side] / max(1, moved[1 - a_side]),
+        " ".join(st.moves),
+    )
 
 
 def _adjudicate(pos):
@@ -188,15 +216,27 @@ def _adjudicate(pos):
 
     class Adjudged:
         winner = None if s[0] == s[1] else (0 if s[0] > s[1] else 1)
+
     return Adjudged
 
 
 def _progress(args, r, t0):
     if args.progress:
         key, a_side, res, plies = r[:4]
-        print("%s %s-%s A as side %d: %s in %d plies (%.0f s)" % (
-            key[0], key[1], key[2], a_side, {1: "A wins", 0: "B wins", -1: "draw"}[res], plies,
-            time.time() - t0), file=sys.stderr, flush=True)
+        print(
+            "%s %s-%s A as side %d: %s in %d plies (%.0f s)"
+            % (
+                key[0],
+                key[1],
+                key[2],
+                a_side,
+                {1: "A wins", 0: "B wins", -1: "draw"}[res],
+                plies,
+                time.time() - t0,
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def wilson(k, n, z=1.96):
@@ -222,19 +262,37 @@ def pairings():
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=200, help="games per pairing (half with each side)")
-    ap.add_argument("--only", nargs="*", help="pairings as game:A-B, e.g. oware:L5-greedy "
-                    "(Ln: level n with the board's budgets, Hn: with the PC's, Nk: level 5 with k nodes, "
-                    "Ln@REV: level n of git revision REV's shared_rules/ai.py)")
+    ap.add_argument(
+        "--games", type=int, default=200, help="games per pairing (half with each side)"
+    )
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        help="pairings as game:A-B, e.g. oware:L5-greedy "
+        "(Ln: level n with the board's budgets, Hn: with the PC's, Nk: level 5 with k nodes, "
+        "Ln@REV: level n of git revision REV's shared_rules/ai.py)",
+    )
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--progress", action="store_true", help="each game's result on stderr")
-    ap.add_argument("--opening", type=int, default=0, help="random plies before each pair of games "
-                    "(0: the diversity comes from the seeded tie-breaks only)")
+    ap.add_argument(
+        "--opening",
+        type=int,
+        default=0,
+        help="random plies before each pair of games "
+        "(0: the diversity comes from the seeded tie-breaks only)",
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--side", type=int, choices=(0, 1), help="A plays only this side (0: South or "
-                    "Goats, 1: North or Tigers), every game; default: sides swapped game by game")
-    ap.add_argument("--mcts-games", type=int, default=0, help="Oware games of L5 against OpenSpiel MCTS")
+    ap.add_argument(
+        "--side",
+        type=int,
+        choices=(0, 1),
+        help="A plays only this side (0: South or "
+        "Goats, 1: North or Tigers), every game; default: sides swapped game by game",
+    )
+    ap.add_argument(
+        "--mcts-games", type=int, default=0, help="Oware games of L5 against OpenSpiel MCTS"
+    )
     ap.add_argument("--mcts-sims", type=int, default=1000)
     ap.add_argument("--mcts-ms", type=int, default=350, help="our time per move against MCTS")
     ap.add_argument("--mcts-opening", type=int, default=2, help="random plies before the game")
@@ -254,13 +312,23 @@ def main(argv=None):
             side = k & 1 if args.side is None else args.side
             tasks.append((name, a, b, args.seed * 200006 + k, side, args.max_plies, args.opening))
     for k in range(args.mcts_games):
-        tasks.append(("oware", "L5", "mcts", args.seed * 200006 + k, k & 1, args.max_plies,
-                      (args.mcts_sims, args.mcts_ms, args.mcts_opening)))
+        tasks.append(
+            (
+                "oware",
+                "L5",
+                "mcts",
+                args.seed * 200006 + k,
+                k & 1,
+                args.max_plies,
+                (args.mcts_sims, args.mcts_ms, args.mcts_opening),
+            )
+        )
     # Slow games first so that the two workers finish together.
     tasks.sort(key=lambda t: (t[2] != "mcts", t[1] != "L5"))
     t0 = time.time()
     if args.jobs > 1:
         import multiprocessing
+
         results = []
         with multiprocessing.Pool(args.jobs) as pool:
             for r in pool.imap_unordered(play_one, tasks, chunksize=1):
@@ -273,8 +341,22 @@ def main(argv=None):
             _progress(args, results[-1], t0)
     agg = {}
     for key, a_side, res, plies, adj, a_t, b_t, moves in results:
-        r = agg.setdefault(key, {"n": 0, "w": 0, "d": 0, "l": 0, "ws": [0, 0], "ns": [0, 0],
-                                 "plies": 0, "adj": 0, "at": 0.0, "bt": 0.0, "seen": set()})
+        r = agg.setdefault(
+            key,
+            {
+                "n": 0,
+                "w": 0,
+                "d": 0,
+                "l": 0,
+                "ws": [0, 0],
+                "ns": [0, 0],
+                "plies": 0,
+                "adj": 0,
+                "at": 0.0,
+                "bt": 0.0,
+                "seen": set(),
+            },
+        )
         r["seen"].add((a_side, moves))
         r["n"] += 1
         r["ns"][a_side] += 1
@@ -289,9 +371,11 @@ def main(argv=None):
         r["adj"] += adj
         r["at"] += a_t
         r["bt"] += b_t
-    print("| game | A | B | games | A wins | draws | B wins | A win % [Wilson 95%] "
-          "| A wins as side 0 (S/Goats) | as side 1 (N/Tigers) | mean plies | capped/adjudicated "
-          "| distinct games |")
+    print(
+        "| game | A | B | games | A wins | draws | B wins | A win % [Wilson 95%] "
+        "| A wins as side 0 (S/Goats) | as side 1 (N/Tigers) | mean plies | capped/adjudicated "
+        "| distinct games |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     order = {p: i for i, p in enumerate(pairs)}
     for key in sorted(agg, key=lambda k: (GAMES.index(k[0]), order.get(k, 999), k)):
@@ -303,9 +387,26 @@ def main(argv=None):
             b += " (%.2f s/move vs our %.2f)" % (r["bt"] / r["n"], r["at"] / r["n"])
         elif b.startswith("M"):  # per game: our MCTS reports game totals
             b += " (%.1f s/game vs our %.1f)" % (r["bt"] / r["n"], r["at"] / r["n"])
-        print("| %s | %s | %s | %d | %d | %d | %d | %.1f [%.1f, %.1f] | %s | %s | %.0f | %d | %d |" % (
-            key[0], key[1], b, r["n"], r["w"], r["d"], r["l"], 100.0 * r["w"] / r["n"],
-            100 * lo, 100 * hi, side[0], side[1], r["plies"] / r["n"], r["adj"], len(r["seen"])))
+        print(
+            "| %s | %s | %s | %d | %d | %d | %d | %.1f [%.1f, %.1f] | %s | %s | %.0f | %d | %d |"
+            % (
+                key[0],
+                key[1],
+                b,
+                r["n"],
+                r["w"],
+                r["d"],
+                r["l"],
+                100.0 * r["w"] / r["n"],
+                100 * lo,
+                100 * hi,
+                side[0],
+                side[1],
+                r["plies"] / r["n"],
+                r["adj"],
+                len(r["seen"]),
+            )
+        )
     print("\n%d games in %.0f s with %d jobs" % (len(results), time.time() - t0, args.jobs))
 
 

@@ -5,6 +5,7 @@ The gap is the price of the endless-turn rule (RULES.md 1.6).
 
     python bench/bawo_exactness.py
 """
+
 import random
 import sys
 import time

@@ -7,6 +7,7 @@ The firmware runs in-process in `micropython`; numbers are this PC's, not the Pi
 RP2040 at 125 MHz runs MicroPython bytecode roughly 20-50x slower than a desktop core), so the
 ratios show how much slack the LED wire time leaves, and the Pico column multiplies by 30.
 """
+
 import json
 import os
 import subprocess
@@ -78,31 +79,66 @@ print(json.dumps({'leds': prof.n_leds, 'full_us': full_us, 'step_us': step_us,
 def main():
     from bawo.firmware import micropython_path, profile_path
     from bawo.sim import micropython_binary
+
     env = dict(os.environ, MICROPYPATH=micropython_path())
     rows = []
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "bench_mp.py"
         script.write_text(MP_SCRIPT)
         for prof, game in (("bawo-4x8", "bawo"), ("bawo-4x8", "oware"), ("grid-5x5", "bagh-chal")):
-            out = subprocess.run([micropython_binary(), str(script), profile_path(prof), game,
-                                  os.path.join(d, prof + game)], env=env, capture_output=True, text=True,
-                                 timeout=300)
+            out = subprocess.run(
+                [
+                    micropython_binary(),
+                    str(script),
+                    profile_path(prof),
+                    game,
+                    os.path.join(d, prof + game),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if out.returncode:
                 sys.exit("bench failed: " + (out.stdout + out.stderr)[-800:])
             r = json.loads(out.stdout.strip().splitlines()[-1])
             r["profile"], r["game"] = prof, game
             rows.append(r)
-    print("%-9s %-9s %5s %9s %11s %9s %10s %13s %14s" % (
-        "profile", "game", "LEDs", "wire ms", "full fr ms", "ratio", "1-block ms",
-        "press->frame", "debounce ms"))
+    print(
+        "%-9s %-9s %5s %9s %11s %9s %10s %13s %14s"
+        % (
+            "profile",
+            "game",
+            "LEDs",
+            "wire ms",
+            "full fr ms",
+            "ratio",
+            "1-block ms",
+            "press->frame",
+            "debounce ms",
+        )
+    )
     for r in rows:
         wire = r["leds"] * 0.030  # ms
-        print("%-9s %-9s %5d %9.2f %11.3f %8.2fx %10.3f %11.3f ms %14.0f" % (
-            r["profile"], r["game"], r["leds"], wire, r["full_us"] / 1000, r["full_us"] / 1000 / wire,
-            r["step_us"] / 1000, r["press_cpu_us"] / 1000, r["press_wait_ms"]))
-    print("\nratio = full-frame render time / LED wire time on this PC; on a Pico multiply the "
-          "render columns by ~30\n(the wire time does not change): a 1-block animation step "
-          "stays under the wire time of a frame.")
+        print(
+            "%-9s %-9s %5d %9.2f %11.3f %8.2fx %10.3f %11.3f ms %14.0f"
+            % (
+                r["profile"],
+                r["game"],
+                r["leds"],
+                wire,
+                r["full_us"] / 1000,
+                r["full_us"] / 1000 / wire,
+                r["step_us"] / 1000,
+                r["press_cpu_us"] / 1000,
+                r["press_wait_ms"],
+            )
+        )
+    print(
+        "\nratio = full-frame render time / LED wire time on this PC; on a Pico multiply the "
+        "render columns by ~30\n(the wire time does not change): a 1-block animation step "
+        "stays under the wire time of a frame."
+    )
 
 
 if __name__ == "__main__":

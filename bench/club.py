@@ -15,6 +15,7 @@ press to the pressing board's own status, and press to the other board's, in one
     python bench/club.py [--boards 32] [--spectators 200] [--seconds 20] [--interval 2]
     python bench/club.py --only remote [--remote-moves 60]
 """
+
 import argparse
 import asyncio
 import json
@@ -60,12 +61,18 @@ def tree_cpu(pids):
 
 
 def pg_pids(server):
-    out = subprocess.run(["pgrep", "-f", "-d", " ", server.dir], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["pgrep", "-f", "-d", " ", server.dir], capture_output=True, text=True
+    ).stdout
     pids = [int(x) for x in out.split()]
     kids = []
     for p in pids:
-        kids += [int(x) for x in subprocess.run(["pgrep", "-P", str(p)], capture_output=True,
-                                                 text=True).stdout.split()]
+        kids += [
+            int(x)
+            for x in subprocess.run(
+                ["pgrep", "-P", str(p)], capture_output=True, text=True
+            ).stdout.split()
+        ]
     return sorted(set(pids + kids))
 
 
@@ -74,9 +81,24 @@ def start_clubs(db, n):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "host")]))
     for _ in range(n):
         port = free_port()
-        procs.append(subprocess.Popen([sys.executable, "-m", "bawo.cli", "club", "serve", "--db", db,
-                                       "--http-port", str(port)], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bawo.cli",
+                    "club",
+                    "serve",
+                    "--db",
+                    db,
+                    "--http-port",
+                    str(port),
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         urls.append("http://127.0.0.1:%d/" % port)
     for u in urls:
         t0 = time.monotonic()
@@ -94,6 +116,7 @@ def start_clubs(db, n):
 def games(n, plies):
     """n boards' move lists (seeded random Oware games, at least `plies` long where they last)."""
     import random
+
     out = []
     for i in range(n):
         rng = random.Random(i)
@@ -108,11 +131,14 @@ def upload_rate(urls, tokens, records):
     """Records a second through the upload API: 8 clients, every record new."""
     import queue
     from _host_helpers import random_record
+
     todo = queue.Queue()
     boards = list(tokens)
     for i in range(records):
         b = boards[i % len(boards)]
-        todo.put((urls[i % len(urls)], tokens[b], random_record(i, "%s-%05d" % (b, i + 1)).to_text()))
+        todo.put(
+            (urls[i % len(urls)], tokens[b], random_record(i, "%s-%05d" % (b, i + 1)).to_text())
+        )
     bad = []
 
     def worker():
@@ -121,12 +147,14 @@ def upload_rate(urls, tokens, records):
                 url, tok, text = todo.get_nowait()
             except queue.Empty:
                 return
-            req = urllib.request.Request(url + "api/records", data=text.encode(),
-                                         headers={"Authorization": "Bearer " + tok})
+            req = urllib.request.Request(
+                url + "api/records", data=text.encode(), headers={"Authorization": "Bearer " + tok}
+            )
             try:
                 urllib.request.urlopen(req, timeout=30).read()
             except OSError as e:
                 bad.append(str(e))
+
     t0 = time.perf_counter()
     ts = [threading.Thread(target=worker) for _ in range(8)]
     for t in ts:
@@ -162,9 +190,12 @@ async def post(url, tok, body):
     host, port = url.split("//")[1].strip("/").split(":")
     r, w = await asyncio.open_connection(host, int(port))
     data = json.dumps(body).encode()
-    w.write(b"POST /api/live HTTP/1.1\r\nHost: %s:%s\r\nAuthorization: Bearer %s\r\n"
-            b"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
-            % (host.encode(), port.encode(), tok.encode(), len(data)) + data)
+    w.write(
+        b"POST /api/live HTTP/1.1\r\nHost: %s:%s\r\nAuthorization: Bearer %s\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+        % (host.encode(), port.encode(), tok.encode(), len(data))
+        + data
+    )
     await w.drain()
     status = (await r.readline()).split()[1]
     await r.read()
@@ -175,28 +206,34 @@ async def post(url, tok, body):
 async def live_phase(urls, tokens, boards_moves, spectators, seconds, interval):
     lat, sent, ready, errors = [], {}, [], []
     stop = asyncio.Event()
-    tasks = [asyncio.create_task(spectator(urls[i % len(urls)], lat, sent, stop, ready))
-             for i in range(spectators)]
+    tasks = [
+        asyncio.create_task(spectator(urls[i % len(urls)], lat, sent, stop, ready))
+        for i in range(spectators)
+    ]
     while len(ready) < spectators:
         await asyncio.sleep(0.05)
-    await asyncio.sleep(1.0)        # each spectator's snapshot has arrived
+    await asyncio.sleep(1.0)  # each spectator's snapshot has arrived
     names = list(tokens)
     t_end = time.monotonic() + seconds
 
     async def board(i):
         b = names[i]
         moves = boards_moves[i]
-        await asyncio.sleep(interval * i / len(names))     # boards spread over the interval
+        await asyncio.sleep(interval * i / len(names))  # boards spread over the interval
         k = 0
         while time.monotonic() < t_end and k < len(moves):
             sent[(b, k + 1)] = time.monotonic()
-            st = await post(urls[(i + k) % len(urls)], tokens[b],
-                            {"id": b + "-live", "game": "oware", "from": k, "moves": [moves[k]]})
+            st = await post(
+                urls[(i + k) % len(urls)],
+                tokens[b],
+                {"id": b + "-live", "game": "oware", "from": k, "moves": [moves[k]]},
+            )
             if st != b"200":
                 errors.append(st)
             k += 1
             await asyncio.sleep(interval)
         return k
+
     plies = await asyncio.gather(*(board(i) for i in range(len(names))))
     await asyncio.sleep(1.5)
     stop.set()
@@ -210,6 +247,7 @@ def run(engine, processes, args):
     pg = None
     if engine == "postgresql":
         from _club_pg import Server
+
         pg = Server()
         db = pg.fresh()
     else:
@@ -230,8 +268,11 @@ def run(engine, processes, args):
         c0 = [cpu_seconds(p) for p in pids]
         g0 = tree_cpu(pgp)
         t0 = time.monotonic()
-        lat, plies, errors = asyncio.run(live_phase(urls, tokens, games(args.boards, 200),
-                                                    args.spectators, args.seconds, args.interval))
+        lat, plies, errors = asyncio.run(
+            live_phase(
+                urls, tokens, games(args.boards, 200), args.spectators, args.seconds, args.interval
+            )
+        )
         wall = time.monotonic() - t0
         cpu = [(cpu_seconds(p) - c) / wall for p, c in zip(pids, c0)]
         pgcpu = (tree_cpu(pgp) - g0) / wall if pg else None
@@ -244,11 +285,23 @@ def run(engine, processes, args):
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     expected = plies * args.spectators
-    return {"engine": engine, "processes": processes, "upload_rate": rate, "upload_errors": bad,
-            "plies": plies, "events": len(lat), "expected": expected, "errors": len(errors),
-            "p50": q(0.5), "p95": q(0.95), "p99": q(0.99), "max": lat[-1] * 1000 if lat else float("nan"),
-            "within_1s": sum(x <= 1.0 for x in lat) / len(lat) if lat else 0.0,
-            "cpu": cpu, "pg_cpu": pgcpu}
+    return {
+        "engine": engine,
+        "processes": processes,
+        "upload_rate": rate,
+        "upload_errors": bad,
+        "plies": plies,
+        "events": len(lat),
+        "expected": expected,
+        "errors": len(errors),
+        "p50": q(0.5),
+        "p95": q(0.95),
+        "p99": q(0.99),
+        "max": lat[-1] * 1000 if lat else float("nan"),
+        "within_1s": sum(x <= 1.0 for x in lat) / len(lat) if lat else 0.0,
+        "cpu": cpu,
+        "pg_cpu": pgcpu,
+    }
 
 
 def remote_latency(moves):
@@ -260,6 +313,7 @@ def remote_latency(moves):
     import pathlib
     from _club_helpers import live_server
     from _remote_helpers import Match
+
     local, remote = [], []
     n = 0
     while len(remote) < moves:
@@ -269,7 +323,7 @@ def remote_latency(moves):
             port = int(url.rsplit(":", 1)[1].strip("/"))
             m = Match(tmp, port, store, 30 + n, "oware", limit_s=300)
             try:
-                pressed = {}    # ply -> (board index, time of its last press)
+                pressed = {}  # ply -> (board index, time of its last press)
                 seen = [0, 0]
                 t0 = time.monotonic()
                 while m.playing() and len(remote) < moves and time.monotonic() - t0 < 300:
@@ -312,12 +366,20 @@ def main():
         local, remote = remote_latency(args.remote_moves)
         lp, l99 = quantiles(local)
         rp, r99 = quantiles(remote)
-        print("remote game, two simulated boards through a club on loopback (%d moves):" % len(remote))
+        print(
+            "remote game, two simulated boards through a club on loopback (%d moves):" % len(remote)
+        )
         print()
         print("| from the last press to | median ms | p99 ms | moves |")
         print("|---|---|---|---|")
-        print("| the pressing board's own status (local press to frame) | %.0f | %.0f | %d |" % (lp, l99, len(local)))
-        print("| the other board's status (through both PCs and the club) | %.0f | %.0f | %d |" % (rp, r99, len(remote)))
+        print(
+            "| the pressing board's own status (local press to frame) | %.0f | %.0f | %d |"
+            % (lp, l99, len(local))
+        )
+        print(
+            "| the other board's status (through both PCs and the club) | %.0f | %.0f | %d |"
+            % (rp, r99, len(remote))
+        )
         print()
         print("remote / local: %.1fx the median" % (rp / lp if lp else float("nan")))
         print()
@@ -326,18 +388,36 @@ def main():
     runs = [("sqlite", 1), ("postgresql", 2)]
     if args.only:
         runs = [r for r in runs if r[0] == args.only]
-    print("%d boards x %d spectators, one move a board every %.1f s for %.0f s; %d records uploaded"
-          % (args.boards, args.spectators, args.interval, args.seconds, args.records))
+    print(
+        "%d boards x %d spectators, one move a board every %.1f s for %.0f s; %d records uploaded"
+        % (args.boards, args.spectators, args.interval, args.seconds, args.records)
+    )
     print()
-    print("| engine, processes | uploads/s | events seen / sent | p50 ms | p95 ms | p99 ms | max ms | within 1 s | CPU a club process | PostgreSQL CPU |")
+    print(
+        "| engine, processes | uploads/s | events seen / sent | p50 ms | p95 ms | p99 ms | max ms | within 1 s | CPU a club process | PostgreSQL CPU |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for engine, n in runs:
         r = run(engine, n, args)
-        print("| %s, %d | %.0f%s | %d / %d | %.0f | %.0f | %.0f | %.0f | %.1f%% | %s | %s |" % (
-            engine, n, r["upload_rate"], " (%d failed)" % r["upload_errors"] if r["upload_errors"] else "",
-            r["events"], r["expected"], r["p50"], r["p95"], r["p99"], r["max"], 100 * r["within_1s"],
-            ", ".join("%.0f%%" % (100 * c) for c in r["cpu"]),
-            "-" if r["pg_cpu"] is None else "%.0f%%" % (100 * r["pg_cpu"])), flush=True)
+        print(
+            "| %s, %d | %.0f%s | %d / %d | %.0f | %.0f | %.0f | %.0f | %.1f%% | %s | %s |"
+            % (
+                engine,
+                n,
+                r["upload_rate"],
+                " (%d failed)" % r["upload_errors"] if r["upload_errors"] else "",
+                r["events"],
+                r["expected"],
+                r["p50"],
+                r["p95"],
+                r["p99"],
+                r["max"],
+                100 * r["within_1s"],
+                ", ".join("%.0f%%" % (100 * c) for c in r["cpu"]),
+                "-" if r["pg_cpu"] is None else "%.0f%%" % (100 * r["pg_cpu"]),
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

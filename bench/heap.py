@@ -32,6 +32,7 @@ itself to the end, tests/heapcheck.py), sync-full (a board whose filesystem is f
 LIST, GET and ACK_GAME of every one) and fuzz (tests/_pico_fuzz.py's well-formed frames).
 --smallest also bisects the smallest heap of each scenario on the frozen image.
 """
+
 import argparse
 import json
 import os
@@ -46,7 +47,6 @@ from _link_helpers import P  # noqa: E402
 from _host_helpers import seed_journal, journal_module  # noqa: E402
 from test_journal_memory import old_board  # noqa: E402
 from bawo.sim import SimError  # noqa: E402
-
 
 
 class _Run:
@@ -130,6 +130,7 @@ def sim_scenario(name):
             STEPS[name](_Run(s))
         finally:
             s.b.kill()
+
     return fn
 
 
@@ -143,8 +144,8 @@ def _pico_data(name, data):
     j.write_settings(json.dumps({"opponent": "board-second", "level": 1, "speed": 7}))
 
 
-FROZEN_KB = 96     # the frozen image's budget: 40% of the board's 240 KB heap
-HELD_KB = 60       # what the stock image must keep free at its worst moment
+FROZEN_KB = 96  # the frozen image's budget: 40% of the board's 240 KB heap
+HELD_KB = 60  # what the stock image must keep free at its worst moment
 # boot.py of the stock runs: holds HELD_KB whatever the heap is.
 BOOT_HOLD = b"""import ballast
 ballast.keep = bytearray(%d * 1024)
@@ -155,6 +156,7 @@ def _with_ballast(install, heap):
     """install's files plus a boot.py that cuts the heap: heap 'NNk' leaves NN KB, 'hold:NN'
     takes NN KB away."""
     import _pico_fuzz
+
     files = install.copy()
     kind, kb = heap.split(":") if ":" in heap else ("cut", heap.rstrip("k"))
     files["boot.py"] = (BOOT_HOLD if kind == "hold" else _pico_fuzz.BOOT_PY) % int(kb)
@@ -165,13 +167,14 @@ def _with_ballast(install, heap):
 def _boot_with_games(root, install, heap, data):
     """A PicoLink to the emulated Pico with install, the heap cut, and data's games on flash."""
     import _pico_fuzz
+
     files = _with_ballast(install, heap)
     for f in os.listdir(data):
         with open(os.path.join(data, f), "rb") as fh:
             files["games/" + f] = fh.read()
     try:
         return _pico_fuzz.PicoLink(os.path.join(root, "flash.bin"), files)
-    except Exception as e:   # noqa: BLE001 - a board that does not boot fails the size
+    except Exception as e:  # noqa: BLE001 - a board that does not boot fails the size
         raise AssertionError("did not boot: %s" % e)
 
 
@@ -184,9 +187,13 @@ def link_scenario(name, install):
         try:
             r = _PicoRun(link)
             STEPS[name](r)
-            return "every request answered; heap free at a HELLO after: %d B" % r.ok(P.HELLO)["heap_free"]
+            return (
+                "every request answered; heap free at a HELLO after: %d B"
+                % r.ok(P.HELLO)["heap_free"]
+            )
         finally:
             link.close()
+
     return fn
 
 
@@ -194,6 +201,7 @@ def level5_scenario(game, install, plies):
     """The board against itself at level 5 to the end of a game (or plies), as heapcheck.py
     plays it: the search's worst moments, the journal's writes, the game's end."""
     from _pico_helpers import exec_on_pico
+
     profile = "grid-5x5" if game == "bagh-chal" else "bawo-4x8"
 
     def fn(root, heap, _mpy=None):
@@ -208,6 +216,7 @@ def level5_scenario(game, install, plies):
         if not (f[7] == "True" or int(f[3]) >= plies):
             raise AssertionError("stopped at ply %s" % f[3])
         return "%s plies, lowest free %d B" % (f[3], int(f[1]))
+
     return fn
 
 
@@ -216,8 +225,9 @@ def full_board(data, install, board="pico-00000000"):
     takes a 4 KB block), less what install's files take and what a game in progress needs;
     how many. 2,000 records would need about 8 MB: a Pico's filesystem holds some 340."""
     from bawo.pico import FS_BLOCK, FS_BLOCKS
+
     taken = sum(-(-len(b) // FS_BLOCK) for b in install.values())
-    n = FS_BLOCKS - 40 - taken   # the menu, the settings, a game's journal and littlefs's own
+    n = FS_BLOCKS - 40 - taken  # the menu, the settings, a game's journal and littlefs's own
     seed_journal(data, n, board=board)
     return n
 
@@ -240,11 +250,12 @@ def sync_full_scenario(install):
                 host.ack_game(g["id"])
         except AssertionError:
             raise
-        except Exception as e:   # noqa: BLE001 - any failure of the link fails the size
+        except Exception as e:  # noqa: BLE001 - any failure of the link fails the size
             raise AssertionError("%s: %s" % (type(e).__name__, e))
         finally:
             link.close()
         return "%d records" % n
+
     return fn
 
 
@@ -252,8 +263,11 @@ def fuzz_scenario(install, frames=300):
     import _pico_fuzz
 
     def fn(root, heap, _mpy=None):
-        fig = _pico_fuzz.run(frames, 5, os.path.join(root, "w"), install, heap_kb=int(heap.rstrip("k")))
+        fig = _pico_fuzz.run(
+            frames, 5, os.path.join(root, "w"), install, heap_kb=int(heap.rstrip("k"))
+        )
         return "%d frames, heap at HELLO %d B" % (frames, fig["heap_free at HELLO"])
+
     return fn
 
 
@@ -261,6 +275,7 @@ def whole_heap_kb(install):
     """The heap MicroPython has on the emulated Pico with install, in KB: gc's free and
     allocated bytes as boot.py sees them, before the firmware runs."""
     from _pico_helpers import exec_on_pico
+
     files = install.copy()
     files["heapsize.py"] = b"import gc\nprint('WHOLE', gc.mem_free() + gc.mem_alloc())\n"
     with tempfile.TemporaryDirectory() as d:
@@ -274,6 +289,7 @@ def pico_rows(names, plies, frames, smallest_kb, say, images=("frozen", "stock")
     """The table of issue 25: each scenario on the frozen image at FROZEN_KB and on the stock
     image with HELD_KB held back."""
     from _pico_helpers import build_bundle, frozen_install
+
     bundles = {}
 
     def stock(profile="bawo-4x8"):
@@ -307,7 +323,10 @@ def pico_rows(names, plies, frames, smallest_kb, say, images=("frozen", "stock")
         ok_f, note_f = None, "not run"
         if "frozen" in images:
             ok_f, note_f, t_f = attempt(make(name, frozen), "%dk" % FROZEN_KB)
-            say("  frozen image at %d KB: %s %s (%.0f s)" % (FROZEN_KB, "ok" if ok_f else "FAILS", note_f, t_f))
+            say(
+                "  frozen image at %d KB: %s %s (%.0f s)"
+                % (FROZEN_KB, "ok" if ok_f else "FAILS", note_f, t_f)
+            )
         if "stock" not in images:
             rows.append((name, ok_f, note_f, None, "not run", None))
             continue
@@ -318,7 +337,10 @@ def pico_rows(names, plies, frames, smallest_kb, say, images=("frozen", "stock")
         else:
             heap = "hold:%d" % HELD_KB
         ok_s, note_s, t_s = attempt(make(name, stock), heap)
-        say("  stock image, %d KB held back: %s %s (%.0f s)" % (HELD_KB, "ok" if ok_s else "FAILS", note_s, t_s))
+        say(
+            "  stock image, %d KB held back: %s %s (%.0f s)"
+            % (HELD_KB, "ok" if ok_s else "FAILS", note_s, t_s)
+        )
         small = None
         if smallest_kb:
             small = smallest(make(name, frozen), 16, FROZEN_KB, None, lambda m: say("  " + m))
@@ -332,8 +354,9 @@ def smallest(fn, lo, hi, mpy, say):
             try:
                 fn(d, "%dk" % kb, mpy)
                 return True, ""
-            except (AssertionError, SimError) as e:   # SimError: the simulator did not boot
+            except (AssertionError, SimError) as e:  # SimError: the simulator did not boot
                 return False, str(e)[:160]
+
     ok, why = passes(hi)
     if not ok:
         raise SystemExit("fails even at %d KB: %s" % (hi, why))
@@ -352,8 +375,15 @@ def _verdict(ok):
     return "" if ok is None else "met: " if ok else "**missed**: "
 
 
-PICO_SCENARIOS = ("sync-new", "play-sync", "level5-bawo", "level5-oware", "level5-bagh-chal",
-                  "sync-full", "fuzz")
+PICO_SCENARIOS = (
+    "sync-new",
+    "play-sync",
+    "level5-bawo",
+    "level5-oware",
+    "level5-bagh-chal",
+    "sync-full",
+    "fuzz",
+)
 
 
 def main():
@@ -361,31 +391,60 @@ def main():
     ap.add_argument("--only", nargs="*", help="scenarios (default all of the runtime's)")
     ap.add_argument("--lo", type=int, default=100, help="KB known to fail (default 100)")
     ap.add_argument("--hi", type=int, default=256, help="KB known to pass (default 256)")
-    ap.add_argument("--pico", action="store_true",
-                    help="on the emulated Pico (rp2 MicroPython, 32-bit): the board's own budget")
-    ap.add_argument("--plies", type=int, default=400,
-                    help="--pico: plies of each level-5 game (default 400: to the end)")
+    ap.add_argument(
+        "--pico",
+        action="store_true",
+        help="on the emulated Pico (rp2 MicroPython, 32-bit): the board's own budget",
+    )
+    ap.add_argument(
+        "--plies",
+        type=int,
+        default=400,
+        help="--pico: plies of each level-5 game (default 400: to the end)",
+    )
     ap.add_argument("--frames", type=int, default=300, help="--pico: frames of the fuzz")
-    ap.add_argument("--images", nargs="*", default=["frozen", "stock"], choices=("frozen", "stock"),
-                    help="--pico: which installs (default both, in the same run)")
-    ap.add_argument("--smallest", action="store_true",
-                    help="--pico: also bisect the smallest heap of each on the frozen image")
+    ap.add_argument(
+        "--images",
+        nargs="*",
+        default=["frozen", "stock"],
+        choices=("frozen", "stock"),
+        help="--pico: which installs (default both, in the same run)",
+    )
+    ap.add_argument(
+        "--smallest",
+        action="store_true",
+        help="--pico: also bisect the smallest heap of each on the frozen image",
+    )
     a = ap.parse_args()
-    say = lambda m: print(m, flush=True)   # noqa: E731
+    say = lambda m: print(m, flush=True)  # noqa: E731
     if a.pico:
         names = a.only or PICO_SCENARIOS
         bad = [n for n in names if n not in PICO_SCENARIOS]
         if bad:
-            raise SystemExit("no such scenario: %s (choose from %s)" % (", ".join(bad), ", ".join(PICO_SCENARIOS)))
+            raise SystemExit(
+                "no such scenario: %s (choose from %s)"
+                % (", ".join(bad), ", ".join(PICO_SCENARIOS))
+            )
         t = time.monotonic()
         rows = pico_rows(names, a.plies, a.frames, a.smallest, say, a.images)
-        print("\nThe emulated Pico (rp2 MicroPython, 32-bit objects), %.0f s" % (time.monotonic() - t))
-        print("\n| scenario | frozen image, heap cut to %d KB | stock image + bundle, %d KB held back |%s"
-              % (FROZEN_KB, HELD_KB, " smallest heap, frozen |" if a.smallest else ""))
+        print(
+            "\nThe emulated Pico (rp2 MicroPython, 32-bit objects), %.0f s" % (time.monotonic() - t)
+        )
+        print(
+            "\n| scenario | frozen image, heap cut to %d KB | stock image + bundle, %d KB held back |%s"
+            % (FROZEN_KB, HELD_KB, " smallest heap, frozen |" if a.smallest else "")
+        )
         print("|---|---|---|%s" % ("---:|" if a.smallest else ""))
         for name, ok_f, note_f, ok_s, note_s, small in rows:
-            print("| %s | %s | %s |%s" % (name, _verdict(ok_f) + note_f, _verdict(ok_s) + note_s,
-                                          " %s KB |" % small if a.smallest else ""))
+            print(
+                "| %s | %s | %s |%s"
+                % (
+                    name,
+                    _verdict(ok_f) + note_f,
+                    _verdict(ok_s) + note_s,
+                    " %s KB |" % small if a.smallest else "",
+                )
+            )
         met = all(r[1] is not False and r[3] is not False for r in rows)
         print("\nbudget %s" % ("met by every scenario" if met else "MISSED"))
         return 0 if met else 1
@@ -394,13 +453,15 @@ def main():
             raise SystemExit("no such scenario: %s" % n)
     mpy = F.build_mpy(os.path.join(tempfile.mkdtemp(), "mpy"))
     rows = []
-    for name in (a.only or STEPS):
+    for name in a.only or STEPS:
         t = time.monotonic()
         print("%s:" % name, flush=True)
         kb = smallest(sim_scenario(name), a.lo, a.hi, mpy, say)
         rows.append((name, kb, time.monotonic() - t))
-    print("\nThe simulator (the unix port, 64-bit objects, its harness in the heap): no target "
-          "since issue 25, kept to see graceful degradation")
+    print(
+        "\nThe simulator (the unix port, 64-bit objects, its harness in the heap): no target "
+        "since issue 25, kept to see graceful degradation"
+    )
     print("\n| scenario | smallest heap |")
     print("|---|---:|")
     for name, kb, _ in rows:

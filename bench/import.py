@@ -14,6 +14,7 @@ them). Measured, each `bawo import` in its own process (peak RSS from getrusage)
 
 Memory is flat when the peak RSS of --games is about that of --small.
 """
+
 import argparse
 import json
 import os
@@ -58,8 +59,12 @@ def make_file(path, n, pool):
 
 def run_import(path, db, jobs=None):
     extra = ["--jobs", str(jobs)] if jobs else []
-    r = subprocess.run([sys.executable, "-c", CHILD, path, db] + extra, capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, path, db] + extra,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     line = [x for x in r.stderr.splitlines() if x.startswith("BENCH ")]
     if not line:
         raise SystemExit("import failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
@@ -87,27 +92,46 @@ def sqlite_rate(path, n, tmp):
         for line in f:
             rec = Record.from_dict(json.loads(line))
             h = rec.header
-            rows.append((h["Id"], h["Game"], h.get("Device"), h.get("Start"), h.get("Result"),
-                         h.get("Reason"), len(rec.moves), "done", "import", "now", rec.to_text()))
+            rows.append(
+                (
+                    h["Id"],
+                    h["Game"],
+                    h.get("Device"),
+                    h.get("Start"),
+                    h.get("Result"),
+                    h.get("Reason"),
+                    len(rec.moves),
+                    "done",
+                    "import",
+                    "now",
+                    rec.to_text(),
+                )
+            )
             if len(rows) == n:
                 break
     db = os.path.join(tmp, "raw.sqlite")
     import sqlite3
+
     c = sqlite3.connect(db)
     c.execute("PRAGMA journal_mode=WAL")
     c.execute("PRAGMA synchronous=FULL")
     c.executescript(SCHEMA)
     t = time.perf_counter()
     with c:
-        c.executemany("INSERT INTO games (id, game, device, start, result, reason, plies, status,"
-                      " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        c.executemany(
+            "INSERT INTO games (id, game, device, start, result, reason, plies, status,"
+            " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
     dt = time.perf_counter() - t
     c.close()
     return len(rows) / dt
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--games", type=int, default=100000)
     ap.add_argument("--small", type=int, default=10000)
     ap.add_argument("--pool", type=int, default=2000)
@@ -126,17 +150,32 @@ def main():
         dt_s, rss_s, _ = run_import(small, os.path.join(tmp, "s.sqlite"), jobs=a.jobs)
         dt, rss, summary = run_import(big, os.path.join(tmp, "b.sqlite"), jobs=a.jobs)
         rate = a.games / dt
-        print("import %8d games: %7.1f s  %6.0f games/s  peak RSS %6.1f MB   (%s)"
-              % (a.games, dt, rate, rss / 1024, summary))
-        print("import %8d games: %7.1f s  %6.0f games/s  peak RSS %6.1f MB"
-              % (a.small, dt_s, a.small / dt_s, rss_s / 1024))
-        print("import %8d games: %7.1f s  %6.0f games/s  with --jobs 1" % (a.small, dt1, a.small / dt1))
+        print(
+            "import %8d games: %7.1f s  %6.0f games/s  peak RSS %6.1f MB   (%s)"
+            % (a.games, dt, rate, rss / 1024, summary)
+        )
+        print(
+            "import %8d games: %7.1f s  %6.0f games/s  peak RSS %6.1f MB"
+            % (a.small, dt_s, a.small / dt_s, rss_s / 1024)
+        )
+        print(
+            "import %8d games: %7.1f s  %6.0f games/s  with --jobs 1"
+            % (a.small, dt1, a.small / dt1)
+        )
         print("peer replay only (same records, one process, no log): %6.0f games/s" % rep)
         print("peer sqlite3 executemany (same rows):                 %6.0f games/s" % sq)
-        print("ratio import/replay-only %.2f, import/executemany %.3f, peak RSS %d/%d games %.2f"
-              % (rate / rep, rate / sq, a.games, a.small, rss / rss_s))
-        print("jobs %s on %d CPUs, load average %.1f" % (a.jobs or "default", os.cpu_count(), os.getloadavg()[0]))
-        print("target %d games/s: %s" % (TARGET, "met" if rate >= TARGET else "NOT met (%.0f%%)" % (100 * rate / TARGET)))
+        print(
+            "ratio import/replay-only %.2f, import/executemany %.3f, peak RSS %d/%d games %.2f"
+            % (rate / rep, rate / sq, a.games, a.small, rss / rss_s)
+        )
+        print(
+            "jobs %s on %d CPUs, load average %.1f"
+            % (a.jobs or "default", os.cpu_count(), os.getloadavg()[0])
+        )
+        print(
+            "target %d games/s: %s"
+            % (TARGET, "met" if rate >= TARGET else "NOT met (%.0f%%)" % (100 * rate / TARGET))
+        )
 
 
 if __name__ == "__main__":

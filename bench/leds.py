@@ -6,6 +6,7 @@ per LED at 800 kHz, plus a 280 us latch): the physical limit of the frame rate.
 Usage: python bench/leds.py [frames]
 The same file is the MicroPython payload: run with `micropython bench/leds.py --mp`.
 """
+
 import sys
 
 FRAMES = 200
@@ -20,6 +21,7 @@ def measure(root, frames):
     _setup(root)
     import pinmap as profile
     import pixels
+
     try:
         from time import ticks_us, ticks_diff
 
@@ -57,31 +59,48 @@ def measure(root, frames):
 def main():
     import subprocess
     from pathlib import Path
+
     root = str(Path(__file__).resolve().parent.parent)
     frames = int(sys.argv[1]) if len(sys.argv) > 1 else FRAMES
     cp = measure(root, frames)
     from bawo.tools import venv_tool
+
     mp_exe = venv_tool('micropython')
     mp, mpb = {}, {}
     if mp_exe:
         for flags, dst in (([], mp), (['--bytecode'], mpb)):
-            out = subprocess.run([str(mp_exe), __file__, '--mp', root, str(frames)] + flags,
-                                 capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [str(mp_exe), __file__, '--mp', root, str(frames)] + flags,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             for line in out.splitlines():
                 name, ms = line.split()
                 dst[name] = float(ms)
     print('frames per measurement: %d (full white, limiter active)' % frames)
-    print('%-10s %5s %9s %18s %18s %18s' % ('profile', 'LEDs', 'wire ms', 'CPython ms (/wire)',
-                                           'MP viper (/wire)', 'MP bytecode (/wire)'))
+    print(
+        '%-10s %5s %9s %18s %18s %18s'
+        % (
+            'profile',
+            'LEDs',
+            'wire ms',
+            'CPython ms (/wire)',
+            'MP viper (/wire)',
+            'MP bytecode (/wire)',
+        )
+    )
     for name, (ms, n, scale) in cp.items():
         wire = n * 24 * 1.25 / 1000 + 0.28
         cells = []
         for m in (ms, mp.get(name), mpb.get(name)):
             cells.append('%.3f (%.4f)' % (m, m / wire) if m is not None else 'n/a')
         print('%-10s %5d %9.2f %18s %18s %18s' % ((name, n, wire) + tuple(cells)))
-    print('ratios < 1: rendering is faster than the data line; MicroPython unix uses the '
-          'viper loops (pixels_viper.py) like the Pico. The Pico itself is ~10-30x slower '
-          'than a PC core: measure there with the same file.')
+    print(
+        'ratios < 1: rendering is faster than the data line; MicroPython unix uses the '
+        'viper loops (pixels_viper.py) like the Pico. The Pico itself is ~10-30x slower '
+        'than a PC core: measure there with the same file.'
+    )
 
 
 if __name__ == '__main__':

@@ -100,8 +100,10 @@ def main():
         for line in text.split("\n"):
             if line and not line.startswith("failed"):
                 name, size, enc, dec = line.split()
-                print("%-11s %-5s frame %4s B: encode %8s frames/s, decode %8s frames/s"
-                      % (interp, name, size, enc, dec))
+                print(
+                    "%-11s %-5s frame %4s B: encode %8s frames/s, decode %8s frames/s"
+                    % (interp, name, size, enc, dec)
+                )
             elif line:
                 print(interp, line)
     rt, proto, raw = pty_rates(nbytes)

@@ -17,6 +17,7 @@ a hang, a game not resumed or not synced) and ERROR 9 replies (no room for the a
 this heap one seed's run is a chaotic path (a few bytes elsewhere send it elsewhere), so
 compare firmware over many seeds, not one.
 """
+
 import argparse
 import json
 import sys
@@ -38,9 +39,16 @@ def _run(a, seed, tmp, progress=None):
     if a.pico:
         import _pico_fuzz
         from _pico_helpers import build_bundle
+
         kb = int(a.heap.rstrip("kK"))
-        return _pico_fuzz.run(a.frames, seed, str(Path(tmp) / "pico"), build_bundle(Path(tmp) / "bundle"),
-                              heap_kb=kb, progress=progress)
+        return _pico_fuzz.run(
+            a.frames,
+            seed,
+            str(Path(tmp) / "pico"),
+            build_bundle(Path(tmp) / "bundle"),
+            heap_kb=kb,
+            progress=progress,
+        )
     return _link_fuzz.run(a.frames, seed, tmp, heap=a.heap, progress=progress)
 
 
@@ -54,8 +62,13 @@ def _many(a):
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 fig = _run(a, seed, tmp)
-                row = (seed, fig["synced from"], _recorded(fig),
-                       sum(fig["ERROR 9 for want of memory"].values()), "")
+                row = (
+                    seed,
+                    fig["synced from"],
+                    _recorded(fig),
+                    sum(fig["ERROR 9 for want of memory"].values()),
+                    "",
+                )
             except AssertionError as e:
                 row = (seed, "failed", 0, 0, str(e)[:120])
         rows.append(row)
@@ -64,10 +77,21 @@ def _many(a):
     running = sum(r[1] == "running board" for r in rows)
     restarted = sum(r[1] == "board restarted" for r in rows)
     failed = sum(r[1] == "failed" for r in rows)
-    print("\n%d runs of %d frames, heap %s: synced by the running board %d/%d, only after a "
-          "restart %d, failed %d; ERROR 9 %d; games recorded %d"
-          % (n, a.frames, a.heap, running, n, restarted, failed, sum(r[3] for r in rows),
-             sum(r[2] for r in rows)))
+    print(
+        "\n%d runs of %d frames, heap %s: synced by the running board %d/%d, only after a "
+        "restart %d, failed %d; ERROR 9 %d; games recorded %d"
+        % (
+            n,
+            a.frames,
+            a.heap,
+            running,
+            n,
+            restarted,
+            failed,
+            sum(r[3] for r in rows),
+            sum(r[2] for r in rows),
+        )
+    )
 
 
 def main():
@@ -76,10 +100,16 @@ def main():
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--seeds", type=_seeds, metavar="A-B", help="one run a seed, and the totals")
     ap.add_argument("--heap", default=_link_fuzz.TIGHT_HEAP)
-    ap.add_argument("--pico", action="store_true",
-                    help="the emulated Pico (rp2 MicroPython) instead of the simulator")
-    ap.add_argument("--keep", metavar="DIR",
-                    help="run in DIR (new or empty) and leave the board's data there, to look at")
+    ap.add_argument(
+        "--pico",
+        action="store_true",
+        help="the emulated Pico (rp2 MicroPython) instead of the simulator",
+    )
+    ap.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="run in DIR (new or empty) and leave the board's data there, to look at",
+    )
     a = ap.parse_args()
     if a.seeds:
         if a.keep:
@@ -90,7 +120,9 @@ def main():
         if any(Path(a.keep).iterdir()):
             ap.error("--keep %s: not empty" % a.keep)
     with tempfile.TemporaryDirectory() as tmp:
-        fig = _run(a, a.seed, a.keep or tmp, progress=lambda i, c: print(i, json.dumps(c), flush=True))
+        fig = _run(
+            a, a.seed, a.keep or tmp, progress=lambda i, c: print(i, json.dumps(c), flush=True)
+        )
     print(json.dumps(fig, indent=1))
 
 

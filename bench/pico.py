@@ -27,6 +27,7 @@ are the same on any PC; the wall time it takes only depends on the PC.
   move's journal line, the settings file, the rules engine playing a move (once) and
   finding whether the game is over (the next position's legal moves).
 """
+
 import argparse
 import json
 import random
@@ -139,8 +140,12 @@ def bench_parts(files, d):
     files["partsbench.py"] = PARTS_SCRIPT.encode()
     p = boot(files, "bawo-4x8", d)
     try:
-        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
-                            "import partsbench"], capture_output=True, text=True, timeout=3000)
+        r = subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", p.port, "exec", "import partsbench"],
+            capture_output=True,
+            text=True,
+            timeout=3000,
+        )
     finally:
         p.close()
     out = {}
@@ -155,16 +160,20 @@ def bench_parts(files, d):
 
 def bundle(profile, dest):
     from _pico_helpers import build_bundle
+
     return build_bundle(dest, profile)
 
 
 def frozen(profile, dest=None):
     from _pico_helpers import frozen_install
+
     return frozen_install(profile)
 
 
-INSTALLS = {"frozen": ("the frozen UF2 image", frozen),
-            "stock": ("the stock image with the bundle on littlefs", bundle)}
+INSTALLS = {
+    "frozen": ("the frozen UF2 image", frozen),
+    "stock": ("the stock image with the bundle on littlefs", bundle),
+}
 
 
 def boot(files, profile, d):
@@ -187,7 +196,7 @@ def bench_boot_press(files, d, presses=6):
         for k in keys:
             answer, settled = _press_latency(p, k)
             lat.append(answer)
-        out["menu_start_ms"] = settled       # MENU, the last of them: the game's start position
+        out["menu_start_ms"] = settled  # MENU, the last of them: the game's start position
         st = State(game("bawo"))
         rng = random.Random(1)
         while len(lat) < len(keys) + presses:
@@ -245,30 +254,40 @@ def bench_ai(d, positions, levels, games=GAMES, nodes=None, peer=False, install=
                 continue
             for text in midgame(name, positions):
                 for lv in levels:
-                    for kernel in ((True, False) if peer else (True,)):
+                    for kernel in (True, False) if peer else (True,):
                         jobs.append((name, lv, text, nodes, kernel))
         files = install(profile, d / ("bundle-" + profile)).copy()
         files["aibench.py"] = (AI_SCRIPT % (jobs,)).encode()
         (d / profile).mkdir()
         p = boot(files, profile, d / profile)
         try:
-            r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p.port, "exec",
-                                "import aibench"], capture_output=True, text=True, timeout=36000)
+            r = subprocess.run(
+                [sys.executable, "-m", "mpremote", "connect", p.port, "exec", "import aibench"],
+                capture_output=True,
+                text=True,
+                timeout=36000,
+            )
         finally:
             p.close()
         got = 0
         for line in r.stdout.splitlines():
             if line.startswith("AI "):
                 _, name, lv, us, n, kernel, move = line.split()
-                res.setdefault((name, int(lv), kernel == "True"), []).append((int(us) / 1e6, int(n), move))
+                res.setdefault((name, int(lv), kernel == "True"), []).append(
+                    (int(us) / 1e6, int(n), move)
+                )
                 got += 1
         if got != len(jobs):
-            raise SystemExit("the AI bench did not finish on %s: %s" % (profile, r.stdout[-500:] + r.stderr[-500:]))
+            raise SystemExit(
+                "the AI bench did not finish on %s: %s"
+                % (profile, r.stdout[-500:] + r.stderr[-500:])
+            )
     return res
 
 
 def bench_sync(files, d, games):
     from _pico_helpers import sim_games
+
     runs = [("oware" if i % 2 else "bawo", 25 + i) for i in range(games)]
     recs = sim_games(d / "sim", runs)
     files = files.copy()
@@ -277,8 +296,21 @@ def bench_sync(files, d, games):
     try:
         p.settle(0)
         t0 = p.now()
-        r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--port", p.port,
-                            "--db", str(d / "log.sqlite"), "--json"], capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bawo.cli",
+                "sync",
+                "--port",
+                p.port,
+                "--db",
+                str(d / "log.sqlite"),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+        )
         t1 = p.now()
     finally:
         p.close()
@@ -292,6 +324,7 @@ def bench_emulator(files, d):
     runner's fast paths and on rp2040js alone (the peer, same run); their frames must agree."""
     import resource
     from _pico_helpers import scripted_game
+
     prof = load_profile("bawo-4x8")
     script, end, _ = scripted_game(prof)
     out = {}
@@ -314,6 +347,7 @@ def bench_fast_boot(files, d, runs=3):
     """Wall and node CPU seconds from power-on to the first LED frame, on rp2040js alone and
     with the runner's fast core, alternated in the same run (the fast core's ratio)."""
     import resource
+
     prof = load_profile("bawo-4x8")
     out = {False: [], True: []}
     for _ in range(runs):
@@ -340,20 +374,40 @@ def main():
     ap.add_argument("--levels", default="1,2,3,4,5")
     ap.add_argument("--games", type=int, default=20, help="games to sync")
     ap.add_argument("--presses", type=int, default=12, help="game presses timed")
-    ap.add_argument("--only", nargs="*", default=["boot", "press", "parts", "ai", "sync", "emulator", "fast-boot"])
-    ap.add_argument("--ai-games", nargs="*", default=list(GAMES), choices=GAMES, help="games of the ai part")
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        default=["boot", "press", "parts", "ai", "sync", "emulator", "fast-boot"],
+    )
+    ap.add_argument(
+        "--ai-games", nargs="*", default=list(GAMES), choices=GAMES, help="games of the ai part"
+    )
     ap.add_argument("--nodes", type=int, help="ai: this node budget instead of the levels' own")
-    ap.add_argument("--peer-bytecode", action="store_true",
-                    help="ai: each search again without the engine's viper kernel, as the peer")
-    ap.add_argument("--images", nargs="*", default=["frozen", "stock"], choices=sorted(INSTALLS),
-                    help="which installs to measure (default both, in the same run)")
-    ap.add_argument("--uf2", metavar="IMAGE",
-                    help="also measure this UF2 (say, the image of the tree before a change), last")
+    ap.add_argument(
+        "--peer-bytecode",
+        action="store_true",
+        help="ai: each search again without the engine's viper kernel, as the peer",
+    )
+    ap.add_argument(
+        "--images",
+        nargs="*",
+        default=["frozen", "stock"],
+        choices=sorted(INSTALLS),
+        help="which installs to measure (default both, in the same run)",
+    )
+    ap.add_argument(
+        "--uf2",
+        metavar="IMAGE",
+        help="also measure this UF2 (say, the image of the tree before a change), last",
+    )
     a = ap.parse_args()
     installs = [(kind,) + INSTALLS[kind] for kind in a.images]
     if a.uf2:
         from bawo.pico import Install
-        installs.append(("given", "the image %s" % a.uf2, lambda profile, dest: Install({}, image=a.uf2)))
+
+        installs.append(
+            ("given", "the image %s" % a.uf2, lambda profile, dest: Install({}, image=a.uf2))
+        )
     wall = time.time()
     with tempfile.TemporaryDirectory(prefix="bawo-pico-bench-") as tmp:
         for kind, title, make in installs:
@@ -367,64 +421,105 @@ def main():
                 lat = r["press_ms"]
                 print("boot to first frame: %.0f ms (emulated)" % r["boot_ms"])
                 print("one frame on the wire: %.2f ms (512 LEDs)" % r["frame_wire_ms"])
-                print("press to first bit of the answering frame: mean %.1f ms, max %.1f ms over %d "
-                      "presses (%.2fx / %.2fx the wire time)" % (
-                          sum(lat) / len(lat), max(lat), len(lat), sum(lat) / len(lat) / r["frame_wire_ms"],
-                          max(lat) / r["frame_wire_ms"]))
+                print(
+                    "press to first bit of the answering frame: mean %.1f ms, max %.1f ms over %d "
+                    "presses (%.2fx / %.2fx the wire time)"
+                    % (
+                        sum(lat) / len(lat),
+                        max(lat),
+                        len(lat),
+                        sum(lat) / len(lat) / r["frame_wire_ms"],
+                        max(lat) / r["frame_wire_ms"],
+                    )
+                )
                 n_menu = len(lat) - a.presses
-                print("  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
-                      % ", ".join("%.0f" % x for x in lat[:n_menu]))
-                print("  MENU: the answer (the menu dark but the game's pocket) %.0f ms, the game's start "
-                      "position %.0f ms" % (lat[n_menu - 1], r["menu_start_ms"]))
-                print("  game presses (start pocket, then target: the move is journaled): %s ms"
-                      % ", ".join("%.0f" % x for x in lat[n_menu:]))
+                print(
+                    "  settings menu and MENU (each saves settings or starts a game on flash): %s ms"
+                    % ", ".join("%.0f" % x for x in lat[:n_menu])
+                )
+                print(
+                    "  MENU: the answer (the menu dark but the game's pocket) %.0f ms, the game's start "
+                    "position %.0f ms" % (lat[n_menu - 1], r["menu_start_ms"])
+                )
+                print(
+                    "  game presses (start pocket, then target: the move is journaled): %s ms"
+                    % ", ".join("%.0f" % x for x in lat[n_menu:])
+                )
             if "emulator" in a.only:
                 (d / "em").mkdir(parents=True)
                 slow, fast, emu_s = bench_emulator(files, d / "em")
-                print("emulator: %.1f s of the Pico (boot, menu, MENU, 2 moves, scripted): node CPU %.1f s "
-                      "on rp2040js alone, %.1f s with the runner's fast paths: %.2fx (frames identical)"
-                      % (emu_s, slow, fast, slow / fast))
+                print(
+                    "emulator: %.1f s of the Pico (boot, menu, MENU, 2 moves, scripted): node CPU %.1f s "
+                    "on rp2040js alone, %.1f s with the runner's fast paths: %.2fx (frames identical)"
+                    % (emu_s, slow, fast, slow / fast)
+                )
             if "fast-boot" in a.only:
                 (d / "fb").mkdir(parents=True)
                 (sw, sc), (fw, fc) = bench_fast_boot(files, d / "fb")
-                print("fast core at boot (power-on to the first frame, best of 3): wall %.1f s on "
-                      "rp2040js alone, %.1f s with the fast core (%.2fx); node CPU %.1f s, %.1f s (%.2fx)"
-                      % (sw, fw, sw / fw, sc, fc, sc / fc))
+                print(
+                    "fast core at boot (power-on to the first frame, best of 3): wall %.1f s on "
+                    "rp2040js alone, %.1f s with the fast core (%.2fx); node CPU %.1f s, %.1f s (%.2fx)"
+                    % (sw, fw, sw / fw, sc, fc, sc / fc)
+                )
             if "parts" in a.only:
                 (d / "pa").mkdir(parents=True)
                 parts = bench_parts(files, d / "pa")
-                print("parts of an answer on the Pico (best of 5, emulated ms): "
-                      + ", ".join("%s %.2f" % kv for kv in parts.items()))
+                print(
+                    "parts of an answer on the Pico (best of 5, emulated ms): "
+                    + ", ".join("%s %.2f" % kv for kv in parts.items())
+                )
             if "sync" in a.only:
                 (d / "sy").mkdir(parents=True)
                 n, secs, nbytes = bench_sync(files, d / "sy", a.games)
-                print("bawo sync: %d games in %.2f s emulated: %.1f games/s, %.1f KB/s of records"
-                      % (n, secs, n / secs, nbytes / secs / 1024))
+                print(
+                    "bawo sync: %d games in %.2f s emulated: %.1f games/s, %.1f KB/s of records"
+                    % (n, secs, n / secs, nbytes / secs / 1024)
+                )
             if "ai" in a.only:
                 (d / "ai").mkdir(parents=True)
                 levels = [int(x) for x in a.levels.split(",")]
-                res = bench_ai(d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode, make)
-                print("| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |")
+                res = bench_ai(
+                    d / "ai", a.positions, levels, a.ai_games, a.nodes, a.peer_bytecode, make
+                )
+                print(
+                    "| game | level | engine | positions | mean s a move | max s a move | mean nodes | nodes/s |"
+                )
                 print("|---|---:|---|---:|---:|---:|---:|---:|")
                 for name in a.ai_games:
                     for lv in levels:
-                        for kernel in ((True, False) if a.peer_bytecode else (True,)):
+                        for kernel in (True, False) if a.peer_bytecode else (True,):
                             r = res[(name, lv, kernel)]
                             t = [x[0] for x in r]
                             n = [x[1] for x in r]
-                            print("| %s | %d | %s | %d | %.3f | %.3f | %.0f | %.0f |" % (
-                                name, lv, "as deployed" if kernel else "bytecode (peer)", len(t),
-                                sum(t) / len(t), max(t), sum(n) / len(n), sum(n) / sum(t)))
+                            print(
+                                "| %s | %d | %s | %d | %.3f | %.3f | %.0f | %.0f |"
+                                % (
+                                    name,
+                                    lv,
+                                    "as deployed" if kernel else "bytecode (peer)",
+                                    len(t),
+                                    sum(t) / len(t),
+                                    max(t),
+                                    sum(n) / len(n),
+                                    sum(n) / sum(t),
+                                )
+                            )
                         if a.peer_bytecode:
                             fast, slow = res[(name, lv, True)], res[(name, lv, False)]
                             same = all(x[1:] == y[1:] for x, y in zip(fast, slow))
                             capped = sum(x[1] for x in slow) < sum(x[1] for x in fast)
-                            print("|  | | deployed / peer: %.2fx the nodes a second, %s |" % (
-                                (sum(x[1] for x in fast) / sum(x[0] for x in fast))
-                                / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
-                                "the same moves and nodes" if same else
-                                "the peer searched fewer nodes (the time cap)" if capped else
-                                "**moves or nodes differ**"))
+                            print(
+                                "|  | | deployed / peer: %.2fx the nodes a second, %s |"
+                                % (
+                                    (sum(x[1] for x in fast) / sum(x[0] for x in fast))
+                                    / (sum(x[1] for x in slow) / sum(x[0] for x in slow)),
+                                    "the same moves and nodes"
+                                    if same
+                                    else "the peer searched fewer nodes (the time cap)"
+                                    if capped
+                                    else "**moves or nodes differ**",
+                                )
+                            )
     print("(wall time of this run: %.0f s)" % (time.time() - wall))
 
 

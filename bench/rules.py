@@ -6,6 +6,7 @@ same run: OpenSpiel's Oware (pip install open-spiel) and the `baghchal` package.
 
 Prints a markdown table with ratios and whether each target of issue 2 is met.
 """
+
 import argparse
 import json
 import os
@@ -24,14 +25,21 @@ HERE = Path(__file__).resolve().parent
 def ours(runtime, name, seconds):
     exe = [sys.executable] if runtime == "cpython" else [venv_tool("micropython")]
     env = dict(os.environ, PYTHONPATH=str(ROOT), MICROPYPATH=".frozen:" + str(ROOT))
-    out = subprocess.run(exe + [str(HERE / "_playouts.py"), name, str(seconds)], capture_output=True,
-                         text=True, env=env, cwd=str(ROOT), check=True).stdout
+    out = subprocess.run(
+        exe + [str(HERE / "_playouts.py"), name, str(seconds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+        check=True,
+    ).stdout
     d = json.loads(out)
     return d["plies"] / d["seconds"], d["playouts"] / d["seconds"]
 
 
 def openspiel_oware(seconds):
     import pyspiel
+
     g = pyspiel.load_game("oware")
     rnd = random.Random(1)
     plies = games = 0
@@ -50,6 +58,7 @@ def openspiel_oware(seconds):
 def baghchal_package(seconds):
     cwd = os.getcwd()
     from baghchal.env import Board  # it chdirs into its package on import
+
     os.chdir(cwd)
     rnd = random.Random(1)
     plies = games = 0
@@ -68,7 +77,9 @@ def baghchal_package(seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
     a = ap.parse_args()
     t = a.seconds
@@ -100,12 +111,17 @@ def main():
             print("| %s | %s | %.0f | %.0f | %s |" % (name, rt, pl, po, ratio))
         if peer:
             r = res[name, peer]
-            print("| %s | %s (peer) | %s | %s | |" % (name, peer, "%.0f" % r[0] if r else "not installed",
-                                                     "%.0f" % r[1] if r else ""))
+            print(
+                "| %s | %s (peer) | %s | %s | |"
+                % (name, peer, "%.0f" % r[0] if r else "not installed", "%.0f" % r[1] if r else "")
+            )
     print()
     checks = [
-        ("Bawo >= 120,000 plies/s on CPython", res["bawo", "cpython"][0] >= 120000,
-         "%.0f" % res["bawo", "cpython"][0]),
+        (
+            "Bawo >= 120,000 plies/s on CPython",
+            res["bawo", "cpython"][0] >= 120000,
+            "%.0f" % res["bawo", "cpython"][0],
+        ),
     ]
     if res["oware", "openspiel"]:
         r = res["oware", "cpython"][0] / res["oware", "openspiel"][0]
@@ -115,7 +131,9 @@ def main():
         checks.append(("Bagh-Chal >= 20x baghchal", r >= 20, "%.1fx" % r))
     for name in ("bawo", "oware", "bagh-chal"):
         r = res[name, "cpython"][0] / res[name, "micropython"][0]
-        checks.append(("%s: MicroPython within 3x of CPython" % name, r <= 3, "CPython is %.2fx faster" % r))
+        checks.append(
+            ("%s: MicroPython within 3x of CPython" % name, r <= 3, "CPython is %.2fx faster" % r)
+        )
     for what, ok, fig in checks:
         print("- %s: %s (%s)" % (what, "met" if ok else "MISSED", fig))
 

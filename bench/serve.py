@@ -13,6 +13,7 @@ the peer press -> event at the host. Target: under 100 ms from the board.
 
     python bench/serve.py [--games 100000] [--plies 40]
 """
+
 import argparse
 import os
 import sqlite3
@@ -24,8 +25,15 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "host")]
 
-from _serve_helpers import (Server, SimBoard, browser, quit_browser, fill_log, press_move,  # noqa: E402
-                            wait_for)
+from _serve_helpers import (  # noqa: E402
+    Server,
+    SimBoard,
+    browser,
+    quit_browser,
+    fill_log,
+    press_move,
+    wait_for,
+)
 from bawo.serve import library as L  # noqa: E402
 
 PAGES = [
@@ -33,11 +41,30 @@ PAGES = [
     ("page 1,000 (offset 49,950)", "/library?page=1000", {}, "date", True, 1000),
     ("last page", None, {}, "date", True, -1),
     ("sorted by plies, page 500", "/library?sort=plies&dir=asc&page=500", {}, "plies", False, 500),
-    ("game + player + date filter", "/library?game=oware&opponent=board&since=2025-03-01", {
-        "game": "oware", "opponent": "board", "since": "2025-03-01"}, "date", True, 1),
-    ("player filter, page 300", "/library?opponent=board&page=300", {"opponent": "board"}, "date", True, 300),
-    ("result filter, sorted by plies, page 100", "/library?result=S&sort=plies&dir=desc&page=100",
-     {"result": "S"}, "plies", True, 100),
+    (
+        "game + player + date filter",
+        "/library?game=oware&opponent=board&since=2025-03-01",
+        {"game": "oware", "opponent": "board", "since": "2025-03-01"},
+        "date",
+        True,
+        1,
+    ),
+    (
+        "player filter, page 300",
+        "/library?opponent=board&page=300",
+        {"opponent": "board"},
+        "date",
+        True,
+        300,
+    ),
+    (
+        "result filter, sorted by plies, page 100",
+        "/library?result=S&sort=plies&dir=desc&page=100",
+        {"result": "S"},
+        "plies",
+        True,
+        100,
+    ),
     ("id search", "/library?q=012345", {"q": "012345"}, "date", True, 1),
 ]
 
@@ -53,15 +80,20 @@ def timed(fn, n):
 
 def bench_library(n_games, reps):
     import httpx
+
     tmp = tempfile.mkdtemp(prefix="bawo-bench-serve-")
     db_path = os.path.join(tmp, "games.sqlite")
     t = time.perf_counter()
     fill_log(db_path, n_games)
-    print("log of %d games made in %.1f s (%.0f MB)" % (n_games, time.perf_counter() - t,
-                                                       os.path.getsize(db_path) / 1e6))
+    print(
+        "log of %d games made in %.1f s (%.0f MB)"
+        % (n_games, time.perf_counter() - t, os.path.getsize(db_path) / 1e6)
+    )
     t = time.perf_counter()
-    srv = Server(db_path, follow_board=False)   # adds the library's indexes on its first start
-    print("first start of the server on that log (indexes made): %.1f s" % (time.perf_counter() - t))
+    srv = Server(db_path, follow_board=False)  # adds the library's indexes on its first start
+    print(
+        "first start of the server on that log (indexes made): %.1f s" % (time.perf_counter() - t)
+    )
     last = (n_games + L.PAGE - 1) // L.PAGE
     db = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
     cl = httpx.Client(base_url=srv.url.rstrip("/"), timeout=60)
@@ -76,23 +108,34 @@ def bench_library(n_games, reps):
             order = "%s %s" % (L.SORTS[sort], "DESC" if desc else "ASC")
             src = "games INDEXED BY serve_by_board" if f.get("opponent") else "games"
             peer_sql = "SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 50 OFFSET %d" % (
-                L.COLUMNS, src, w, order, (page - 1) * 50)
+                L.COLUMNS,
+                src,
+                w,
+                order,
+                (page - 1) * 50,
+            )
             page_ms, page_max = timed(lambda: cl.get(path), reps)
             peer_ms, _ = timed(lambda: db.execute(peer_sql, args).fetchall(), reps)
             rows.append((name, page_ms, page_max, peer_ms))
     finally:
         cl.close()
         srv.stop()
-    print("\n| library page (%d games) | server time, median (max of %d) | bare SQLite query of the same rows | ratio |"
-          % (n_games, reps))
+    print(
+        "\n| library page (%d games) | server time, median (max of %d) | bare SQLite query of the same rows | ratio |"
+        % (n_games, reps)
+    )
     print("|---|---:|---:|---:|")
     for name, ms, mx, peer in rows:
-        print("| %s | %.1f ms (%.1f) | %.1f ms | %.1fx |" % (name, ms, mx, peer, ms / peer if peer else 0))
+        print(
+            "| %s | %.1f ms (%.1f) | %.1f ms | %.1fx |"
+            % (name, ms, mx, peer, ms / peer if peer else 0)
+        )
     return rows
 
 
 def bench_live(plies):
     from bawo import sim
+
     tmp = tempfile.mkdtemp(prefix="bawo-bench-live-")
     data = os.path.join(tmp, "sim")
     os.makedirs(data)
@@ -108,12 +151,14 @@ def bench_live(plies):
         st = b.idle()
         seed = 0
         moves = []
-        while len(moves) < plies and seed < 200:   # a seeded game long enough to measure
+        while len(moves) < plies and seed < 200:  # a seeded game long enough to measure
             seed += 1
             moves = sim.random_moves("bawo", st["pos"], seed, plies)
         for k, mv in enumerate(moves, 1):
             t0 = press_move(b, st["pos"], mv) * 1000
-            wait_for(lambda: drv.execute_script("return window.bawo.updates.slice(-1)[0].ply") == k, 30)
+            wait_for(
+                lambda: drv.execute_script("return window.bawo.updates.slice(-1)[0].ply") == k, 30
+            )
             u = drv.execute_script("return window.bawo.updates.slice(-1)[0]")
             press_page.append(u["t_page"] - t0)
             event_page.append(u["t_page"] - u["t_recv"])
@@ -121,7 +166,7 @@ def bench_live(plies):
             st = b.idle()
             if st.get("result"):
                 break
-            time.sleep(0.3)   # a person's pace: the page's sowing animation runs meanwhile
+            time.sleep(0.3)  # a person's pace: the page's sowing animation runs meanwhile
     finally:
         quit_browser(drv)
         srv.stop()
@@ -130,14 +175,21 @@ def bench_live(plies):
     def q(xs, p):
         xs = sorted(xs)
         return xs[min(len(xs) - 1, int(p * len(xs)))]
+
     print("\n| live board -> page, %d plies | median | 95th percentile | max |" % len(press_page))
     print("|---|---:|---:|---:|")
-    print("| board event at the host -> page shows it | %.1f ms | %.1f ms | %.1f ms |"
-          % (q(event_page, .5), q(event_page, .95), max(event_page)))
-    print("| press -> page shows it | %.1f ms | %.1f ms | %.1f ms |"
-          % (q(press_page, .5), q(press_page, .95), max(press_page)))
-    print("| peer: press -> board event at the host | %.1f ms | %.1f ms | %.1f ms |"
-          % (q(press_event, .5), q(press_event, .95), max(press_event)))
+    print(
+        "| board event at the host -> page shows it | %.1f ms | %.1f ms | %.1f ms |"
+        % (q(event_page, 0.5), q(event_page, 0.95), max(event_page))
+    )
+    print(
+        "| press -> page shows it | %.1f ms | %.1f ms | %.1f ms |"
+        % (q(press_page, 0.5), q(press_page, 0.95), max(press_page))
+    )
+    print(
+        "| peer: press -> board event at the host | %.1f ms | %.1f ms | %.1f ms |"
+        % (q(press_event, 0.5), q(press_event, 0.95), max(press_event))
+    )
 
 
 def main():

@@ -17,6 +17,7 @@
    seeded random plies (default 2; their positions count too), and the table says how many
    of the positions are distinct.
 """
+
 import argparse
 import os
 import sys
@@ -33,7 +34,7 @@ from bawo.proofcheck import check  # noqa: E402
 
 def opening(g, fast):
     def run(fast):
-        s = Solver(max_nodes=10 ** 7, fast=fast)
+        s = Solver(max_nodes=10**7, fast=fast)
         t = time.perf_counter()
         ok = s.prove(g.start(), 0)
         return s, ok, time.perf_counter() - t
@@ -46,11 +47,13 @@ def opening(g, fast):
     # Peer 1: the pure-Python search, the same tree (so the same count), in the same run.
     py, py_ok, py_secs = run(False) if s.fast else (s, ok, secs)
     if (py.nodes, py_ok) != (s.nodes, ok):
-        raise SystemExit("the C and Python searches differ: %d/%s against %d/%s"
-                         % (s.nodes, ok, py.nodes, py_ok))
+        raise SystemExit(
+            "the C and Python searches differ: %d/%s against %d/%s" % (s.nodes, ok, py.nodes, py_ok)
+        )
     # Peer 2: the engine generating and playing every move of as many positions, no search.
     pos_list = list(s.proved[0].keys())[:2000]
     from shared_rules.bawo import Position
+
     t = time.perf_counter()
     n = 0
     while n < s.nodes:
@@ -63,14 +66,29 @@ def opening(g, fast):
                 break
     peer = time.perf_counter() - t
     print("## The opening, proved from scratch\n")
-    print("| search | result | expansions | time | expansions/s | pure-Python search (same tree) |"
-          " speed-up | engine alone (same count) | South decisions | positions | longest line |"
-          " check time |")
+    print(
+        "| search | result | expansions | time | expansions/s | pure-Python search (same tree) |"
+        " speed-up | engine alone (same count) | South decisions | positions | longest line |"
+        " check time |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    print("| %s | %s | %d | %.2f s | %.0f | %.1f s | %.0fx | %.1f s | %d | %d | %d plies | %.2f s |" % (
-        "C (bawo._pnsearch)" if s.fast else "pure Python", "South wins" if ok else ok, s.nodes,
-        secs, s.nodes / secs, py_secs, py_secs / secs, peer, decisions, positions, longest,
-        check_secs))
+    print(
+        "| %s | %s | %d | %.2f s | %.0f | %.1f s | %.0fx | %.1f s | %d | %d | %d plies | %.2f s |"
+        % (
+            "C (bawo._pnsearch)" if s.fast else "pure Python",
+            "South wins" if ok else ok,
+            s.nodes,
+            secs,
+            s.nodes / secs,
+            py_secs,
+            py_secs / secs,
+            peer,
+            decisions,
+            positions,
+            longest,
+            check_secs,
+        )
+    )
     sys.stdout.flush()
 
 
@@ -78,13 +96,14 @@ def games(g, n, opening_plies):
     """(position, the move played there) for every position of n L5-L5 games, each opened by
     opening_plies seeded random plies."""
     from shared_rules.rng import Rng
+
     out = []
     for seed in range(1, n + 1):
         players = [Player(g, level=5, seed=seed), Player(g, level=5, seed=seed + 1000)]
         rng = Rng(seed)
         pos = g.start()
         ply = 0
-        while g.outcome(pos) is None and len(out) < 10 ** 6:
+        while g.outcome(pos) is None and len(out) < 10**6:
             if ply < opening_plies:
                 legal = g.legal_moves(pos)
                 m = legal[rng.below(len(legal))]
@@ -101,13 +120,15 @@ def classify(g, plays, skip_10s, fast):
     rows = []
     t_all = time.perf_counter()
     for i, (pos, m) in enumerate(plays):
-        r1 = solve(pos, Solver(fast=fast), all_moves=False, max_nodes=10 ** 9, max_seconds=1.0)
+        r1 = solve(pos, Solver(fast=fast), all_moves=False, max_nodes=10**9, max_seconds=1.0)
         r10 = r1
         if r1.value == UNKNOWN and not skip_10s:
-            r10 = solve(pos, Solver(fast=fast), all_moves=False, max_nodes=10 ** 9, max_seconds=10.0)
+            r10 = solve(pos, Solver(fast=fast), all_moves=False, max_nodes=10**9, max_seconds=10.0)
         rows.append((pos, m, r1.value, r10.value))
         if i % 50 == 49:
-            sys.stderr.write("classified %d/%d, %.0f s\n" % (i + 1, len(plays), time.perf_counter() - t_all))
+            sys.stderr.write(
+                "classified %d/%d, %.0f s\n" % (i + 1, len(plays), time.perf_counter() - t_all)
+            )
     # The level-5 verdict: a proved-won position whose next position is proved won for the
     # opponent (the next position is the next row of the same game, or a finished game).
     nxt = {}
@@ -123,11 +144,19 @@ def classify(g, plays, skip_10s, fast):
     o = g.outcome(g.play(p, m))
     nxt[len(rows) - 1] = (WIN if o and o.winner != p.turn else LOSS) if o else None
     print("\n## Positions of level-5 against level-5 games (board budgets)\n")
-    print("%d positions, %d distinct, %d seeded random plies at the start of each game; %s search.\n"
-          % (len(rows), len(set(r[0].key() for r in rows)), OPENING[0],
-             "C" if Solver(fast=fast).fast else "pure-Python"))
-    print("| side to move | positions | classified within 1 s | within 10 s | proved won for the mover |"
-          " level 5 threw the win away |")
+    print(
+        "%d positions, %d distinct, %d seeded random plies at the start of each game; %s search.\n"
+        % (
+            len(rows),
+            len(set(r[0].key() for r in rows)),
+            OPENING[0],
+            "C" if Solver(fast=fast).fast else "pure-Python",
+        )
+    )
+    print(
+        "| side to move | positions | classified within 1 s | within 10 s | proved won for the mover |"
+        " level 5 threw the win away |"
+    )
     print("|---|---|---|---|---|---|")
     for side, label in ((None, "both"), (0, "South"), (1, "North")):
         ks = [k for k in range(len(rows)) if side is None or rows[k][0].turn == side]
@@ -138,10 +167,21 @@ def classify(g, plays, skip_10s, fast):
         in10 = sum(1 for k in ks if rows[k][3] != UNKNOWN)
         won = [k for k in ks if rows[k][3] == WIN]
         thrown = [k for k in won if nxt[k] == WIN]
-        print("| %s | %d | %d (%.1f%%) | %s | %d | %d (%.1f%% of won positions) |" % (
-            label, total, in1, 100.0 * in1 / total,
-            "not run (--skip-10s)" if skip_10s else "%d (%.1f%%)" % (in10, 100.0 * in10 / total),
-            len(won), len(thrown), 100.0 * len(thrown) / max(1, len(won))))
+        print(
+            "| %s | %d | %d (%.1f%%) | %s | %d | %d (%.1f%% of won positions) |"
+            % (
+                label,
+                total,
+                in1,
+                100.0 * in1 / total,
+                "not run (--skip-10s)"
+                if skip_10s
+                else "%d (%.1f%%)" % (in10, 100.0 * in10 / total),
+                len(won),
+                len(thrown),
+                100.0 * len(thrown) / max(1, len(won)),
+            )
+        )
 
 
 OPENING = [2]
@@ -152,10 +192,18 @@ def main():
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--skip-opening", action="store_true")
     ap.add_argument("--skip-10s", action="store_true", help="only the 1 s budget")
-    ap.add_argument("--opening", type=int, default=2, metavar="PLIES",
-                    help="seeded random plies before level 5 plays each game (default 2)")
-    ap.add_argument("--python", action="store_true",
-                    help="the pure-Python search only, even where the C search is built")
+    ap.add_argument(
+        "--opening",
+        type=int,
+        default=2,
+        metavar="PLIES",
+        help="seeded random plies before level 5 plays each game (default 2)",
+    )
+    ap.add_argument(
+        "--python",
+        action="store_true",
+        help="the pure-Python search only, even where the C search is built",
+    )
     a = ap.parse_args()
     if a.games < 0 or a.opening < 0:
         ap.error("--games and --opening are counts: 0 or more")

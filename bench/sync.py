@@ -6,6 +6,7 @@ Board: firmware/link.py + firmware/journal.py under the MicroPython unix port, b
 pty relay the tests use (tests/_host_helpers.py). Raw rate: the same board process path
 streaming bytes as fast as it can write them (no framing, no acks).
 """
+
 import argparse
 import os
 import sys
@@ -83,10 +84,14 @@ def main():
         raw = raw_rate(tmp, a.raw_kb * 1024)
         nbytes, secs, wire = sync_rate(tmp, a.games)
     print("raw line rate over the pty:   %10.0f B/s" % raw)
-    print("sync: %d games, %d record bytes (%d bytes on the wire) in %.2f s"
-          % (a.games, nbytes, wire, secs))
-    print("sync throughput:              %10.1f games/s, %10.0f record B/s, %10.0f wire B/s"
-          % (a.games / secs, nbytes / secs, wire / secs))
+    print(
+        "sync: %d games, %d record bytes (%d bytes on the wire) in %.2f s"
+        % (a.games, nbytes, wire, secs)
+    )
+    print(
+        "sync throughput:              %10.1f games/s, %10.0f record B/s, %10.0f wire B/s"
+        % (a.games / secs, nbytes / secs, wire / secs)
+    )
     print("record bytes / raw rate:      %10.3f" % (nbytes / secs / raw))
     print("wire bytes / raw rate:        %10.3f" % (wire / secs / raw))
 

@@ -1,4 +1,5 @@
 """Helpers of the club's tests: a club app on a store, a board's token, records to upload."""
+
 import contextlib
 import threading
 
@@ -11,6 +12,7 @@ from bawo.club.store import open_store
 def club_client(url, **limits):
     """(TestClient, store) of a club on the database at url."""
     from starlette.testclient import TestClient
+
     store = open_store(url)
     try:
         with TestClient(create_app(Config(store, **limits)), base_url="http://club.test") as c:
@@ -34,9 +36,11 @@ def live_server(db, port=0, **limits):
     """A real club server (uvicorn on loopback, in a thread): (url, store)."""
     import uvicorn
     from bawo.club.server import make
+
     app, sock, store, url = make(db, "127.0.0.1", port, **limits)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off",
-                                           timeout_graceful_shutdown=1))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
+    )
     t = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     t.start()
     try:
@@ -57,4 +61,5 @@ def login(client, store, name="root", password="correct horse battery"):
     r = client.post("/login", data={"name": name, "password": password}, follow_redirects=False)
     assert r.status_code == 303, r.text
     from bawo.club.asgi import COOKIE
+
     return store.session(auth.token_hash(client.cookies[COOKIE]))["csrf"]

@@ -5,6 +5,7 @@ need them: `bash tools/install-system-deps.sh` installs them.
 
 Each test gets a schema of its own (search_path in the URL), not a database: a schema costs
 a millisecond, a database a tenth of a second."""
+
 import atexit
 import glob
 import itertools
@@ -26,8 +27,11 @@ _names = itertools.count(1)
 def _bindir():
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
-        pytest.fail("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): "
-                    "run `bash tools/install-system-deps.sh`", pytrace=False)
+        pytest.fail(
+            "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): "
+            "run `bash tools/install-system-deps.sh`",
+            pytrace=False,
+        )
     return os.path.dirname(found[-1])
 
 
@@ -37,8 +41,11 @@ def _as_user(cmd):
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            pytest.fail("no `postgres` user to run PostgreSQL as (root may not): install "
-                        "Debian's postgresql package", pytrace=False)
+            pytest.fail(
+                "no `postgres` user to run PostgreSQL as (root may not): install "
+                "Debian's postgresql package",
+                pytrace=False,
+            )
         return ["runuser", "-u", "postgres", "--"] + cmd
     return cmd
 
@@ -60,21 +67,58 @@ class Server:
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
         data = self.data = os.path.join(self.dir, "data")
         self.bindir = bindir
-        subprocess.run(_as_user([os.path.join(bindir, "initdb"), "-D", data, "-U", "postgres",
-                                 "--auth=trust", "-E", "UTF8", "--no-sync", "-N"]),
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            _as_user(
+                [
+                    os.path.join(bindir, "initdb"),
+                    "-D",
+                    data,
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                    "--no-sync",
+                    "-N",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         self.port = _free_port()
         self._start()
 
     def _start(self):
         # No TCP: the unix socket in our own dir. fsync off: a test database need not survive
         # a power cut, and it saves the shared disk.
-        self.proc = subprocess.Popen(_as_user([
-            os.path.join(self.bindir, "postgres"), "-D", self.data, "-k", self.dir, "-p", str(self.port),
-            "-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off",
-            "-c", "shared_buffers=16MB", "-c", "max_connections=60"]),
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "a"))
+        self.proc = subprocess.Popen(
+            _as_user(
+                [
+                    os.path.join(self.bindir, "postgres"),
+                    "-D",
+                    self.data,
+                    "-k",
+                    self.dir,
+                    "-p",
+                    str(self.port),
+                    "-c",
+                    "listen_addresses=",
+                    "-c",
+                    "fsync=off",
+                    "-c",
+                    "full_page_writes=off",
+                    "-c",
+                    "shared_buffers=16MB",
+                    "-c",
+                    "max_connections=60",
+                ]
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.dir, "log"), "a"),
+        )
         import psycopg
+
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -95,6 +139,7 @@ class Server:
     def fresh(self):
         """The URL of a new, empty schema of its own."""
         import psycopg
+
         name = "t%d_%d" % (os.getpid(), next(_names))
         with psycopg.connect(self.admin_url(), autocommit=True) as c:
             c.execute("CREATE SCHEMA %s" % name)
@@ -113,8 +158,23 @@ class Server:
         if self.proc.poll() is None:
             # Fast shutdown (a plain SIGTERM waits for every client to leave), by pg_ctl as
             # the server's own user: runuser does not pass SIGINT on to it.
-            subprocess.run(_as_user([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m",
-                                     "fast", "-w", "-t", "10", "stop"]), capture_output=True, timeout=30)
+            subprocess.run(
+                _as_user(
+                    [
+                        os.path.join(self.bindir, "pg_ctl"),
+                        "-D",
+                        self.data,
+                        "-m",
+                        "fast",
+                        "-w",
+                        "-t",
+                        "10",
+                        "stop",
+                    ]
+                ),
+                capture_output=True,
+                timeout=30,
+            )
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:

@@ -1,6 +1,7 @@
 """Shared by the host tool tests and bench/sync.py: random game records, a board under the
 MicroPython unix port on a pty (firmware/link.py + firmware/journal.py), a fault relay, and
 `bawo sim --headless` started and stopped."""
+
 import contextlib
 import os
 import random
@@ -31,13 +32,16 @@ def random_record(seed, gid, name=None, max_plies=400):
     s = State(make_game(name))
     while s.outcome() is None and s.ply < max_plies:
         s.push(rng.choice(s.legal_moves))
-    return Record.from_state(s, Id=gid, Device=gid.rsplit("-", 1)[0], Start="2025-06-%02dT10:00:00" % (1 + seed % 28))
+    return Record.from_state(
+        s, Id=gid, Device=gid.rsplit("-", 1)[0], Start="2025-06-%02dT10:00:00" % (1 + seed % 28)
+    )
 
 
 def journal_module():
     """firmware/journal.py under CPython, through the host's own firmware loader (bawo.firmware):
     records are written exactly as the board writes them, and its lazy `import archive` works."""
     from bawo import firmware
+
     return firmware.module("journal")
 
 
@@ -146,7 +150,7 @@ class Relay:
         tty.setraw(self.hs)
         self.port_name = os.ttyname(self.hs)
         self.count = 0
-        self.faults = []   # [(at, kind)], sorted
+        self.faults = []  # [(at, kind)], sorted
         self.done = []
         self.restart_after = None
         self.proc = None
@@ -158,8 +162,13 @@ class Relay:
 
     def start_board(self):
         err = open(self.stderr_path, "ab") if self.stderr_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen([micropython(), self.script], stdin=self.bs, stdout=self.bs,
-                                     stderr=err, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [micropython(), self.script],
+            stdin=self.bs,
+            stdout=self.bs,
+            stderr=err,
+            start_new_session=True,
+        )
         if err is not subprocess.DEVNULL:
             err.close()
 
@@ -191,9 +200,13 @@ class Relay:
         self.count += len(data)
         self.done.append(kind)
         if kind == "drop":
-            return data[:i] + data[i + self.rng.randint(1, 40):]
+            return data[:i] + data[i + self.rng.randint(1, 40) :]
         if kind == "garbage":
-            return data[:i] + bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 30))) + data[i:]
+            return (
+                data[:i]
+                + bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 30)))
+                + data[i:]
+            )
         if kind == "flip":
             b = bytearray(data)
             b[i] ^= 1 << self.rng.randrange(8)
@@ -237,20 +250,23 @@ class Relay:
 
 def write_board_script(path, journal_root, board="testboard"):
     with open(path, "w") as f:
-        f.write(BOARD_SCRIPT % {"fw": str(FIRMWARE), "rules": str(ROOT), "board": board,
-                                "root": str(journal_root)})
+        f.write(
+            BOARD_SCRIPT
+            % {"fw": str(FIRMWARE), "rules": str(ROOT), "board": board, "root": str(journal_root)}
+        )
     return str(path)
 
 
 def board_games(journal_root):
     """{id: record text} of every record in the journal dir (synced or not)."""
     from bawo import firmware
+
     out = {}
     for name in os.listdir(journal_root):
         if name.endswith(".rec") or name.endswith(".syn"):
             with open(os.path.join(journal_root, name), "rb") as f:
                 b = f.read()
-            out[name[:-4]] = b[:-firmware.module("datafiles").CRC_TAIL].decode()
+            out[name[:-4]] = b[: -firmware.module("datafiles").CRC_TAIL].decode()
         assert not name.endswith(".bad"), name
     return out
 
@@ -269,6 +285,7 @@ def sigkill_after(proc, seconds):
     def k():
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
+
     t = threading.Timer(seconds, k)
     t.start()
     return t
@@ -277,9 +294,14 @@ def sigkill_after(proc, seconds):
 def headless_sim(data, *args):
     """`bawo sim --headless` on `data`; returns (process, lines so far) once it runs, or
     once it has said that the firmware stopped."""
-    p = subprocess.Popen([sys.executable, "-m", "bawo.sim", "--headless", "--data", str(data), *args],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bawo.sim", "--headless", "--data", str(data), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines = []
     for line in p.stdout:
         lines.append(line)
@@ -303,8 +325,11 @@ def relayed_board(tmp_path):
     """A simulated board (the firmware on the unix port) behind a pty, as a Pico on USB: the
     pty's path while it runs. Its output is drained so that it never blocks."""
     from bawo import sim
+
     relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends())
+    board = sim.BoardProcess(
+        "bawo-4x8", str(tmp_path / "flash"), fake=False, link=relay.board_ends()
+    )
     relay.start()
 
     def drain():
@@ -313,10 +338,10 @@ def relayed_board(tmp_path):
                 board.readline(timeout=3600)
         except Exception:
             pass
+
     threading.Thread(target=drain, daemon=True).start()
     try:
         yield relay.path
     finally:
         relay.stop = True
         board.kill()
-

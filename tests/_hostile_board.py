@@ -1,6 +1,7 @@
 """A board that breaks the protocol on purpose, over a real pty: CPython, speaking the framing
 of firmware/protocol.py, its replies made by a test's function. `bawo sync --port` opens the
 pty's other end by name, as it opens /dev/ttyACM0."""
+
 import os
 import select
 import threading
@@ -70,8 +71,16 @@ class HostileBoard:
 
 
 def hello(board="evil-01"):
-    return {"fw": "0.1.0", "proto": P.VERSION, "rules": "1", "board": board, "flash_free": 1000,
-            "heap_free": 1000, "max_line": P.MAX_LINE, "max_chunk": P.MAX_CHUNK}
+    return {
+        "fw": "0.1.0",
+        "proto": P.VERSION,
+        "rules": "1",
+        "board": board,
+        "flash_free": 1000,
+        "heap_free": 1000,
+        "max_line": P.MAX_LINE,
+        "max_chunk": P.MAX_CHUNK,
+    }
 
 
 def records_board(records, broken=None):
@@ -95,18 +104,37 @@ def records_board(records, broken=None):
             return {}
         if typ == P.LIST:
             start = p.get("start", 0)
-            page = [{"id": i, "game": "bawo", "plies": 1, "result": "*", "reason": "",
-                     "synced": i in acked, "crc": P.crc32(records[i])} for i in ids[start:start + 8]]
+            page = [
+                {
+                    "id": i,
+                    "game": "bawo",
+                    "plies": 1,
+                    "result": "*",
+                    "reason": "",
+                    "synced": i in acked,
+                    "crc": P.crc32(records[i]),
+                }
+                for i in ids[start : start + 8]
+            ]
             nxt = start + len(page)
-            return {"games": page, "start": start, "next": nxt if nxt < len(ids) else None,
-                    "total": len(ids)}
+            return {
+                "games": page,
+                "start": start,
+                "next": nxt if nxt < len(ids) else None,
+                "total": len(ids),
+            }
         if typ == P.GET:
             gid, off, n = p["id"], p.get("off", 0), min(p.get("n", P.MAX_CHUNK), P.MAX_CHUNK)
             if gid not in records:
                 return ("ERROR", P.E_NO_GAME, "no game")
             b = records[gid]
-            return {"id": gid, "off": off, "data": P.b64(b[off:off + n]), "total": len(b),
-                    "crc": P.crc32(b)}
+            return {
+                "id": gid,
+                "off": off,
+                "data": P.b64(b[off : off + n]),
+                "total": len(b),
+                "crc": P.crc32(b),
+            }
         if typ == P.ACK_GAME:
             acked.add(p["id"])
             return {"id": p["id"]}

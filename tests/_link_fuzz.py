@@ -11,6 +11,7 @@ every request exactly once and within a bound, never ERROR 1, 9 or 10, keep the 
 progress when it refuses a NEW, touch no file outside its data directory, and keep every game
 it recorded, fetchable (CRC) and replayable afterwards.
 """
+
 import os
 import random
 import select
@@ -23,15 +24,60 @@ from bawo.firmware import profile_path
 from bawo.sim import BoardProcess, build_mpy
 from shared_rules.record import Record
 
-EDGE_INTS = (-1, 0, 1, 2, 255, 256, 65535, 65536, (1 << 31) - 1, 1 << 31, 1 << 32, 1 << 62,
-             1 << 64, -(1 << 63), 10 ** 30)
-JUNK = (None, True, False, 1.5, -0.0, 1e300, "", "x", "\u00e9\u0000\u0003", [], [1, "a"], {},
-        {"a": {"b": [1]}}, "#BW1 1 OK {} 00000000", "../" * 20, "a" * 300)
-PATH_IDS = ("../outside-0001", "../x/fuzz-0001", "/tmp/fuzz-0001", "fuzz-0001/../fuzz-0001",
-            "fuzz-0001.rec", "fuzz-0001.syn", "./fuzz-0001", "fuzz-00001", "other-0001",
-            "outside-0001", "fuzz-9999", "fuzz-0000", "cur.jnl", "counter", "fuzz-0001\x00")
+EDGE_INTS = (
+    -1,
+    0,
+    1,
+    2,
+    255,
+    256,
+    65535,
+    65536,
+    (1 << 31) - 1,
+    1 << 31,
+    1 << 32,
+    1 << 62,
+    1 << 64,
+    -(1 << 63),
+    10**30,
+)
+JUNK = (
+    None,
+    True,
+    False,
+    1.5,
+    -0.0,
+    1e300,
+    "",
+    "x",
+    "\u00e9\u0000\u0003",
+    [],
+    [1, "a"],
+    {},
+    {"a": {"b": [1]}},
+    "#BW1 1 OK {} 00000000",
+    "../" * 20,
+    "a" * 300,
+)
+PATH_IDS = (
+    "../outside-0001",
+    "../x/fuzz-0001",
+    "/tmp/fuzz-0001",
+    "fuzz-0001/../fuzz-0001",
+    "fuzz-0001.rec",
+    "fuzz-0001.syn",
+    "./fuzz-0001",
+    "fuzz-00001",
+    "other-0001",
+    "outside-0001",
+    "fuzz-9999",
+    "fuzz-0000",
+    "cur.jnl",
+    "counter",
+    "fuzz-0001\x00",
+)
 BOARD_ID = "fuzz"
-REPLY_WAIT_MS = 6       # simulated ms per `w` command while waiting for a reply
+REPLY_WAIT_MS = 6  # simulated ms per `w` command while waiting for a reply
 
 
 def field_value(rng, spec, ctx):
@@ -71,11 +117,18 @@ def field_value(rng, spec, ctx):
         pos = ctx["position"]
         if pos and rng.randrange(2):
             b = bytearray(pos.encode())
-            for _ in range(rng.randrange(3)):   # a few characters changed: usually invalid
+            for _ in range(rng.randrange(3)):  # a few characters changed: usually invalid
                 b[rng.randrange(len(b))] = rng.choice(b"0123456789,/ NSx9")
             return b.decode()
-        return rng.choice(("4,4,4,4,4,4/4,4,4,4,4,4 0 0 S", "2,2 N", "x", "9" * hi,
-                           "0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,1 S"))
+        return rng.choice(
+            (
+                "4,4,4,4,4,4/4,4,4,4,4,4 0 0 S",
+                "2,2 N",
+                "x",
+                "9" * hi,
+                "0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,1 S",
+            )
+        )
     return "".join(chr(32 + rng.randrange(95)) for _ in range(rng.randrange(hi + 2)))
 
 
@@ -85,7 +138,7 @@ def random_request(rng, ctx):
     if k < 3:
         typ = rng.choice((P.ACK, P.NAK, P.OK, P.ERROR, P.EVENT, "BOGUS", "X" * 16, "A_1"))
         return typ, ({} if rng.randrange(2) else {"code": rng.choice(EDGE_INTS), "ev": "move"}), 1
-    typ = P.MOVE if k < 12 else rng.choice(FIRST_REQUESTS)   # most frames of a session are moves
+    typ = P.MOVE if k < 12 else rng.choice(FIRST_REQUESTS)  # most frames of a session are moves
     pl = {}
     for spec in P.SCHEMA[typ]:
         if rng.randrange(8) if spec[0] != "position" else not rng.randrange(3):
@@ -145,7 +198,7 @@ class Frames:
     def __init__(self, rng):
         self.rng = rng
         self.walk = None
-        self.walk_reply = None   # the reply to the walk's last step, sent to it next
+        self.walk_reply = None  # the reply to the walk's last step, sent to it next
         self.last = None
         self.seq = rng.randrange(1, P.SEQ_MAX)
 
@@ -199,9 +252,13 @@ class Tally:
             assert c not in (P.E_BAD_FRAME, P.E_INTERNAL, P.E_TOO_LARGE), (frame, f.payload)
 
     def figures(self):
-        return {"replies": dict(sorted(self.codes.items())),
-                "replies by request": {t: dict(sorted(c.items())) for t, c in sorted(self.by_type.items())},
-                "ERROR 9 for want of memory": self.low_memory}
+        return {
+            "replies": dict(sorted(self.codes.items())),
+            "replies by request": {
+                t: dict(sorted(c.items())) for t, c in sorted(self.by_type.items())
+            },
+            "ERROR 9 for want of memory": self.low_memory,
+        }
 
 
 def wants_reply(typ):
@@ -227,8 +284,11 @@ def learn(ctx, typ, reply, cur_id):
 
 def memory_error(f):
     """An ERROR 9 because the board's heap had no room for the reply: reported, not a crash."""
-    return (f.type == P.ERROR and f.payload.get("code") == P.E_INTERNAL
-            and "memory allocation failed" in f.payload.get("text", ""))
+    return (
+        f.type == P.ERROR
+        and f.payload.get("code") == P.E_INTERNAL
+        and "memory allocation failed" in f.payload.get("text", "")
+    )
 
 
 def snapshot(root, skip):
@@ -257,14 +317,24 @@ class SimLink:
         profile = os.path.join(root, "bawo-4x8.json")
         if not os.path.exists(profile):
             shutil.copy(profile_path("bawo-4x8"), profile)
-        self.b = BoardProcess(profile, self.data, heap=heap, mpy_dir=os.path.relpath(mpy, self.data),
-                              link=(to_r, from_w),
-                              seed=seed, extra_env={"BAWO_DATA": ".", "BAWO_BOARD_ID": board_id,
-                                                    "BAWO_PROFILE": os.path.relpath(profile, self.data),
-                                                    "BAWO_LEVEL": "1",
-                                                    "BAWO_OPPONENT": "board-second" if ai else "people",
-                                                    "BAWO_SPEED": "7", "BAWO_MIN_FREE": "0",
-                                                    "BAWO_HEAP": "1"})
+        self.b = BoardProcess(
+            profile,
+            self.data,
+            heap=heap,
+            mpy_dir=os.path.relpath(mpy, self.data),
+            link=(to_r, from_w),
+            seed=seed,
+            extra_env={
+                "BAWO_DATA": ".",
+                "BAWO_BOARD_ID": board_id,
+                "BAWO_PROFILE": os.path.relpath(profile, self.data),
+                "BAWO_LEVEL": "1",
+                "BAWO_OPPONENT": "board-second" if ai else "people",
+                "BAWO_SPEED": "7",
+                "BAWO_MIN_FREE": "0",
+                "BAWO_HEAP": "1",
+            },
+        )
         os.close(to_r)
         os.close(from_w)
         self.parser = P.Parser()
@@ -272,7 +342,7 @@ class SimLink:
         self.sim_ms = 0
         self.mute_probes = 0
         self.marks = 0
-        self.raw = None   # a bytearray: the link's bytes go there, unparsed (_PipePort)
+        self.raw = None  # a bytearray: the link's bytes go there, unparsed (_PipePort)
 
     def write(self, data):
         os.write(self.to_w, data)
@@ -324,8 +394,10 @@ class SimLink:
             chunk = os.read(self.from_r, 65536)
             if not chunk:
                 self.drain()
-                raise AssertionError("the board closed its serial port: %s %s" % (
-                    self.b.stderr_text(), [x for x in self.b.log if x.startswith("M crash")]))
+                raise AssertionError(
+                    "the board closed its serial port: %s %s"
+                    % (self.b.stderr_text(), [x for x in self.b.log if x.startswith("M crash")])
+                )
             if self.raw is not None:
                 self.raw += chunk
                 return
@@ -364,7 +436,7 @@ class SimLink:
             if i % 5 == 4 or any(f.type == P.NAK for f in self.frames):
                 self.frames.clear()
                 self.write(probe)
-        self.mute_probes += 1   # a full heap: counted; the main loop catches a mute board
+        self.mute_probes += 1  # a full heap: counted; the main loop catches a mute board
         return None
 
     def alive(self):
@@ -374,6 +446,7 @@ class SimLink:
         """The board's status once idle, with its heap figures (BAWO_HEAP=1: 'peak', the
         high-water 'live' and 'live_now', what a collection left)."""
         import json
+
         self.b.send("i")
         return json.loads(self.b.expect("I ", timeout=30)[2:])
 
@@ -384,7 +457,12 @@ class SimLink:
         except Exception as e:  # noqa: BLE001 - only a message
             return "heap unknown (%s)" % e
         return "heap: peak %s, live %s, mode %s, game %s, opponent %s" % (
-            d.get("peak"), d.get("live"), d.get("mode"), d.get("game"), d.get("opponent"))
+            d.get("peak"),
+            d.get("live"),
+            d.get("mode"),
+            d.get("game"),
+            d.get("opponent"),
+        )
 
     def close(self):
         self.b.quit()
@@ -429,7 +507,7 @@ def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
             wants = wants_reply(typ)
             waited = 0
             reply = None
-            mine = None   # a frame that wants no reply (ACK, NAK, a reply's type) gets none
+            mine = None  # a frame that wants no reply (ACK, NAK, a reply's type) gets none
             nak_resent = False
             while True:
                 sim.run(REPLY_WAIT_MS)
@@ -441,7 +519,7 @@ def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
                 if mine:
                     break
                 naks = [f for f in sim.frames if f.type == P.NAK and f.seq in (0, fseq)]
-                if naks:   # the board had no room to read it: send it again, as a host does
+                if naks:  # the board had no room to read it: send it again, as a host does
                     nomem_naks += len(naks)
                     sim.frames = [f for f in sim.frames if f.type != P.NAK]
                     sim.write(frame)
@@ -455,7 +533,9 @@ def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
                         unanswered += 1
                         mute += 1
                         assert mute <= 20, "the board hangs: no reply to 20 requests: %r %s" % (
-                            sim.b.log[-5:], sim.heap())
+                            sim.b.log[-5:],
+                            sim.heap(),
+                        )
                         break
                     if not naks:
                         resends += 1
@@ -479,22 +559,29 @@ def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
                 # after a timeout, or after a NAK 0 that was not this frame's. A reply to seq 0
                 # may be an earlier seq-0 frame's, late: the same refusal. HELLO always runs
                 # (docs/protocol.md): its free heap and flash may differ, nothing else.
-                assert len(mine) == 1 or ((waited > REPLY_WAIT_MS * 5 or nak_resent or fseq == 0) and all(
-                    _same_answer(typ, m, mine[0]) for m in mine)), (frame, sim.frames)
+                assert len(mine) == 1 or (
+                    (waited > REPLY_WAIT_MS * 5 or nak_resent or fseq == 0)
+                    and all(_same_answer(typ, m, mine[0]) for m in mine)
+                ), (frame, sim.frames)
                 reply = mine[0]
                 if typ not in P.REQUESTS:
                     assert reply.payload["code"] in (P.E_UNKNOWN_TYPE, P.E_VERSION), reply
                 if from_walk:
                     frames.walk_reply = reply
                 cur_id = learn(ctx, typ, reply, cur_id)
-                if reply.type == P.ERROR and typ == P.NEW and before is not None \
-                        and reply.payload["code"] != P.E_BUSY and not memory_error(reply):
+                if (
+                    reply.type == P.ERROR
+                    and typ == P.NEW
+                    and before is not None
+                    and reply.payload["code"] != P.E_BUSY
+                    and not memory_error(reply)
+                ):
                     # A refused NEW leaves the game in progress as it was.
                     after = sim.position(seq ^ 0x4000 or 1)
                     if after is not None:
                         assert after.get("id") == before, (frame, reply, before, after)
             if rng.randrange(10) == 0:
-                sim.run(rng.choice((20, 100, 400)))   # animations, the board's moves
+                sim.run(rng.choice((20, 100, 400)))  # animations, the board's moves
             assert sim.alive(), "the board died: %s" % sim.b.stderr_text()
             if progress and i % 1000 == 0:
                 progress(i, tally.codes)
@@ -523,19 +610,29 @@ def run(n, seed, root, heap=TIGHT_HEAP, progress=None, ai=True):
             # aside at this power-on, the game lost: the fuzz found that once).
             after = _game_at(sim)
             # (Its board's AI may have moved since, or ended it: then it is a record.)
-            assert playing is None or (after is not None and after[0] == playing[0]
-                                       and after[1] >= playing[1]) or (
-                after is None and playing[0] in ids), (playing, after)
+            assert (
+                playing is None
+                or (after is not None and after[0] == playing[0] and after[1] >= playing[1])
+                or (after is None and playing[0] in ids)
+            ), (playing, after)
         assert set(recorded) <= set(ids), (recorded, ids)
         bad = [x for x in os.listdir(sim.data) if x.endswith(".bad")]
         assert not bad, "set aside, though nothing damaged them: %s" % bad
-        return dict({"frames": n, "seed": seed}, **tally.figures(), **{
-                "games recorded": len(recorded), "games synced at the end": len(ids),
-                "synced from": where, "running board's sync": why or "done",
+        return dict(
+            {"frames": n, "seed": seed},
+            **tally.figures(),
+            **{
+                "games recorded": len(recorded),
+                "games synced at the end": len(ids),
+                "synced from": where,
+                "running board's sync": why or "done",
                 "slowest reply (simulated ms)": slowest,
-                "NAK 0 for want of memory": nomem_naks, "resends after 1 s without reply": resends,
+                "NAK 0 for want of memory": nomem_naks,
+                "resends after 1 s without reply": resends,
                 "requests unanswered after 3 resends": unanswered + sim.mute_probes,
-                "seconds": round(time.monotonic() - t0, 1)})
+                "seconds": round(time.monotonic() - t0, 1),
+            },
+        )
     finally:
         sim.close()
 
@@ -553,8 +650,9 @@ def _game_at(sim):
 def _same_answer(typ, a, b):
     if typ == P.HELLO and a.type == b.type == P.OK:
         vary = ("heap_free", "flash_free")
-        return ({k: v for k, v in a.payload.items() if k not in vary}
-                == {k: v for k, v in b.payload.items() if k not in vary})
+        return {k: v for k, v in a.payload.items() if k not in vary} == {
+            k: v for k, v in b.payload.items() if k not in vary
+        }
     return (a.type, a.payload) == (b.type, b.payload)
 
 
@@ -596,7 +694,7 @@ class _PipePort:
     def __init__(self, sim):
         self.sim = sim
         self.timeout = 0.05
-        self.buf = sim.raw = bytearray()   # SimLink.run reads the link into it
+        self.buf = sim.raw = bytearray()  # SimLink.run reads the link into it
 
     def close(self):
         # The board's frames go to the fuzz's own reads again: left in this port's bytes,

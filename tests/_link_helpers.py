@@ -110,8 +110,12 @@ class Wire:
 
     def start_board(self, *args):
         script = ROOT / "tests" / "mp" / "fake_board.py"
-        self.proc = subprocess.Popen([micropython(), str(script), *args], stdin=self.board_slave,
-                                     stdout=self.board_slave, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [micropython(), str(script), *args],
+            stdin=self.board_slave,
+            stdout=self.board_slave,
+            stderr=subprocess.PIPE,
+        )
         return self.proc
 
     def close(self):

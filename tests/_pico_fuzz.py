@@ -12,6 +12,7 @@ NEW, change no file of its bundle, and at the end a host's sync (bawo.boardlink.
 code `bawo sync` runs) must list, fetch and replay every game on its flash and mark each one
 synced. Times are the wall clock's: the emulator runs as fast as it can.
 """
+
 import os
 import random
 import time
@@ -34,7 +35,7 @@ if _extra > 0:
 del _extra
 """
 CRASH_SIGNS = (b"Traceback", b"MicroPython v", b"soft reboot", b"\n>>> ")
-REPLY_S = 2.0   # a host's wait before it sends a frame again (bawo.boardlink's timeout)
+REPLY_S = 2.0  # a host's wait before it sends a frame again (bawo.boardlink's timeout)
 
 
 class PicoLink:
@@ -57,7 +58,7 @@ class PicoLink:
         self.closed = False
         self.parser = P.Parser()
         self.frames = []
-        self.tail = b""     # the last bytes seen, for a crash message
+        self.tail = b""  # the last bytes seen, for a crash message
         self.crash = None
 
     def write(self, data):
@@ -72,7 +73,7 @@ class PicoLink:
                 seen = self.tail + data
                 for sign in CRASH_SIGNS:
                     if sign in seen and self.crash is None:
-                        self.crash = seen[max(0, seen.find(sign) - 300):][:1200]
+                        self.crash = seen[max(0, seen.find(sign) - 300) :][:1200]
                 self.tail = seen[-400:]
                 for f in self.parser.feed(data):
                     assert isinstance(f, P.Frame), "the board sent a damaged frame %r" % f
@@ -134,7 +135,9 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
         hello = link.request(1, P.HELLO)
         assert hello is not None and hello.type == P.OK, hello
         heap_free_at_hello = hello.payload.get("heap_free")
-        assert heap_free_at_hello < heap_kb * 1024, "the ballast did not cut the heap: %r" % hello.payload
+        assert heap_free_at_hello < heap_kb * 1024, (
+            "the ballast did not cut the heap: %r" % hello.payload
+        )
         ctx = {"legal": (), "position": None, "ids": [], "games": 0}
         cur_id = None
         frames = Frames(rng)
@@ -174,7 +177,9 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                     if sends > 3:
                         unanswered += 1
                         mute += 1
-                        assert mute <= 20, "the board hangs: no reply to 20 requests (%r)" % link.tail
+                        assert mute <= 20, (
+                            "the board hangs: no reply to 20 requests (%r)" % link.tail
+                        )
                         break
                     resends += 1
                     sends += 1
@@ -183,7 +188,7 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                 assert link.crash is None, "the board crashed: %r" % link.crash
             if mine:
                 mute = 0
-                link.read(0.005)   # a resend's late second answer, for the check below
+                link.read(0.005)  # a resend's late second answer, for the check below
                 mine = link.replies(fseq)
             slowest = max(slowest, time.monotonic() - t_sent)
             for f in link.frames:
@@ -201,21 +206,28 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
                 # One reply; a frame sent more than once (a resend after a timeout, after a
                 # NAK, or the same frame again) may bring the same answer again, late: the
                 # wall clock, not a simulated one, decides when it comes.
-                assert len(mine) == 1 or ((sends > 1 or again or nak_resent or fseq == 0) and all(
-                    _same_answer(typ, m, mine[0]) for m in mine)), (frame, mine)
+                assert len(mine) == 1 or (
+                    (sends > 1 or again or nak_resent or fseq == 0)
+                    and all(_same_answer(typ, m, mine[0]) for m in mine)
+                ), (frame, mine)
                 reply = mine[0]
                 if typ not in P.REQUESTS:
                     assert reply.payload["code"] in (P.E_UNKNOWN_TYPE, P.E_VERSION), reply
                 if from_walk:
                     frames.walk_reply = reply
                 cur_id = learn(ctx, typ, reply, cur_id)
-                if reply.type == P.ERROR and typ == P.NEW and before is not None \
-                        and reply.payload["code"] != P.E_BUSY and not memory_error(reply):
+                if (
+                    reply.type == P.ERROR
+                    and typ == P.NEW
+                    and before is not None
+                    and reply.payload["code"] != P.E_BUSY
+                    and not memory_error(reply)
+                ):
                     after = link.position(seq ^ 0x4000 or 1)
                     if after is not None:
                         assert after.get("id") == before, (frame, reply, before, after)
             if rng.randrange(10) == 0:
-                link.read(rng.choice((0.02, 0.1, 0.4)))   # animations, the board's moves
+                link.read(rng.choice((0.02, 0.1, 0.4)))  # animations, the board's moves
             assert link.alive(), "the emulated Pico stopped: %s" % link.pico.why()
             assert link.crash is None, "the board crashed: %r" % link.crash
             if progress and i % 1000 == 0:
@@ -246,14 +258,26 @@ def run(n, seed, work, bundle, heap_kb=HEAP_KB, progress=None):
         changed = sorted(k for k in bundle if on_flash.get(k) != bundle[k])
         assert not changed, "the bundle's files changed: %s" % changed
         synced = sorted(k for k in on_flash if k.startswith("games/") and k.endswith(".syn"))
-        return dict({"frames": n, "seed": seed, "heap": "%d KB" % heap_kb,
-                     "heap_free at HELLO": heap_free_at_hello}, **tally.figures(), **{
-                "games on flash, all synced": len(synced), "games in the final sync": len(ids),
-                "synced from": where, "running board's sync": why or "done",
-                "slowest reply (s, wall)": round(slowest, 2), "NAK 0 for want of memory": nomem_naks,
+        return dict(
+            {
+                "frames": n,
+                "seed": seed,
+                "heap": "%d KB" % heap_kb,
+                "heap_free at HELLO": heap_free_at_hello,
+            },
+            **tally.figures(),
+            **{
+                "games on flash, all synced": len(synced),
+                "games in the final sync": len(ids),
+                "synced from": where,
+                "running board's sync": why or "done",
+                "slowest reply (s, wall)": round(slowest, 2),
+                "NAK 0 for want of memory": nomem_naks,
                 "resends after 2 s without reply": resends,
                 "requests unanswered after 3 resends": unanswered,
-                "seconds": round(time.monotonic() - t0, 1)})
+                "seconds": round(time.monotonic() - t0, 1),
+            },
+        )
     finally:
         link.close()
 

@@ -1,12 +1,20 @@
 """Helpers for the tests on the emulated Pico (MicroPython's rp2 image on rp2040js)."""
+
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from bawo import firmware, sim
-from bawo.pico import (Install, Pico, bundle_files, canvas_from_wire, load_profile, make_flash,
-                       menu_keys)
+from bawo.pico import (
+    Install,
+    Pico,
+    bundle_files,
+    canvas_from_wire,
+    load_profile,
+    make_flash,
+    menu_keys,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,8 +22,21 @@ ROOT = Path(__file__).resolve().parent.parent
 def build_bundle(dest, profile="bawo-4x8"):
     """The stock MicroPython image with what `bawo flash --bundle-only` builds on its
     filesystem, by the command itself."""
-    r = subprocess.run([sys.executable, "-m", "bawo.cli", "flash", "--bundle-only", str(dest),
-                        "--profile", profile], capture_output=True, text=True, cwd=str(ROOT))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bawo.cli",
+            "flash",
+            "--bundle-only",
+            str(dest),
+            "--profile",
+            profile,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+    )
     assert r.returncode == 0, r.stderr + r.stdout
     return Install(bundle_files(dest))
 
@@ -27,6 +48,7 @@ def frozen_install(profile="bawo-4x8"):
     (conftest.py), or by the first test that asks (about a minute on 2 cores; a lock keeps it
     to one build), then taken from the cache until a firmware file changes."""
     from bawo.uf2 import build
+
     files = Install({}, image=build("bawo-4x8"))
     if profile != "bawo-4x8":
         with open(firmware.profile_path(profile), "rb") as f:
@@ -51,8 +73,12 @@ def exec_on_pico(flash_file, files, module, timeout=3000, profile="bawo-4x8"):
     soft reset, so the heap starts as at power-on); the finished mpremote process."""
     pico = boot_pico(flash_file, files, profile)
     try:
-        return subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                               "import " + module], capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", pico.port, "exec", "import " + module],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     finally:
         pico.close()
 
@@ -102,13 +128,17 @@ class Twins:
         got = canvas_from_wire(self.profile_file, wire)
         want = sim_canvas(self.board.get_frame())
         if got != want:
-            self.board.send("w 450")          # app.BLINK_MS: the other phase of a blink
+            self.board.send("w 450")  # app.BLINK_MS: the other phase of a blink
             other = sim_canvas(self.board.get_frame())
-            assert got == other, "the Pico's settled frame differs from the simulator's " \
-                "(status %s; the Pico's last frames at ms %s, now %d ms)" % (
+            assert got == other, (
+                "the Pico's settled frame differs from the simulator's "
+                "(status %s; the Pico's last frames at ms %s, now %d ms)"
+                % (
                     json.dumps(self.board.status),
                     [(t // 1000000, e // 1000000) for t, e, _ in self.pico.frames[-4:]],
-                    self.pico.now() // 1000000)
+                    self.pico.now() // 1000000,
+                )
+            )
         self.compared += 1
 
     def settings(self, game, opponent="people", speed=8, level=None):
@@ -122,7 +152,10 @@ class Twins:
         # Settled: no frame for longer than the longest animation step (a narrow grid's menu has
         # fewer speed levels, so its fastest may not be instant).
         from animator import SPEED_MS
-        self.quiet_ms = 80 + 3 * SPEED_MS[self.board.status["settings"]["speed"]]  # a capture: 3 steps
+
+        self.quiet_ms = (
+            80 + 3 * SPEED_MS[self.board.status["settings"]["speed"]]
+        )  # a capture: 3 steps
 
     def play(self, game, moves):
         cells = sim.key_of_cell(self.profile_file, game)
@@ -146,9 +179,10 @@ def scripted_game(prof, moves=2):
     in order) as a runner key script (cfg.script: keys at emulated instants, so the run
     depends on nothing outside the emulator); returns (script, emulated ns it ends, presses)."""
     from shared_rules import State, game
+
     cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
     st = State(game("bawo"))
-    keys = list(menu_keys(prof, "bawo", "people", 8)) + [None]       # None: MENU
+    keys = list(menu_keys(prof, "bawo", "people", 8)) + [None]  # None: MENU
     for _ in range(moves):
         mv = st.legal_move_strs()[0]
         keys += sim.presses_for("bawo", str(st.position), mv, cells)
@@ -166,16 +200,37 @@ def sim_games(dest, runs):
     """Finished games written by the firmware under the unix port (`bawo sim`): {file name:
     bytes} of its record files. runs: [(game, seed)]; each plays `--random 400 --seed`."""
     for game, seed in runs:
-        r = subprocess.run([sys.executable, "-m", "bawo.sim", "--game", game, "--random", "400",
-                            "--seed", str(seed), "--data", str(dest), "--quiet"],
-                           capture_output=True, text=True, cwd=str(ROOT))
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bawo.sim",
+                "--game",
+                game,
+                "--random",
+                "400",
+                "--seed",
+                str(seed),
+                "--data",
+                str(dest),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=str(ROOT),
+        )
         assert r.returncode == 0 and "result: " in r.stdout, r.stderr + r.stdout
     return {p.name: p.read_bytes() for p in sorted(Path(dest).glob("*.rec"))}
 
 
 def bawo(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "bawo.cli", *args], capture_output=True,
-                          text=True, cwd=str(ROOT), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bawo.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=timeout,
+    )
 
 
 def journal_on_flash(files, work, nvm=None):
@@ -186,6 +241,7 @@ def journal_on_flash(files, work, nvm=None):
     import shutil
     from journal import Journal
     from journal_nvm import NvmJournal
+
     if work.exists():
         shutil.rmtree(work)
     work.mkdir()
@@ -203,6 +259,7 @@ def position(pico, timeout=10.0):
     """POSITION over the board's USB serial port (a wall-clock timeout: an emulator on a busy
     PC runs several times slower than the Pico it emulates)."""
     from bawo.ports import connect
+
     ser, link, _info = connect(pico.port, None, timeout=timeout)
     try:
         return link.position()

@@ -9,6 +9,7 @@ clock (PEER's 10 s away timeout, the animations) never gets ahead of the PC's. U
 emulator runs as fast as it can and leaps over the firmware's idle waits (in a host game here,
 1.24x the PC's clock on an idle machine); on a loaded machine it falls behind either way, which
 only makes the board more patient."""
+
 import random
 import threading
 import time
@@ -22,10 +23,10 @@ from bawo.ports import connect
 from _remote_helpers import Proxy
 
 PROFILE = "bawo-4x8"
-HOLD_MS = 120            # a pocket held as long as a person holds it (a flash erase can hide 45 ms)
-RESIGN_HOLD_MS = 2300    # MENU held 2 s: the resign gesture (docs/visual-language.md)
-LINK_TIMEOUT_S = 3.0     # a reply from the emulated Pico; it may run slower than real time
-AGAIN_S = 6.0            # a press the board never reported: BACK, and the move again
+HOLD_MS = 120  # a pocket held as long as a person holds it (a flash erase can hide 45 ms)
+RESIGN_HOLD_MS = 2300  # MENU held 2 s: the resign gesture (docs/visual-language.md)
+LINK_TIMEOUT_S = 3.0  # a reply from the emulated Pico; it may run slower than real time
+AGAIN_S = 6.0  # a press the board never reported: BACK, and the move again
 
 
 class PicoPc:
@@ -44,7 +45,7 @@ class PicoPc:
         self.g = make_game("bawo")
         self.cells = sim.key_of_cell(firmware.profile_path(PROFILE), "bawo")
         self.proxy = Proxy(club_port)
-        self.on = threading.Event()      # the Pico has power (its USB is there)
+        self.on = threading.Event()  # the Pico has power (its USB is there)
         self.pico = Pico(load_profile(PROFILE), self.flash, realtime=True, power_cycle=True)
         try:
             self.pico.wait_boot(timeout=300)
@@ -52,10 +53,10 @@ class PicoPc:
             self.pico.close()
             raise
         self.on.set()
-        self.bridge = None               # set once the PC's bridge is made
-        self.pressed = None              # (ply, when) of the last move pressed
-        self.presses = []                # (ply, move) of every move pressed
-        self.cuts = []                   # what each power cut hit
+        self.bridge = None  # set once the PC's bridge is made
+        self.pressed = None  # (ply, when) of the last move pressed
+        self.presses = []  # (ply, move) of every move pressed
+        self.cuts = []  # what each power cut hit
         self.faults = {"power": 0, "usb": 0, "net": 0}
         self.resigned = None
 
@@ -114,7 +115,7 @@ class PicoPc:
         if self.pressed is not None and self.pressed[0] == ply:
             if now - self.pressed[1] < AGAIN_S:
                 return None
-            self.tap(self.pico.back_key)          # a pick left half done: start again
+            self.tap(self.pico.back_key)  # a pick left half done: start again
         pos = s.position
         legal = sorted(self.g.legal_moves(pos))
         mv = self.g.move_str(random.Random(self.seed * 1000 + ply + 1).choice(legal), pos)

@@ -1,6 +1,7 @@
 """Two PCs, each with a simulated board on a pty, playing one remote game through a club:
 the PC's bridge (bawo.club.bridge), a person pressing moves on each board, and the faults
 the tests cut in: a board's power, its USB cable, its PC's network to the club."""
+
 import json
 import os
 import random
@@ -16,7 +17,7 @@ from bawo_firmware_sim.simpipe import STATUS
 from bawo.ports import connect
 from bawo.sim.relay import PtyRelay
 
-SIDE_LETTER = {"host-second": 0, "host-first": 1}   # the board's opponent -> the person's side
+SIDE_LETTER = {"host-second": 0, "host-first": 1}  # the board's opponent -> the person's side
 
 
 class Proxy:
@@ -108,19 +109,24 @@ class Pc:
         self.rng = random.Random(seed)
         self.board = None
         self.power_on()
-        self.pressed = None      # (ply, when) of the last move pressed
-        self.paused = False      # the person stops pressing (lets a clock run out)
+        self.pressed = None  # (ply, when) of the last move pressed
+        self.paused = False  # the person stops pressing (lets a clock run out)
         self.asked = 0.0
-        self.last_tap = 0.0      # when the last press went to the board
-        self.seen = set()        # what the board showed at least once (away, offered, low time)
+        self.last_tap = 0.0  # when the last press went to the board
+        self.seen = set()  # what the board showed at least once (away, offered, low time)
         self.status = {}
         self.faults = {"power": 0, "usb": 0, "net": 0}
 
     # -- the board --
     def power_on(self):
-        self.board = sim.BoardProcess("bawo-4x8", self.data, fake=False, speed=8,
-                                      link=self.relay.board_ends(),
-                                      extra_env={"BAWO_BOARD_ID": self.board_id})
+        self.board = sim.BoardProcess(
+            "bawo-4x8",
+            self.data,
+            fake=False,
+            speed=8,
+            link=self.relay.board_ends(),
+            extra_env={"BAWO_BOARD_ID": self.board_id},
+        )
         self.status = {}
         self.pressed = None
 
@@ -135,7 +141,7 @@ class Pc:
         self.usb = False
         old = self.relay
         old.close()
-        fresh = PtyRelay()          # a new pty; the board's pipes stay the old ones
+        fresh = PtyRelay()  # a new pty; the board's pipes stay the old ones
         for fd in (fresh.to_board_r, fresh.to_board_w, fresh.from_board_r, fresh.from_board_w):
             os.close(fd)
         fresh.to_board_r, fresh.to_board_w = old.to_board_r, old.to_board_w
@@ -198,7 +204,7 @@ class Pc:
         if self.pressed is not None and self.pressed[0] == st["ply"] and now - self.pressed[1] < 4:
             return None
         if self.pressed is not None and self.pressed[0] == st["ply"]:
-            self.board.tap(self.board.back_key)    # a pick left half done: start again
+            self.board.tap(self.board.back_key)  # a pick left half done: start again
             time.sleep(0.1)
         pos = g.parse(st["pos"])
         mv = g.move_str(self.rng.choice(sorted(g.legal_moves(pos))), pos)
@@ -239,18 +245,21 @@ class Match:
 
     def __init__(self, tmp, port, store, seed, kind="bawo", limit_s=240, clock=None):
         from bawo.club import remote_client as api
+
         self.api, self.tmp, self.limit_s = api, tmp, limit_s
-        self.pcs = [Pc(tmp, "a", "pico-aaaa%04d" % seed, port, seed),
-                    Pc(tmp, "b", "pico-bbbb%04d" % seed, port, seed + 1)]
+        self.pcs = [
+            Pc(tmp, "a", "pico-aaaa%04d" % seed, port, seed),
+            Pc(tmp, "b", "pico-bbbb%04d" % seed, port, seed + 1),
+        ]
         self.toks = []
         for pc in self.pcs:
             from _club_helpers import token_for
+
             self.toks.append(token_for(store, pc.board_id))
         self.said = [Said(), Said()]
         self.results = {}
         a, b = self.pcs
-        self.game = api.seek(a.proxy.url, self.toks[0], kind, "south", b.board_id,
-                             clock)["game"]
+        self.game = api.seek(a.proxy.url, self.toks[0], kind, "south", b.board_id, clock)["game"]
         self.firsts = [None, api.accept(b.proxy.url, self.toks[1], self.game)]
         self.firsts[0] = api.state(a.proxy.url, self.toks[0], self.game)
         self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in (0, 1)]
@@ -259,13 +268,20 @@ class Match:
 
     def _run(self, i):
         from bawo.club.bridge import Bridge, ClubGame
+
         pc = self.pcs[i]
-        b = Bridge(ClubGame(self.api, pc.proxy.url, self.toks[i], self.game), pc.open_board,
-                   str(self.tmp / pc.name / "remote-games.json"), self.said[i],
-                   peer_every=1.0, retry_s=0.3, poll_wait=3)
+        b = Bridge(
+            ClubGame(self.api, pc.proxy.url, self.toks[i], self.game),
+            pc.open_board,
+            str(self.tmp / pc.name / "remote-games.json"),
+            self.said[i],
+            peer_every=1.0,
+            retry_s=0.3,
+            poll_wait=3,
+        )
         try:
             self.results[i] = b.run(self.firsts[i], timeout=self.limit_s)
-        except Exception as e:   # the caller's assertion shows it
+        except Exception as e:  # the caller's assertion shows it
             self.results[i] = e
 
     def playing(self):

@@ -1,5 +1,6 @@
 """Shared by the `bawo serve` tests and bench/serve.py: the server in a thread, headless
 Chromium (Debian's chromium + chromium-driver) through selenium, a simulated board on a pty."""
+
 import os
 import shutil
 import tempfile
@@ -8,7 +9,9 @@ import time
 
 from bawo.serve import make
 
-ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test-artifacts")
+ARTIFACTS = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test-artifacts"
+)
 
 
 class Server:
@@ -16,13 +19,16 @@ class Server:
 
     def __init__(self, db_path, **kw):
         import uvicorn
+
         self.app, self.sock, self.cfg, self.url = make(db_path, **kw)
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+        )
         self.server = uvicorn.Server(config)
         self.server.install_signal_handlers = lambda: None
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
         self.thread.start()
         deadline = time.monotonic() + 20
         while not self.server.started:
@@ -40,18 +46,32 @@ def browser(download_dir=None):
     """Headless Chromium; the caller quits it."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+
     opts = webdriver.ChromeOptions()
     opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     profile = tempfile.mkdtemp(prefix="bawo-chromium-")
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1400,1000", "--user-data-dir=" + profile):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--user-data-dir=" + profile,
+    ):
         opts.add_argument(flag)
     if download_dir:
-        opts.add_experimental_option("prefs", {"download.default_directory": download_dir,
-                                               "download.prompt_for_download": False})
-    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-                           options=opts)
+        opts.add_experimental_option(
+            "prefs",
+            {"download.default_directory": download_dir, "download.prompt_for_download": False},
+        )
+    drv = webdriver.Chrome(
+        service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=opts
+    )
     drv.set_page_load_timeout(30)
     drv._bawo_profile = profile
     return drv
@@ -88,12 +108,14 @@ class SimBoard:
 
     def __init__(self, data, game="bawo", speed=None):
         from bawo import sim
+
         self.sim = sim
         self.data = data
         self.game = game
         self.relay = sim.PtyRelay()
-        self.board = sim.BoardProcess(sim.PROFILES[game], data, fake=False, link=self.relay.board_ends(),
-                                      speed=speed)
+        self.board = sim.BoardProcess(
+            sim.PROFILES[game], data, fake=False, link=self.relay.board_ends(), speed=speed
+        )
         self.relay.start()
         with open(os.path.join(data, "port"), "w") as f:
             f.write(self.relay.path + "\n")
@@ -112,6 +134,7 @@ def press_move(board, position, move, game="bawo"):
     lasts 60 ms there: the next one comes after its release); returns time.time() of the last
     press."""
     from bawo import sim
+
     keys = sim.presses_for(game, position, move, sim.key_of_cell(board.profile_file, game))
     t = None
     for i, k in enumerate(keys):
@@ -130,6 +153,7 @@ def fill_log(path, n, seed=0):
     import sqlite3
     from bawo.db import Log
     from _host_helpers import random_record
+
     Log(path).close()
     base = [random_record(seed * 100 + i, "base-%02d" % i, max_plies=120) for i in range(60)]
     texts = [r.to_text() for r in base]
@@ -138,13 +162,31 @@ def fill_log(path, n, seed=0):
         r = base[k % 60]
         gid = "club-%06d" % k
         who = ("board", "person") if k % 3 == 0 else ("person", "person")
-        text = texts[k % 60].replace('[Id "%s"]' % r.header["Id"], '[Id "%s"]\n[First "%s"]\n[Second "%s"]'
-                                     % (gid, who[0], who[1]))
+        text = texts[k % 60].replace(
+            '[Id "%s"]' % r.header["Id"],
+            '[Id "%s"]\n[First "%s"]\n[Second "%s"]' % (gid, who[0], who[1]),
+        )
         start = "2025-%02d-%02dT%02d:00:00" % (1 + k % 12, 1 + k % 28, k % 24)
-        rows.append((gid, r.header["Game"], "club", start, r.header.get("Result", "*"),
-                     r.header.get("Reason"), len(r.moves), "done", "import", start, text))
+        rows.append(
+            (
+                gid,
+                r.header["Game"],
+                "club",
+                start,
+                r.header.get("Result", "*"),
+                r.header.get("Reason"),
+                len(r.moves),
+                "done",
+                "import",
+                start,
+                text,
+            )
+        )
     db = sqlite3.connect(path)
     with db:
-        db.executemany("INSERT INTO games (id, game, device, start, result, reason, plies, status,"
-                       " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        db.executemany(
+            "INSERT INTO games (id, game, device, start, result, reason, plies, status,"
+            " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
     db.close()

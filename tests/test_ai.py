@@ -1,4 +1,5 @@
 """The AI players: legal moves, budgets, determinism (CPython and MicroPython), forced wins."""
+
 import time
 
 import pytest
@@ -11,6 +12,7 @@ GAMES = ("bawo", "oware", "bagh-chal")
 
 
 # -- forced wins: positions found by seeded random play, checked here with the engine --------
+
 
 def wins_now(g, pos, m):
     out = g.outcome(g.play(pos, m))
@@ -36,8 +38,16 @@ def wins_in_two(g, pos, m):
 
 WIN_IN_ONE = [
     # A start that empties North's front row.
-    ("bawo", "1,1,4,2,0,1,2,1/0,0,0,0,0,5,1,1/3,0,9,6,0,5,1,1/1,4,2,1,4,4,1,3 S", "front row empty"),
-    ("bawo", "2,2,3,2,0,4,1,3/2,2,2,3,4,0,0,1/1,1,9,2,3,2,0,0/1,1,4,0,3,2,3,1 N", "front row empty"),
+    (
+        "bawo",
+        "1,1,4,2,0,1,2,1/0,0,0,0,0,5,1,1/3,0,9,6,0,5,1,1/1,4,2,1,4,4,1,3 S",
+        "front row empty",
+    ),
+    (
+        "bawo",
+        "2,2,3,2,0,4,1,3/2,2,2,3,4,0,0,1/1,1,9,2,3,2,0,0/1,1,4,0,3,2,3,1 N",
+        "front row empty",
+    ),
     ("bawo", "0,0,1,0,1,1,0,0/3,0,1,1,1,2,0,0/0,0,6,13,1,4,2,6/4,1,5,3,0,4,0,4 S", "no legal move"),
     # A capture that takes the store to 25.
     ("oware", "3,2,0,1,2,0/3,6,3,0,2,2 S:22 N:2 S", "25 seeds"),
@@ -89,12 +99,15 @@ def test_finds_win_in_two(name, text):
 
 # -- legality, budgets, determinism -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", GAMES)
 def test_every_move_is_legal(name):
     g = game(name)
     for seed in range(4):
         st = State(g)
-        players = [Player(g, level=1 + (seed + k) % 5, seed=seed, node_budget=150) for k in range(2)]
+        players = [
+            Player(g, level=1 + (seed + k) % 5, seed=seed, node_budget=150) for k in range(2)
+        ]
         if seed == 3:
             players[1] = GreedyPlayer(g, seed)
         while not st.is_over() and st.ply < 80:
@@ -122,7 +135,7 @@ def test_node_budget_is_respected(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_time_budget_is_roughly_honoured(name):
     g = game(name)
-    p = Player(g, level=5, seed=1, node_budget=10 ** 9, time_ms=60)
+    p = Player(g, level=5, seed=1, node_budget=10**9, time_ms=60)
     t = time.perf_counter()
     m = p.choose(g.start())
     took = (time.perf_counter() - t) * 1000
@@ -161,7 +174,9 @@ def _moves_here():
     out = []
     for name, text in SAMPLES:
         g = game(name)
-        out.append(Player(g, level=5, seed=3, node_budget=BUDGET, time_ms=10 ** 6).choose(g.parse(text)))
+        out.append(
+            Player(g, level=5, seed=3, node_budget=BUDGET, time_ms=10**6).choose(g.parse(text))
+        )
     return out
 
 
@@ -185,16 +200,27 @@ def test_same_move_under_micropython():
         "for name, text in %r:\n"
         "    g = game(name)\n"
         "    out.append(Player(g, level=5, seed=3, node_budget=%d, time_ms=10 ** 6).choose(g.parse(text)))\n"
-        "print(out)\n" % (SAMPLES, BUDGET))
+        "print(out)\n" % (SAMPLES, BUDGET)
+    )
     res = run_micropython(["-c", code], heapsize="160k", path=(ROOT,), timeout=120)
     assert res.returncode == 0, res.stderr + res.stdout
     assert res.stdout.strip() == str(_moves_here())
 
 
 def test_compiles_for_the_pico(tmp_path):
-    files = [ROOT / "shared_rules" / n for n in ("ai.py", "evaluate.py", "bawo.py", "bawo_viper.py",
-                                                 "oware.py", "oware_viper.py", "baghchal.py",
-                                                 "baghchal_viper.py")]
+    files = [
+        ROOT / "shared_rules" / n
+        for n in (
+            "ai.py",
+            "evaluate.py",
+            "bawo.py",
+            "bawo_viper.py",
+            "oware.py",
+            "oware_viper.py",
+            "baghchal.py",
+            "baghchal_viper.py",
+        )
+    ]
     assert mpy_cross_all(files, tmp_path) == []
 
 
@@ -209,9 +235,10 @@ def test_poll_aborts_or_changes_nothing(name):
     def quiet():
         calls.append(1)
         return False
+
     ref = Player(g, level=5, seed=7).choose(s)
     p = Player(g, level=5, seed=7, poll=quiet)
-    assert p.choose(s) == ref and calls            # polled, same move
+    assert p.choose(s) == ref and calls  # polled, same move
     assert len(calls) == p.last_info["nodes"] // 16
 
     n = [0]
@@ -219,18 +246,21 @@ def test_poll_aborts_or_changes_nothing(name):
     def menu_pressed():
         n[0] += 1
         return n[0] >= 3
+
     p = Player(g, level=5, seed=7, poll=menu_pressed)
     assert p.choose(s) is None and p.last_info["aborted"]
     assert p.last_info["nodes"] == 48
-    p.poll = None                                  # the same Player searches again afterwards
+    p.poll = None  # the same Player searches again afterwards
     assert p.choose(s) in g.legal_moves(s.position)
 
 
 # -- Oware's capture quiescence ------------------------------------------------------------
 
+
 def test_oware_capture_counts_what_the_sowing_takes():
     # The leaves' capture test (no sowing) against the engine's own play, over seeded games.
     from shared_rules.evaluate import oware_capture
+
     g = game("oware")
     rng = Rng(5)
     checked = captures = 0
@@ -256,8 +286,10 @@ def test_oware_capture_counts_what_the_sowing_takes():
 
 # Found by seeded random play: at depth 1, the move a plain static leaf prefers loses to the
 # recapture (the first is a forced loss), as an 8-ply search of each move shows.
-RECAPTURES = [("2,4,0,15,1,0/1,0,1,1,0,6 S:0 N:17 S", "F", "C"),
-              ("11,8,3,7,0,1/1,8,2,1,0,0 S:2 N:4 S", "A", "D")]
+RECAPTURES = [
+    ("2,4,0,15,1,0/1,0,1,1,0,6 S:0 N:17 S", "F", "C"),
+    ("11,8,3,7,0,1/1,8,2,1,0,0 S:2 N:4 S", "A", "D"),
+]
 
 
 @pytest.mark.parametrize("text,blunder,better", RECAPTURES)
@@ -266,14 +298,14 @@ def test_oware_leaves_follow_the_captures(text, blunder, better):
     pos = g.parse(text)
     scores = {}
     for m in (blunder, better):
-        deep = Player(g, max_depth=8, node_budget=10 ** 7, time_ms=10 ** 6)
+        deep = Player(g, max_depth=8, node_budget=10**7, time_ms=10**6)
         deep.choose(g.play(pos, m))
         scores[m] = -deep.last_info["score"]
     assert scores[better] - scores[blunder] >= 100
-    plain = Player(g, max_depth=1, node_budget=10 ** 6, time_ms=10 ** 6)
+    plain = Player(g, max_depth=1, node_budget=10**6, time_ms=10**6)
     plain._qdepth = 0  # the leaf as it was: the static score
     assert g.move_str(plain.choose(pos), pos) == blunder
-    p = Player(g, max_depth=1, node_budget=10 ** 6, time_ms=10 ** 6)
+    p = Player(g, max_depth=1, node_budget=10**6, time_ms=10**6)
     assert g.move_str(p.choose(pos), pos) == better
 
 
@@ -320,8 +352,14 @@ def test_a_search_deeper_than_the_stack_plays_its_last_whole_depth(name):
     # is a RuntimeError, as MicroPython's and CircuitPython's are.
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-c", STACK_SCRIPT, name], capture_output=True,
-                       text=True, cwd=str(ROOT), timeout=120)
+
+    r = subprocess.run(
+        [sys.executable, "-c", STACK_SCRIPT, name],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr[-800:]
     stops, depth = map(int, r.stdout.split())
     assert stops == 1 and depth >= 1, r.stdout
@@ -330,14 +368,18 @@ def test_a_search_deeper_than_the_stack_plays_its_last_whole_depth(name):
 # -- Bawo's fast paths (viper on MicroPython, leaf children scored on the generation's boards)
 # against the bytecode engine and the Position-by-Position search: tests/mp/check_bawo_viper.py.
 import sys  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "mp"))
 import harness  # noqa: E402
 
 test_bawo_fast_paths_cpython, test_bawo_fast_paths_micropython = harness.both_runtimes(
-    harness.load("check_bawo_viper"), expect=("fast path: viper",))
+    harness.load("check_bawo_viper"), expect=("fast path: viper",)
+)
 # Oware's and Bagh-Chal's (viper on MicroPython) against their bytecode:
 # tests/mp/check_oware_viper.py, check_baghchal_viper.py.
 test_oware_fast_paths_cpython, test_oware_fast_paths_micropython = harness.both_runtimes(
-    harness.load("check_oware_viper"), expect=("fast path: viper",))
+    harness.load("check_oware_viper"), expect=("fast path: viper",)
+)
 test_baghchal_fast_paths_cpython, test_baghchal_fast_paths_micropython = harness.both_runtimes(
-    harness.load("check_baghchal_viper"), expect=("fast path: viper",))
+    harness.load("check_baghchal_viper"), expect=("fast path: viper",)
+)

@@ -1,5 +1,6 @@
 """`bawo solve` and `bawo analyse`: values, winning moves, the mistake of games whose values
 plain minimax settles independently."""
+
 import functools
 import json
 import sys
@@ -41,8 +42,10 @@ def lost_games(n):
             losing = [m for m, v in child_values.items() if v is True]
             if not losing:
                 continue
-            winning = (set(G.move_str(m) for m, v in child_values.items() if v is False),
-                       set(G.move_str(m) for m in losing))
+            winning = (
+                set(G.move_str(m) for m, v in child_values.items() if v is False),
+                set(G.move_str(m) for m in losing),
+            )
             s = State(G, G.format(pos))
             s.push(G.move_str(losing[0]))
             r = solve(s.position, max_nodes=20000, all_moves=False)
@@ -92,6 +95,7 @@ def test_analyse_follows_the_book_from_the_opening():
     # with no search (the book's proof is checked from each position).
     s = State(G)
     from bawo.solve import open_book
+
     bk = open_book()
     while s.ply < 10:
         p = s.position
@@ -115,13 +119,19 @@ def test_solve_cli_writes_a_strategy_that_checks(tmp_path, capsys):
     assert check(G, pos, lambda p: strategy.get(p.key()), side)[0] == d['proof']['decisions']
 
 
-@pytest.mark.parametrize('argv, words', [
-    (['solve'], 'give a POSITION or --opening'),
-    (['solve', '--opening', '2,2 S'], 'give a POSITION or --opening'),
-    (['solve', '1,2,3 S'], 'bad position'),
-    (['solve', '0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'], 'already over'),
-    (['analyse'], 'which game?'),
-])
+@pytest.mark.parametrize(
+    'argv, words',
+    [
+        (['solve'], 'give a POSITION or --opening'),
+        (['solve', '--opening', '2,2 S'], 'give a POSITION or --opening'),
+        (['solve', '1,2,3 S'], 'bad position'),
+        (
+            ['solve', '0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'],
+            'already over',
+        ),
+        (['analyse'], 'which game?'),
+    ],
+)
 def test_solve_and_analyse_errors_are_one_line(argv, words, capsys):
     rc, out, err = run(capsys, *argv)
     assert rc == 1 and words in err and err.count('\n') == 1, err
@@ -136,6 +146,7 @@ def test_help_has_examples(cmd, capsys):
 
 def _logged(tmp_path):
     from bawo.db import Log
+
     rec, _ = lost_games(3)[0]
     rec.header['Id'] = 'test-0001'
     db = str(tmp_path / 'g.sqlite')
@@ -147,6 +158,7 @@ def _logged(tmp_path):
 
 def test_export_analyse_writes_a_mark_per_ply_and_imports_back(tmp_path, capsys):
     from bawo.export import read
+
     rec, db = _logged(tmp_path)
     rc, out, err = run(capsys, 'export', '--analyse', '--format', 'text', '--db', db)
     assert rc == 0, err
@@ -164,11 +176,16 @@ def test_show_analyse_notes_the_mistake(tmp_path, capsys):
     rec, db = _logged(tmp_path)
     rc, out, err = run(capsys, 'show', 'test-0001', '--all', '--numbers', '--analyse', '--db', db)
     assert rc == 0, err
-    assert out.count('  [') == len(rec.moves) and ' throws it away, ' in out and '  [North can force a win: ' in out
+    assert (
+        out.count('  [') == len(rec.moves)
+        and ' throws it away, ' in out
+        and '  [North can force a win: ' in out
+    )
 
 
 def test_a_comment_left_open_is_refused():
     from shared_rules.errors import RecordError
+
     with pytest.raises(RecordError, match='not closed'):
         Record.from_text('[Game "bawo"]\n\n1. A3- {won\n')
 
@@ -186,6 +203,7 @@ def test_solve_book_rebuilds_the_committed_book(tmp_path, capsys):
 @pytest.mark.parametrize('name', ['oware', 'bagh-chal'])
 def test_analyse_estimates_oware_and_bagh_chal_and_says_so(name, tmp_path, capsys):
     from _host_helpers import random_record
+
     rec = random_record(3, 'test-0003', name, max_plies=40)
     marks = analyse(rec)
     assert len(marks) == len(rec.moves) and all(x['estimate'] for x in marks)
@@ -203,23 +221,27 @@ def test_analyse_estimates_oware_and_bagh_chal_and_says_so(name, tmp_path, capsy
 
 def test_a_missed_win_names_the_books_move_even_when_the_search_runs_out():
     s = State(G)
-    s.push('A6-')   # also a win, but off the book's line: 1 node cannot prove it
+    s.push('A6-')  # also a win, but off the book's line: 1 node cannot prove it
     s.push(G.move_str(G.legal_moves(s.position)[0]))
     first = analyse(Record.from_state(s), max_nodes=1, max_seconds=1)[0]
     assert first['before'] == 'win' and first['after'] == 'unknown' and first['missed']
     assert 'A3-' in first['winning']
 
 
-@pytest.mark.parametrize('prefix, blunder', [
-    ([], 'A1+'),
-    (['A3-', 'A3+'], 'A3-'),
-    (['A3-', 'A3+', 'A1+', 'B7-', 'B8-', 'B6-', 'B1+', 'A6-'], 'A4+'),
-])
+@pytest.mark.parametrize(
+    'prefix, blunder',
+    [
+        ([], 'A1+'),
+        (['A3-', 'A3+'], 'A3-'),
+        (['A3-', 'A3+', 'A1+', 'B7-', 'B8-', 'B6-', 'B1+', 'A6-'], 'A4+'),
+    ],
+)
 def test_analyse_finds_the_blunder_of_games_from_the_opening(prefix, blunder):
     # South keeps to the book (won, by the book's proof), then plays a move after which
     # North's win is proved here and checked against every South reply; North then plays
     # that proof to the end. The blunder is the one mistake analyse must mark.
     from bawo.solve import open_book
+
     bk = open_book()
     s = State(G)
     for t in prefix:

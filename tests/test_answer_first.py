@@ -1,5 +1,6 @@
 """A press is answered within two key scans, its frame before the settings write and after
 the move's journal line: tests/mp/check_answer_first.py under CPython and MicroPython."""
+
 import sys
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Bagh-Chal: each numbered rule of 003 as a position test (RULES.md section 3)."""
+
 import pytest
 
 from shared_rules import BaghChal, State, IllegalMoveError, InvalidPositionError, InvalidMoveError

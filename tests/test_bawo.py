@@ -1,4 +1,5 @@
 """Bawo two-two rules: the golden worked turns of 001 and the decided points of RULES.md 1."""
+
 import json
 from pathlib import Path
 
@@ -52,7 +53,10 @@ def test_golden_turn_diagrams(case):
     board, snaps = replay_events(pos, events)
     assert board == after.board, "the events must rebuild the position play() returns"
     for k, lap in enumerate(data["lap_ends"]):
-        assert snaps[k] == [lap["board"], lap["at"], lap["then"]], "lap %d: %s" % (k + 1, lap["diagram"])
+        assert snaps[k] == [lap["board"], lap["at"], lap["then"]], "lap %d: %s" % (
+            k + 1,
+            lap["diagram"],
+        )
     final = data.get("final") or data["final_by_hand"]
     assert str(after) == final
     assert events[-1][0] == TURN_END
@@ -65,7 +69,11 @@ def test_worked_turn_captures_columns_and_directions():
     captured = [DISPLAY.index(a) - 8 + 1 for code, a, _ in events if code == CAPTURE]
     assert captured == [3, 2, 7, 8]
     assert [(d, name(p)) for code, d, p in events if code == DIRECTION] == [
-        (1, "A1"), (1, "A1"), (-1, "A8"), (-1, "A8")]
+        (1, "A1"),
+        (1, "A1"),
+        (-1, "A8"),
+        (-1, "A8"),
+    ]
     drops = sum(1 for e in events if e[0] == DROP)
     assert drops == 2 + 2 + 2 + 5 + 2 + 4 + 5 + 3 + 3 + 2
 
@@ -107,7 +115,10 @@ def test_win_diagrams(case):
 def test_win_diagram_reasons():
     first, second = GOLDEN["wins"]
     assert g.outcome(g.parse(first["position"])).reason == "front row empty"
-    assert g.outcome(g.parse(first["position"].replace(" N", " S"))).reason == "mover's front row empty"
+    assert (
+        g.outcome(g.parse(first["position"].replace(" N", " S"))).reason
+        == "mover's front row empty"
+    )
     assert g.outcome(g.parse(second["position"])).reason == "no legal move"
 
 

@@ -4,6 +4,7 @@ preloaded on its CIRCUITPY drive (FAT12), pressed through keypad.KeyMatrix's pin
 on the data pin that neopixel_write drives through PIO.
 
 These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
+
 import json
 import sqlite3
 
@@ -38,7 +39,9 @@ def boot_cp(flash_file, files, profile="bawo-4x8"):
 def _drive(tmp_path):
     d = tmp_path / "CIRCUITPY"
     d.mkdir()
-    (d / "boot_out.txt").write_text("Adafruit CircuitPython 10.2.1 on 2025-01-01; Raspberry Pi Pico with rp2040\n")
+    (d / "boot_out.txt").write_text(
+        "Adafruit CircuitPython 10.2.1 on 2025-01-01; Raspberry Pi Pico with rp2040\n"
+    )
     return d
 
 
@@ -51,7 +54,7 @@ def test_flash_circuitpython_copies_the_bundle_and_checks_every_file(cp_bundle, 
     r = bawo("flash", "--circuitpython", str(d), "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "%d of %d file(s) would be copied" % (len(cp_bundle), len(cp_bundle)) in r.stdout
-    assert sorted(_drive_files(d)) == ["boot_out.txt"]          # a dry run copies nothing
+    assert sorted(_drive_files(d)) == ["boot_out.txt"]  # a dry run copies nothing
     r = bawo("flash", "--circuitpython", str(d))
     assert r.returncode == 0, r.stderr
     assert "copied %d file(s), all %d verified" % (len(cp_bundle), len(cp_bundle)) in r.stderr
@@ -65,7 +68,11 @@ def test_flash_circuitpython_copies_the_bundle_and_checks_every_file(cp_bundle, 
     assert "shared_rules/oware_viper.mpy" not in on and "shared_rules/oware.mpy" in on
     # The modules precompiled, with CircuitPython's .mpy header.
     assert on["app.mpy"][:4] == on["shared_rules/bawo.mpy"][:4] == b"C\x06\x00\x1f"
-    assert not any(p.endswith(".py") for p in on if p not in ("code.py", "boot.py", "main.py", "lib/neopixel.py"))
+    assert not any(
+        p.endswith(".py")
+        for p in on
+        if p not in ("code.py", "boot.py", "main.py", "lib/neopixel.py")
+    )
     # Up to date: nothing copied, all checked. A file changed on the drive is found and replaced;
     # an app.py of an older install (CircuitPython would import it before app.mpy) is removed.
     r = bawo("flash", "--circuitpython", str(d))
@@ -82,6 +89,7 @@ def test_flash_circuitpython_copies_the_bundle_and_checks_every_file(cp_bundle, 
 
 def test_flash_circuitpython_refuses_what_is_not_a_writable_circuitpy_drive(tmp_path):
     import os
+
     r = bawo("flash", "--circuitpython", str(tmp_path / "nowhere"))
     assert r.returncode != 0 and "not a directory" in r.stderr and "Traceback" not in r.stderr
     plain = tmp_path / "plain"
@@ -92,7 +100,7 @@ def test_flash_circuitpython_refuses_what_is_not_a_writable_circuitpy_drive(tmp_
     d = _drive(tmp_path)
     os.chmod(d, 0o555)
     try:
-        if os.access(d, os.W_OK):     # root ignores permission bits: a file in the way instead
+        if os.access(d, os.W_OK):  # root ignores permission bits: a file in the way instead
             os.chmod(d, 0o755)
             (d / "lib").write_text("a file where the drive needs a folder")
         r = bawo("flash", "--circuitpython", str(d))
@@ -106,10 +114,23 @@ def test_ports_list_a_pico_running_circuitpython_as_a_board(monkeypatch):
     import types
     from serial.tools import list_ports
     from bawo import ports
-    fake = [types.SimpleNamespace(device="/dev/ttyACM7", vid=0x239A, pid=0x80F4, serial_number="x",
-                                  description="Pico - CircuitPython CDC control"),
-            types.SimpleNamespace(device="/dev/ttyACM8", vid=0x239A, pid=0x8000, serial_number="y",
-                                  description="another Adafruit board")]
+
+    fake = [
+        types.SimpleNamespace(
+            device="/dev/ttyACM7",
+            vid=0x239A,
+            pid=0x80F4,
+            serial_number="x",
+            description="Pico - CircuitPython CDC control",
+        ),
+        types.SimpleNamespace(
+            device="/dev/ttyACM8",
+            vid=0x239A,
+            pid=0x8000,
+            serial_number="y",
+            description="another Adafruit board",
+        ),
+    ]
     monkeypatch.setattr(list_ports, "comports", lambda: fake)
     monkeypatch.delenv("BAWO_PORT", raising=False)
     monkeypatch.delenv("BAWO_SIM", raising=False)
@@ -129,7 +150,9 @@ def journal_in_image(path, work, fat=True):
     return journal_on_flash(files, work, read_nvm(path))
 
 
-def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3, want=400, recs=None):
+def play_through_power_cuts(
+    bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3, want=400, recs=None
+):
     """One power-on of the bundle (each costs seconds of emulated CircuitPython) serves four
     checks. The first frame is a whole 512-LED frame and the menu equals the simulator's. A
     whole Bawo game by presses (sim.random_moves of `seed`), every settled frame equal to the
@@ -144,6 +167,7 @@ def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3
     the games preloaded on FAT (recs) and the new one, a second sync adds none.
     Returns (images, stats, played) after checking each image with the firmware's journal."""
     from shared_rules import State, game
+
     recs = recs or {}
     files = dict(bundle_files)
     files.update({"games/" + n: b for n, b in recs.items()})
@@ -152,7 +176,7 @@ def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3
     db = tmp_path / "log.sqlite"
     pico = boot_cp(tmp_path / "flash.bin", files)
     board = sim.BoardProcess("bawo-4x8", str(tmp_path / "simboard"), speed=None)
-    played = []            # (move text, emulated ns of the frame that shows it)
+    played = []  # (move text, emulated ns of the frame that shows it)
     try:
         # A whole 512-LED frame in WS2812 timing, from neopixel_write's PIO program.
         t0, t1, wire = pico.frames[0]
@@ -208,11 +232,18 @@ def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3
     assert "games/%s.syn" % gid in on_flash
     for path, data in bundle_files.items():
         assert on_flash[path] == data, path
-    assert read_nvm(tmp_path / "flash.bin") == b"\xff" * 4096         # erased once on FAT
+    assert read_nvm(tmp_path / "flash.bin") == b"\xff" * 4096  # erased once on FAT
 
     images = [e for e in pico.events if e.get("ev") == "snap"]
-    stats = {"images": len(images), "moves": len(played), "during_moves": 0, "at_the_end": 0,
-             "in_erase_window": 0, "finished": 0, "lost": []}
+    stats = {
+        "images": len(images),
+        "moves": len(played),
+        "during_moves": 0,
+        "at_the_end": 0,
+        "in_erase_window": 0,
+        "finished": 0,
+        "lost": [],
+    }
     for ev in images:
         # The nvm alone first (reading FAT takes 0.3 s an image): a game in it that needs no
         # checkpoint from FAT is what the board resumes, or finds finished if its record is
@@ -225,21 +256,30 @@ def play_through_power_cuts(bundle_files, tmp_path, seed, p_moves=1.0, p_end=0.3
         if cur:
             assert cur[0]["id"] == gid
             # Never a move that was not played, never more than the one being written.
-            assert got == [m for m, _ in played][:len(got)] and len(got) <= len(acked) + 1, got
-            ok = got[:len(acked)] == acked
+            assert got == [m for m, _ in played][: len(got)] and len(got) <= len(acked) + 1, got
+            ok = got[: len(acked)] == acked
         else:
             # No game in progress: finished, its record whole on FAT with every move; or none yet.
             text = j.read_record(gid)
             if text is not None:
                 from shared_rules.record import Record
+
                 ok = Record.from_text(text).moves == [m for m, _ in played]
                 stats["finished"] += 1
             else:
                 ok = not acked
         ev["moves"], ev["acked"], ev["lost"] = got, acked, not ok
         if not ok:
-            stats["lost"].append({"t": ev["t"], "acked": len(acked), "journal": len(got) if cur else None,
-                                  "erased_block": "0x%x+%d (%d programmed again)" % tuple(ev["erased"]) if ev["erased"] else None})
+            stats["lost"].append(
+                {
+                    "t": ev["t"],
+                    "acked": len(acked),
+                    "journal": len(got) if cur else None,
+                    "erased_block": "0x%x+%d (%d programmed again)" % tuple(ev["erased"])
+                    if ev["erased"]
+                    else None,
+                }
+            )
         stats["at_the_end" if ev["t"] >= last_press else "during_moves"] += 1
         stats["in_erase_window"] += ev["erased"] is not None
     print("circuitpython power cuts:", json.dumps(stats))
@@ -254,10 +294,15 @@ def test_whole_bawo_game_syncs_and_power_cuts_on_circuitpython(cp_bundle, tmp_pa
     in place for every FAT write)."""
     recs = sim_games(tmp_path / "sim", [("oware", 2983), ("bawo", 25)])
     images, stats, played = play_through_power_cuts(cp_bundle, tmp_path, seed=25, recs=recs)
-    assert stats["images"] >= 50 and stats["during_moves"] >= 10 and stats["at_the_end"] >= 10, stats
+    assert stats["images"] >= 50 and stats["during_moves"] >= 10 and stats["at_the_end"] >= 10, (
+        stats
+    )
     assert stats["finished"] >= 1 and stats["in_erase_window"] >= 1, stats
     assert not stats["lost"], "%d of %d cuts lost acknowledged moves: %s" % (
-        len(stats["lost"]), len(images), stats["lost"][:3])
+        len(stats["lost"]),
+        len(images),
+        stats["lost"][:3],
+    )
 
 
 def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, tmp_path):
@@ -270,6 +315,7 @@ def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, 
     from bawo.pico.circuitpython import NVM_OFFSET
     from journal_nvm import NvmJournal
     from shared_rules import State, game
+
     prof = load_profile("bawo-4x8")
     cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
     s = State(game("bawo"))
@@ -283,8 +329,11 @@ def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, 
         s.push(mv)
     flash = tmp_path / "flash.bin"
     # The journal's board id: a chip whose unique ID is zeros.
-    make_flash(flash, dict(cp_bundle, **{"games/counter": (tmp_path / "g" / "counter").read_bytes()}),
-               uid=bytes(8))
+    make_flash(
+        flash,
+        dict(cp_bundle, **{"games/counter": (tmp_path / "g" / "counter").read_bytes()}),
+        uid=bytes(8),
+    )
     with open(flash, "r+b") as f:
         f.seek(NVM_OFFSET)
         f.write(nvm)
@@ -302,28 +351,28 @@ def test_a_cut_inside_a_moves_nvm_write_powers_on_at_the_move_before(cp_bundle, 
         try:
             p.tap(keys[-1])
         except PicoError:
-            pass                   # the cut came during the press
+            pass  # the cut came during the press
         cut = p.until_cut(1000)
         assert cut and cut["busy"]["cmd"] == 2, cut
     finally:
         p.close()
     torn = read_nvm(flash)
-    assert torn[:used] == nvm[:used] and torn[used:used + 8] != b"\xff" * 8
-    assert torn[used + 8:].count(b"\n") == 0                     # no whole line after them
+    assert torn[:used] == nvm[:used] and torn[used : used + 8] != b"\xff" * 8
+    assert torn[used + 8 :].count(b"\n") == 0  # no whole line after them
     p = CircuitPico(prof, flash)
     try:
         p.wait_boot(timeout=600)
         p.settle(0)
         pos = position(p, timeout=5.0)
         assert pos["ply"] == 2 and pos["position"] == str(s.position), pos
-        for k in keys:                                      # the same move again
+        for k in keys:  # the same move again
             p.tap(k)
         assert position(p, timeout=5.0)["ply"] == 3
     finally:
         p.close()
     _, cur = journal_in_image(flash, tmp_path / "j")
     assert cur[1] == moves
-    assert read_nvm(flash).find(b"\nM 3 ", used) > used            # written after the torn bytes
+    assert read_nvm(flash).find(b"\nM 3 ", used) > used  # written after the torn bytes
 
 
 @pytest.mark.slow
@@ -331,11 +380,17 @@ def test_power_cuts_in_a_long_game_lose_no_acknowledged_move(cp_bundle, tmp_path
     """The long version: a 56-ply game, every page program and erase copied (BAWO_CP_CUTS
     images at most, 400 by default)."""
     import os
+
     want = int(os.environ.get("BAWO_CP_CUTS", "400"))
-    images, stats, played = play_through_power_cuts(cp_bundle, tmp_path, seed=12, p_end=1.0, want=want)
+    images, stats, played = play_through_power_cuts(
+        cp_bundle, tmp_path, seed=12, p_end=1.0, want=want
+    )
     assert stats["images"] >= 100 and stats["moves"] >= 50 and stats["finished"] >= 1, stats
     assert not stats["lost"], "%d of %d cuts lost acknowledged moves: %s" % (
-        len(stats["lost"]), len(images), stats["lost"][:3])
+        len(stats["lost"]),
+        len(images),
+        stats["lost"][:3],
+    )
 
 
 # -- heap ---------------------------------------------------------------------------------------
@@ -347,9 +402,11 @@ def cp_heap_run(bundle_files, tmp_path, plies):
     import time
     from pathlib import Path
     import serial
+
     files = dict(bundle_files)
-    files["code.py"] = ((Path(__file__).parent / "heapcheck.py").read_text() %
-                        {"plies": plies, "game": "bawo"}).encode()
+    files["code.py"] = (
+        (Path(__file__).parent / "heapcheck.py").read_text() % {"plies": plies, "game": "bawo"}
+    ).encode()
     make_flash(tmp_path / "flash.bin", files)
     pico = CircuitPico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
     out = b""
@@ -365,8 +422,10 @@ def cp_heap_run(bundle_files, tmp_path, plies):
         pico.close()
     line = out.split(b"HEAP ", 1)[1].split(b"\n", 1)[0].decode()
     collected, raw, ply, thinks, think_ms, think_max, over = line.split()
-    print("circuitpython level 5 bawo: smallest free heap %s bytes after collections (%s as "
-          "found), %s plies, %s searches, longest %s ms" % (collected, raw, ply, thinks, think_max))
+    print(
+        "circuitpython level 5 bawo: smallest free heap %s bytes after collections (%s as "
+        "found), %s plies, %s searches, longest %s ms" % (collected, raw, ply, thinks, think_max)
+    )
     assert int(ply) >= plies or over == "True"
     assert int(thinks) >= int(ply) - 1
     return int(collected), int(raw), int(ply), int(thinks), int(think_max), over == "True"
@@ -374,7 +433,7 @@ def cp_heap_run(bundle_files, tmp_path, plies):
 
 def test_level_5_moves_fit_in_the_circuitpython_heap(cp_bundle, tmp_path):
     low = cp_heap_run(cp_bundle, tmp_path, 2)[0]
-    assert low > 8192          # what the search keeps alive leaves a margin, as on MicroPython
+    assert low > 8192  # what the search keeps alive leaves a margin, as on MicroPython
 
 
 @pytest.mark.slow
@@ -382,6 +441,7 @@ def test_level_5_game_fits_in_the_circuitpython_heap(cp_bundle, tmp_path):
     """The long version: BAWO_CP_HEAP_PLIES plies (24 by default; a whole game with a large
     number)."""
     import os
+
     low = cp_heap_run(cp_bundle, tmp_path, int(os.environ.get("BAWO_CP_HEAP_PLIES", "24")))[0]
     assert low > 8192
 
@@ -392,6 +452,7 @@ def test_menu_held_at_power_on_leaves_the_drive_to_the_pc(cp_bundle, tmp_path):
     """boot.py's escape hatch: MENU held while the board powers up keeps CIRCUITPY writable to
     the PC; the board says so with a blue top row and writes nothing on the drive."""
     from bawo.pico import canvas_from_wire
+
     make_flash(tmp_path / "flash.bin", cp_bundle)
     prof = load_profile("bawo-4x8")
     pico = CircuitPico(prof, tmp_path / "flash.bin")
@@ -400,13 +461,13 @@ def test_menu_held_at_power_on_leaves_the_drive_to_the_pc(cp_bundle, tmp_path):
         pico.wait_boot(timeout=600)
         pico.set_keys(set())
         wire = pico.settle(0)
-        for k in (0, pico.menu_key):              # presses do nothing: no game starts
+        for k in (0, pico.menu_key):  # presses do nothing: no game starts
             pico.tap(k)
     finally:
         pico.close()
     rgb = canvas_from_wire(firmware.profile_path("bawo-4x8"), wire)
     canvas_w = prof["leds"]["width"]
-    px = [rgb[i:i + 3] for i in range(0, len(rgb), 3)]
+    px = [rgb[i : i + 3] for i in range(0, len(rgb), 3)]
     top, rest = px[:canvas_w], px[canvas_w:]
     assert all(p[2] > 0 and p[0] == 0 and p[1] == 0 for p in top), top
     assert all(p == b"\0\0\0" for p in rest)
@@ -423,18 +484,25 @@ def test_clocks_wrap_where_circuitpython_ticks_wrap(monkeypatch):
     import sys
     import types
     from conftest import FIRMWARE
+
     monkeypatch.setitem(sys.modules, "supervisor", types.SimpleNamespace(ticks_ms=lambda: 3))
     for name in ("compat", "link_cp", "ai_cp"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     impl = sys.implementation
-    monkeypatch.setattr(sys, "implementation", types.SimpleNamespace(
-        name="circuitpython", version=impl.version, cache_tag=impl.cache_tag, _multiarch=""))
+    monkeypatch.setattr(
+        sys,
+        "implementation",
+        types.SimpleNamespace(
+            name="circuitpython", version=impl.version, cache_tag=impl.cache_tag, _multiarch=""
+        ),
+    )
 
     def load(name, path):
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod
+
     link = load("link_cp", FIRMWARE / "link.py")
     ai = load("ai_cp", FIRMWARE.parent / "shared_rules" / "ai.py")
     monkeypatch.setattr(sys, "implementation", impl)
@@ -449,7 +517,11 @@ def test_board_id_from_microcontroller_when_there_is_no_machine_module(monkeypat
     import sys
     import types
     import power_on
-    monkeypatch.setitem(sys.modules, "machine", None)       # import machine -> ImportError
-    monkeypatch.setitem(sys.modules, "microcontroller", types.SimpleNamespace(
-        cpu=types.SimpleNamespace(uid=bytes.fromhex("e66038b7138f2a2c"))))
+
+    monkeypatch.setitem(sys.modules, "machine", None)  # import machine -> ImportError
+    monkeypatch.setitem(
+        sys.modules,
+        "microcontroller",
+        types.SimpleNamespace(cpu=types.SimpleNamespace(uid=bytes.fromhex("e66038b7138f2a2c"))),
+    )
     assert power_on.board_id() == "pico-138f2a2c"

@@ -1,4 +1,5 @@
 """The `bawo` command without a board: help, one-line errors, the log, export/import/verify."""
+
 import json
 import re
 import subprocess
@@ -12,8 +13,19 @@ from bawo import cli
 from bawo.db import Log, ADDED, SAME, CONFLICT, REPLACED
 from bawo.sync import Report, store_one
 
-COMMANDS = ["ports", "sync", "games", "show", "export", "import", "verify", "watch", "flash",
-            "play", "demo"]
+COMMANDS = [
+    "ports",
+    "sync",
+    "games",
+    "show",
+    "export",
+    "import",
+    "verify",
+    "watch",
+    "flash",
+    "play",
+    "demo",
+]
 
 
 def run(capsys, *argv):
@@ -38,7 +50,10 @@ def test_errors_are_one_line_without_traceback(tmp_path):
         (["sync", "--db", str(tmp_path / "g.sqlite")], "does not exist"),
         (["verify", str(tmp_path / "missing.txt")], "cannot read"),
         (["show", "nope", "--db", str(tmp_path / "g.sqlite")], "no game"),
-        (["flash", "--profile", "no-such-profile", "--bundle-only", str(tmp_path / "b")], "no hardware profile"),
+        (
+            ["flash", "--profile", "no-such-profile", "--bundle-only", str(tmp_path / "b")],
+            "no hardware profile",
+        ),
         (["games", "--db", str(tmp_path)], "game log"),  # a directory, not a database
     ]
     for argv, words in cases:
@@ -46,7 +61,10 @@ def test_errors_are_one_line_without_traceback(tmp_path):
         assert r.returncode == 1, (argv, r.stderr)
         assert "Traceback" not in r.stderr
         lines = r.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("bawo: error: ") and words in lines[0], (argv, r.stderr)
+        assert len(lines) == 1 and lines[0].startswith("bawo: error: ") and words in lines[0], (
+            argv,
+            r.stderr,
+        )
     r = subprocess.run(bawo_cmd() + ["games", "--bogus"], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
@@ -54,6 +72,7 @@ def test_errors_are_one_line_without_traceback(tmp_path):
 def test_permission_and_busy_messages():
     import errno
     from bawo.ports import explain_open_error
+
     e = OSError(errno.EACCES, "Permission denied")
     assert "dialout" in explain_open_error("/dev/ttyACM0", e)
     e = OSError(errno.EBUSY, "Device or resource busy")
@@ -157,7 +176,9 @@ def test_games_filters_and_json(tmp_path, capsys):
     for name in ("bawo", "oware", "bagh-chal"):
         rc, out, _ = run(capsys, "games", "--db", db, "--json", "--game", name)
         assert {g["game"] for g in json.loads(out)} <= {name}
-    rc, out, _ = run(capsys, "games", "--db", db, "--json", "--since", "2025-06-10", "--until", "2025-06-15")
+    rc, out, _ = run(
+        capsys, "games", "--db", db, "--json", "--since", "2025-06-10", "--until", "2025-06-15"
+    )
     starts = [g["start"][:10] for g in json.loads(out)]
     assert starts and all("2025-06-10" <= s <= "2025-06-15" for s in starts)
     want = sum(1 for r in recs if r.header["Result"] == "S")
@@ -195,7 +216,8 @@ def test_show_says_which_side_had_hints(tmp_path, capsys):
 
 def test_play_two_players_logs_game(tmp_path, monkeypatch, capsys):
     from bawo import terminal_games as playmod
-    moves = iter(["?", "zz", "A", "f", "quit", "y"])   # y: end it here, unfinished
+
+    moves = iter(["?", "zz", "A", "f", "quit", "y"])  # y: end it here, unfinished
     db = str(tmp_path / "g.sqlite")
     log = Log(db)
     playmod.play("oware", two_players=True, log=log, ask=lambda prompt: next(moves))
@@ -206,7 +228,9 @@ def test_play_two_players_logs_game(tmp_path, monkeypatch, capsys):
 
 
 def test_demo_end_to_end(tmp_path, capsys):
-    rc, out, err = run(capsys, "demo", "--data", str(tmp_path / "sim"), "--db", str(tmp_path / "d.sqlite"))
+    rc, out, err = run(
+        capsys, "demo", "--data", str(tmp_path / "sim"), "--db", str(tmp_path / "d.sqlite")
+    )
     assert rc == 0, err
     assert "1 new game(s) stored" in out and "1 game(s)" in out
     # Its last line names the game, after a blank line (it read "\x0athe demo's game ...").
@@ -220,7 +244,11 @@ def test_demo_end_to_end(tmp_path, capsys):
 def test_bad_date_filter_is_refused():
     import subprocess
     import sys
-    out = subprocess.run([sys.executable, "-m", "bawo.cli", "games", "--since", "29/11/2026"],
-                         capture_output=True, text=True)
+
+    out = subprocess.run(
+        [sys.executable, "-m", "bawo.cli", "games", "--since", "29/11/2026"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2
     assert "bad date '29/11/2026': expected YYYY-MM-DD" in out.stderr

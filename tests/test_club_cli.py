@@ -1,5 +1,6 @@
 """The admin's `bawo club` commands on the club's database: tokens (printed once, listed by
 number, revoked), admin accounts (password from stdin), seats; bad input refused in one line."""
+
 import io
 import sys
 
@@ -65,6 +66,7 @@ def test_push_reports_conflicts_and_refusals(tmp_path):
     from _host_helpers import random_record
     from bawo.commands.club import deliver
     from bawo.club.client import Outbox
+
     pc = str(tmp_path / "pc.sqlite")
     with live_server(str(tmp_path / "club.sqlite")) as (url, store):
         tok = token_for(store, "pico-aa01")
@@ -88,24 +90,60 @@ def test_a_damaged_club_config_does_not_stop_a_sync(tmp_path, monkeypatch, capsy
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     (tmp_path / "bawo").mkdir()
     (tmp_path / "bawo" / "club.json").write_text("{not json")
-    rc, _, err = _run(capsys, "sync", "--port", str(tmp_path / "no-such-port"), "--db", str(tmp_path / "g.sqlite"))
+    rc, _, err = _run(
+        capsys, "sync", "--port", str(tmp_path / "no-such-port"), "--db", str(tmp_path / "g.sqlite")
+    )
     assert rc == 1
     assert "warning: the club config" in err and "syncing without the club" in err
 
 
 def test_an_admin_seats_players_from_another_pc(tmp_path, capsys):
     from _club_helpers import live_server, token_for
+
     with live_server(str(tmp_path / "club.sqlite")) as (url, store):
         token_for(store, "pico-aa01")
         store.add_admin("root", *auth.hash_password("a long password"))
-        rc, out, _ = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-aa01", "Ada", "Bo",
-                          stdin="a long password\n")
+        rc, out, _ = _run(
+            capsys,
+            "club",
+            "seat",
+            "--url",
+            url,
+            "--admin",
+            "root",
+            "pico-aa01",
+            "Ada",
+            "Bo",
+            stdin="a long password\n",
+        )
         assert rc == 0 and "South Ada, North Bo" in out
         assert [(s["south"], s["north"]) for s in store.seats()] == [("Ada", "Bo")]
-        rc, _, err = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-aa01", "Chi", "Bo",
-                          stdin="wrong\n")
+        rc, _, err = _run(
+            capsys,
+            "club",
+            "seat",
+            "--url",
+            url,
+            "--admin",
+            "root",
+            "pico-aa01",
+            "Chi",
+            "Bo",
+            stdin="wrong\n",
+        )
         assert rc == 1 and "refused the login" in err
-        rc, _, err = _run(capsys, "club", "seat", "--url", url, "--admin", "root", "pico-zz99", "Chi", "Bo",
-                          stdin="a long password\n")
+        rc, _, err = _run(
+            capsys,
+            "club",
+            "seat",
+            "--url",
+            url,
+            "--admin",
+            "root",
+            "pico-zz99",
+            "Chi",
+            "Bo",
+            stdin="a long password\n",
+        )
         assert rc == 1 and "no board pico-zz99" in err
         assert len(store.seats()) == 1

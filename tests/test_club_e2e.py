@@ -2,6 +2,7 @@
 (3 bawo data dirs) plays, streams and syncs into one club, on PostgreSQL served by two
 processes and on SQLite served by one with no configuration. Chromium shows the three boards
 live; the club's log, leaderboard and player pages agree with the boards' records."""
+
 import os
 import sqlite3
 import subprocess
@@ -31,8 +32,13 @@ class Pc:
     def __init__(self, tmp, n):
         self.dir = tmp / ("pc%d" % n)
         self.relay = sim.PtyRelay()
-        self.board = sim.BoardProcess("bawo-4x8", str(self.dir / "flash"), fake=False,
-                                      link=self.relay.board_ends(), seed=n + 1)
+        self.board = sim.BoardProcess(
+            "bawo-4x8",
+            str(self.dir / "flash"),
+            fake=False,
+            link=self.relay.board_ends(),
+            seed=n + 1,
+        )
         self.relay.start()
         threading.Thread(target=self._drain, daemon=True).start()
         self.env = env_with_path()
@@ -48,7 +54,9 @@ class Pc:
             pass
 
     def bawo(self, *args):
-        r = subprocess.run(bawo_cmd() + list(args), capture_output=True, text=True, env=self.env, timeout=120)
+        r = subprocess.run(
+            bawo_cmd() + list(args), capture_output=True, text=True, env=self.env, timeout=120
+        )
         assert "Traceback" not in r.stderr, r.stderr
         return r
 
@@ -68,6 +76,7 @@ def _club(tmp_path, engine):
 @pytest.mark.parametrize("engine", ["postgresql", "sqlite"])
 def test_a_club_of_three_boards(tmp_path, engine):
     from _serve_helpers import browser, quit_browser, wait_for
+
     db, clubs = _club(tmp_path, engine)
     store = open_store(db)
     pcs = [Pc(tmp_path, n) for n in range(3)]
@@ -92,8 +101,11 @@ def test_a_club_of_three_boards(tmp_path, engine):
         drv.get(clubs[-1].url + "live")
 
         def cards():
-            return {c.get_attribute("data-board"): int(c.get_attribute("data-ply") or 0)
-                    for c in drv.find_elements("css selector", ".card")}
+            return {
+                c.get_attribute("data-board"): int(c.get_attribute("data-ply") or 0)
+                for c in drv.find_elements("css selector", ".card")
+            }
+
         # The three boards play, a ply each in turn; half way, the page shows all three.
         longest = max(len(pc.moves) for pc in pcs)
         for k in range(longest):
@@ -104,11 +116,18 @@ def test_a_club_of_three_boards(tmp_path, engine):
                         if pc.w.handle(ev) == "gap":
                             pc.w.join(link)
             if k == 10:
-                wait_for(lambda: len(cards()) == 3 and min(cards().values()) >= 5, what="three boards live")
+                wait_for(
+                    lambda: len(cards()) == 3 and min(cards().values()) >= 5,
+                    what="three boards live",
+                )
         for pc, (ser, link) in zip(pcs, links):
             for ev in link.poll_events(0.5):
                 pc.w.handle(ev)
-        wait_for(lambda: cards() == {pc.id: len(pc.moves) for pc in pcs}, timeout=30, what="every ply live")
+        wait_for(
+            lambda: cards() == {pc.id: len(pc.moves) for pc in pcs},
+            timeout=30,
+            what="every ply live",
+        )
         for ser, _ in links:
             ser.close()
         links = []
@@ -127,12 +146,14 @@ def test_a_club_of_three_boards(tmp_path, engine):
             assert (full["south"], full["north"]) == PLAYERS[n]
         # The leaderboard and the player pages agree with the records.
         drv.get(clubs[0].url + "leaderboard?game=bawo")
-        table = {tr.find_elements("tag name", "td")[1].text: tr.find_elements("tag name", "td")[4].text
-                 for tr in drv.find_elements("css selector", "#leaderboard tr")[1:]}
+        table = {
+            tr.find_elements("tag name", "td")[1].text: tr.find_elements("tag name", "td")[4].text
+            for tr in drv.find_elements("css selector", "#leaderboard tr")[1:]
+        }
         assert table == {"Ada": "2", "Bo": "2", "Chi": "2"}
         for name in ("Ada", "Bo", "Chi"):
             drv.get(clubs[-1].url + "player?name=" + name)
-            assert len(drv.find_elements("css selector", "#games tr")) == 3   # header + 2 games
+            assert len(drv.find_elements("css selector", "#games tr")) == 3  # header + 2 games
     finally:
         for ser, _ in links:
             ser.close()

@@ -1,12 +1,23 @@
 """Tournament pairings (bawo.club.pairing), pure Python: the Berger tables as FIDE publishes
 them (C.05 Annex 1), and a Swiss of 9 players over 4 rounds whose every round is checked
 against each rule the module names, the score groups against every legal pairing."""
+
 import random
 
 import pytest
 
-from bawo.club.pairing import (NORTH, SOUTH, PairingError, State, berger, compatible, sides,
-                               standings, states, swiss_round)
+from bawo.club.pairing import (
+    NORTH,
+    SOUTH,
+    PairingError,
+    State,
+    berger,
+    compatible,
+    sides,
+    standings,
+    states,
+    swiss_round,
+)
 
 # FIDE Handbook C.05 Annex 1, "Berger Tables for Round-Robin Tournaments".
 BERGER_4 = ["1-4 2-3", "4-3 1-2", "2-4 3-1"]
@@ -25,7 +36,8 @@ def test_berger_tables_are_fides():
     # An odd field: the table of n+1, the pair with n+1 a bye.
     five = berger(5)
     assert [[(a, b) for a, b in r if b is not None] for r in five] == [
-        [(a, b) for a, b in r if 6 not in (a, b)] for r in berger(6)]
+        [(a, b) for a, b in r if 6 not in (a, b)] for r in berger(6)
+    ]
     assert sorted(a for r in five for a, b in r if b is None) == [1, 2, 3, 4, 5]
     # Every pair meets once.
     for n in (4, 5, 6, 7, 10):
@@ -42,8 +54,13 @@ def _play(rnd, rng, strength):
             continue
         x = rng.random()
         fav = SOUTH if strength[south] > strength[north] else NORTH
-        out.append((south, north, "D" if x < 1 / 6 else fav if x < 5 / 6 else
-                    (NORTH if fav == SOUTH else SOUTH)))
+        out.append(
+            (
+                south,
+                north,
+                "D" if x < 1 / 6 else fav if x < 5 / 6 else (NORTH if fav == SOUTH else SOUTH),
+            )
+        )
     return out
 
 
@@ -53,7 +70,7 @@ def _matchings(players):
         return
     a = players[0]
     for i, b in enumerate(players[1:], 1):
-        for rest in _matchings(players[1:i] + players[i + 1:]):
+        for rest in _matchings(players[1:i] + players[i + 1 :]):
             yield [(a, b)] + rest
 
 
@@ -66,7 +83,7 @@ def _floats(st, pairs):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_swiss_of_9_over_4_rounds_keeps_every_rule(seed):
     rng = random.Random(seed)
-    seeds = ["P%d" % i for i in range(1, 10)]            # pairing numbers 1..9
+    seeds = ["P%d" % i for i in range(1, 10)]  # pairing numbers 1..9
     strength = {p: 100 - i * 10 + rng.randint(-15, 15) for i, p in enumerate(seeds)}
     rounds = []
     for r in range(4):
@@ -79,11 +96,16 @@ def test_a_swiss_of_9_over_4_rounds_keeps_every_rule(seed):
         assert len(byes) == 1 and not st[byes[0]].had_bye
         # C.2: the bye to the lowest-ranked player who had none and without whom the others pair.
         others = [p for p in seeds if p != byes[0]]
-        lower = [p for p in seeds if (st[p].points, -st[p].rank) < (st[byes[0]].points, -st[byes[0]].rank)]
+        lower = [
+            p
+            for p in seeds
+            if (st[p].points, -st[p].rank) < (st[byes[0]].points, -st[byes[0]].rank)
+        ]
         for p in lower:
             rest = [q for q in seeds if q != p]
-            assert st[p].had_bye or not any(all(compatible(st, a, b) for a, b in m)
-                                            for m in _matchings(rest)), (r, p, byes)
+            assert st[p].had_bye or not any(
+                all(compatible(st, a, b) for a, b in m) for m in _matchings(rest)
+            ), (r, p, byes)
         # C.1, C.3: no repeat, no two absolute preferences for one side.
         for a, b in games:
             assert b not in st[a].opponents, (r, a, b)
@@ -100,14 +122,14 @@ def test_a_swiss_of_9_over_4_rounds_keeps_every_rule(seed):
             elif ps and pn and ss != sn:
                 assert (ps if ss > sn else pn) == (SOUTH if ss > sn else NORTH)
             assert sides(st, south, north) == (south, north)
-        if r == 0:     # round 1: S1 against S2, the initial colour (South) to odd numbers
+        if r == 0:  # round 1: S1 against S2, the initial colour (South) to odd numbers
             assert rnd == [("P1", "P5"), ("P6", "P2"), ("P3", "P7"), ("P8", "P4"), ("P9", None)]
         rounds.append(_play(rnd, rng, strength))
     # Side balance: nobody is beyond +-2, nor on one side three times running.
     for p, s in states(seeds, rounds).items():
         c = s.colours
         assert abs(c.count(SOUTH) - c.count(NORTH)) <= 2, (p, c)
-        assert all(len(set(c[i:i + 3])) > 1 for i in range(len(c) - 2)), (p, c)
+        assert all(len(set(c[i : i + 3])) > 1 for i in range(len(c) - 2)), (p, c)
     # Four byes to four players.
     assert len({a for rnd in rounds for a, b, _ in rnd if b is None}) == 4
 
@@ -124,7 +146,7 @@ def test_colour_rules():
     # A was South twice: an absolute preference for North, stronger than C's mild one (E.2).
     assert st["A"].preference() == (NORTH, 3) and st["C"].preference() == (SOUTH, 1)
     assert sides(st, "A", "C") == ("C", "A")
-    assert not compatible(st, "A", "B") and not compatible(st, "A", "D")   # met before (C.1)
+    assert not compatible(st, "A", "B") and not compatible(st, "A", "D")  # met before (C.1)
     # Equal preferences (both mild North): the sides alternate from the last round where the
     # two had different ones (E.3), here 3 games back: A was North then, so A is South now,
     # though A ranks higher (E.4 would give A North).
@@ -132,7 +154,7 @@ def test_colour_rules():
     st["A"].colours, st["B"].colours = list("SNNS"), list("NSNS")
     assert st["A"].preference() == st["B"].preference() == (NORTH, 1)
     assert sides(st, "A", "B") == ("A", "B")
-    st["B"].colours = list("SNNS")            # no difference anywhere: E.4, A's preference
+    st["B"].colours = list("SNNS")  # no difference anywhere: E.4, A's preference
     assert sides(st, "A", "B") == ("B", "A")
     # Two absolute preferences for one side never meet (C.3).
     st["A"].colours, st["B"].colours = list("NSS"), list("SNSS")
@@ -148,8 +170,11 @@ def test_a_round_that_cannot_be_paired_says_so():
 def test_standings_and_tie_breaks():
     seeds = ["A", "B", "C", "D"]
     # A round robin: A beats B, B beats C, C beats A (a circle); all beat D.
-    rounds = [[("A", "D", "S"), ("B", "C", "S")], [("D", "C", "N"), ("A", "B", "S")],
-              [("B", "D", "S"), ("C", "A", "S")]]
+    rounds = [
+        [("A", "D", "S"), ("B", "C", "S")],
+        [("D", "C", "N"), ("A", "B", "S")],
+        [("B", "D", "S"), ("C", "A", "S")],
+    ]
     rows = standings(seeds, rounds, "roundrobin")
     assert [(r["player"], r["points"]) for r in rows] == [("A", 2), ("B", 2), ("C", 2), ("D", 0)]
     assert all(r["de"] == 1 for r in rows[:3]) and rows[0]["sb"] == rows[1]["sb"] == 2

@@ -2,6 +2,7 @@
 other's spectators (LISTEN/NOTIFY); one process killed mid-upload, and again mid-stream,
 loses and doubles nothing once the PC sends again; PostgreSQL restarted under a live stream: the club answers 503 while
 it is away, then takes the move, and the spectator who stayed connected sees it."""
+
 import os
 import signal
 import sqlite3
@@ -29,9 +30,22 @@ class Club:
     def __init__(self, db, port):
         self.url = "http://127.0.0.1:%d/" % port
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "host")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "bawo.cli", "club", "serve", "--db", db,
-                                      "--http-port", str(port)], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bawo.cli",
+                "club",
+                "serve",
+                "--db",
+                db,
+                "--http-port",
+                str(port),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         t0 = time.monotonic()
         while True:
             try:
@@ -67,6 +81,7 @@ def _wait(fn, timeout=15.0):
 
 def _port():
     import socket
+
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     p = s.getsockname()[1]
@@ -88,7 +103,12 @@ def test_two_processes_kill_mid_upload_and_restart_postgresql(tmp_path):
         spec = Spectator(b.url)
         moves = _moves(3)
         t0 = time.monotonic()
-        assert _post(a.url, tok, {"id": board + "-9", "game": "oware", "from": 0, "moves": moves[:1]})[0] == 200
+        assert (
+            _post(a.url, tok, {"id": board + "-9", "game": "oware", "from": 0, "moves": moves[:1]})[
+                0
+            ]
+            == 200
+        )
         t, msg = spec.until(1)
         assert t - t0 < 1.0
 
@@ -139,7 +159,9 @@ def test_two_processes_kill_mid_upload_and_restart_postgresql(tmp_path):
         t_end = time.monotonic() + 15
         codes = []
         while time.monotonic() < t_end:
-            st, ans = _post(b.url, tok, {"id": board + "-9", "game": "oware", "from": 1, "moves": moves[1:2]})
+            st, ans = _post(
+                b.url, tok, {"id": board + "-9", "game": "oware", "from": 1, "moves": moves[1:2]}
+            )
             codes.append(st)
             if st == 200:
                 break

@@ -2,6 +2,7 @@
 a whole game by two board tokens to its end by the rules, every refusal (with nothing
 changed), offers, clocks on an injected clock (no test sleeps for a clock), the peer flag,
 the record stored and rated once, a board's own record bound to it, the live view."""
+
 import json
 import types
 
@@ -49,8 +50,11 @@ def call(club, board, method, path, body=None, raw=None, **params):
         r = club.c.get("/api/remote/" + path, headers=h, params=params)
     else:
         data = raw if raw is not None else json.dumps({} if body is None else body).encode()
-        r = club.c.post("/api/remote/" + path, headers=dict(h, **{"Content-Type": "application/json"}),
-                        content=data)
+        r = club.c.post(
+            "/api/remote/" + path,
+            headers=dict(h, **{"Content-Type": "application/json"}),
+            content=data,
+        )
     return r.status_code, r.json()
 
 
@@ -84,16 +88,35 @@ def remote_records(store, gid):
 
 def test_a_whole_game_by_two_tokens_to_its_end_by_the_rules(club):
     club.store.seat("pico-b", "Ada", "Bo", since="2000-01-01T00:00:00Z")
-    st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "south", "opponent": None,
-                                                    "clock": None})
+    st, ans = call(
+        club,
+        "pico-a",
+        "POST",
+        "seek",
+        {"kind": "oware", "side": "south", "opponent": None, "clock": None},
+    )
     gid = ans["game"]
     # The seeker sees its own seek; another board sees it as one it may accept.
     assert call(club, "pico-a", "GET", "open")[1]["seeks"] == [
-        {"game": gid, "kind": "oware", "by": "pico-a", "side": "south", "opponent": None,
-         "clock": None, "mine": True}]
+        {
+            "game": gid,
+            "kind": "oware",
+            "by": "pico-a",
+            "side": "south",
+            "opponent": None,
+            "clock": None,
+            "mine": True,
+        }
+    ]
     assert call(club, "pico-b", "GET", "open")[1]["seeks"][0]["mine"] is False
     st, s = call(club, "pico-b", "POST", "%d/accept" % gid)
-    assert (s["south"], s["north"], s["side"], s["ply"], s["turn"]) == ("pico-a", "pico-b", "north", 0, "south")
+    assert (s["south"], s["north"], s["side"], s["ply"], s["turn"]) == (
+        "pico-a",
+        "pico-b",
+        "north",
+        0,
+        "south",
+    )
     assert call(club, "pico-b", "GET", "open")[1]["seeks"] == []
     play(club, gid, OWARE[:27])
     s = look(club, "pico-a", gid)
@@ -102,7 +125,12 @@ def test_a_whole_game_by_two_tokens_to_its_end_by_the_rules(club):
     for board, side in (("pico-a", "south"), ("pico-b", "north")):
         s = look(club, board, gid)
         assert (s["state"], s["result"], s["reason"], s["side"], s["moves"]) == (
-            "over", "N", "25 seeds", side, OWARE)
+            "over",
+            "N",
+            "25 seeds",
+            side,
+            OWARE,
+        )
         g = make_game("oware")
         st_ = State(g)
         for m in OWARE:
@@ -110,10 +138,20 @@ def test_a_whole_game_by_two_tokens_to_its_end_by_the_rules(club):
         assert s["position"] == g.format(st_.position)
     # Stored once (polls and a replayed last move add nothing), with the players' names:
     # pico-b's seat names its North, pico-a has none: its board id.
-    assert call(club, "pico-b", "POST", "%d/move" % gid, {"ply": 28, "move": "f"}) == (200, {"ply": 28})
+    assert call(club, "pico-b", "POST", "%d/move" % gid, {"ply": 28, "move": "f"}) == (
+        200,
+        {"ply": 28},
+    )
     (rec,) = remote_records(club.store, gid)
-    assert (rec["board"], rec["result"], rec["reason"], rec["plies"], rec["south"], rec["north"],
-            rec["status"]) == ("pico-a", "N", "25 seeds", 28, "pico-a", "Bo", "ok")
+    assert (
+        rec["board"],
+        rec["result"],
+        rec["reason"],
+        rec["plies"],
+        rec["south"],
+        rec["north"],
+        rec["status"],
+    ) == ("pico-a", "N", "25 seeds", 28, "pico-a", "Bo", "ok")
     r = Record.from_text(club.store.record(rec["seq"])["record"])
     assert r.moves == OWARE and r.replay().outcome().reason == "25 seeds"
     # Rated once.
@@ -133,6 +171,7 @@ def test_every_wrong_move_is_refused_and_changes_nothing(club):
         st, ans = call(club, board, "POST", "%d/move" % gid, body)
         assert st == status and words in ans["error"], (body, st, ans)
         return ans
+
     # Illegal by the rules (pit D is South's, but empty? no: a move letter of North's).
     refused("pico-a", {"ply": 3, "move": "a"}, 422, "illegal move")
     refused("pico-a", {"ply": 3, "move": "Z"}, 422, "illegal move")
@@ -145,10 +184,20 @@ def test_every_wrong_move_is_refused_and_changes_nothing(club):
     # Not a player of this game.
     refused("pico-c", {"ply": 3, "move": "D"}, 422, "not a player")
     after = look(club, "pico-a", gid)
-    assert (after["ply"], after["moves"], after["v"]) == (before["ply"], before["moves"], before["v"])
+    assert (after["ply"], after["moves"], after["v"]) == (
+        before["ply"],
+        before["moves"],
+        before["v"],
+    )
     # The same move again at a played ply is taken (a retry after a lost answer): nothing new.
-    assert call(club, "pico-a", "POST", "%d/move" % gid, {"ply": 1, "move": "E"}) == (200, {"ply": 1})
-    assert call(club, "pico-b", "POST", "%d/move" % gid, {"ply": 2, "move": "b"}) == (200, {"ply": 2})
+    assert call(club, "pico-a", "POST", "%d/move" % gid, {"ply": 1, "move": "E"}) == (
+        200,
+        {"ply": 1},
+    )
+    assert call(club, "pico-b", "POST", "%d/move" % gid, {"ply": 2, "move": "b"}) == (
+        200,
+        {"ply": 2},
+    )
     assert look(club, "pico-a", gid)["v"] == before["v"]
     # No such game; a game not yet accepted.
     assert call(club, "pico-a", "POST", "999/move", {"ply": 1, "move": "A"})[0] == 404
@@ -164,8 +213,12 @@ BAD_BODIES = [
     ("seek", json.dumps({"kind": "chess", "side": "any"}).encode(), 400),
     ("seek", json.dumps({"kind": ["oware"], "side": "any"}).encode(), 400),
     ("seek", json.dumps({"kind": "oware", "side": "east"}).encode(), 400),
-    ("seek", json.dumps({"kind": "oware", "side": "any", "clock": {"base": 10 ** 30}}).encode(), 400),
-    ("seek", json.dumps({"kind": "oware", "side": "any", "clock": {"base": 60, "inc": -1}}).encode(), 400),
+    ("seek", json.dumps({"kind": "oware", "side": "any", "clock": {"base": 10**30}}).encode(), 400),
+    (
+        "seek",
+        json.dumps({"kind": "oware", "side": "any", "clock": {"base": 60, "inc": -1}}).encode(),
+        400,
+    ),
     ("seek", json.dumps({"kind": "oware", "side": "any", "clock": {"move": True}}).encode(), 400),
     ("seek", json.dumps({"kind": "oware", "side": "any", "clock": {"base": 1.5}}).encode(), 400),
     ("seek", json.dumps({"kind": "oware", "side": "any", "opponent": "a b"}).encode(), 400),
@@ -173,7 +226,7 @@ BAD_BODIES = [
     ("seek", b'{"kind": "oware", "side": "any", "clock": {"base": ' + b"9" * 3000 + b"}}", 400),
     ("seek", b"\xff\xfe", 400),
     ("seek", b"not json", 400),
-    ("{gid}/move", json.dumps({"ply": 10 ** 30, "move": "E"}).encode(), 400),
+    ("{gid}/move", json.dumps({"ply": 10**30, "move": "E"}).encode(), 400),
     ("{gid}/move", json.dumps({"ply": True, "move": "E"}).encode(), 400),
     ("{gid}/move", json.dumps({"ply": 1, "move": "E" * 17}).encode(), 400),
     ("{gid}/move", json.dumps({"ply": 1, "move": "E\x00"}).encode(), 400),
@@ -195,13 +248,25 @@ def test_bad_bodies_and_parameters_are_refused_with_nothing_changed(club):
     for path, raw, status in BAD_BODIES:
         st, ans = call(club, "pico-a", "POST", path.replace("{gid}", str(gid)), raw=raw)
         assert st == status and ans["error"], (path, raw[:60], st, ans)
-    for params in ({"wait": "26"}, {"wait": "nan"}, {"wait": "-1"}, {"wait": "inf"},
-                   {"after": "-2"}, {"after": "9" * 30}, {"after": "x"}, {"v": "-1"}):
+    for params in (
+        {"wait": "26"},
+        {"wait": "nan"},
+        {"wait": "-1"},
+        {"wait": "inf"},
+        {"after": "-2"},
+        {"after": "9" * 30},
+        {"after": "x"},
+        {"v": "-1"},
+    ):
         st, ans = call(club, "pico-a", "GET", str(gid), **params)
         assert st == 400, (params, ans)
     assert club.c.get("/api/remote/%d" % gid).status_code == 401
-    assert club.c.post("/api/remote/seek", headers=bearer("bawo_forged"),
-                       content=b'{"kind": "oware"}').status_code == 401
+    assert (
+        club.c.post(
+            "/api/remote/seek", headers=bearer("bawo_forged"), content=b'{"kind": "oware"}'
+        ).status_code
+        == 401
+    )
     after = look(club, "pico-a", gid)
     assert (after["ply"], after["v"], after["offer"]) == (before["ply"], before["v"], None)
     assert club.store.one("SELECT COUNT(*) AS n FROM remote_games")["n"] == n
@@ -210,22 +275,34 @@ def test_bad_bodies_and_parameters_are_refused_with_nothing_changed(club):
 
 def test_seeks_challenges_and_accepting(club):
     # A challenge only its board may accept; a board cannot accept its own seek.
-    st, ans = call(club, "pico-a", "POST", "seek", {"kind": "bagh-chal", "side": "north",
-                                                    "opponent": "pico-b", "clock": {"move": 30}})
+    st, ans = call(
+        club,
+        "pico-a",
+        "POST",
+        "seek",
+        {"kind": "bagh-chal", "side": "north", "opponent": "pico-b", "clock": {"move": 30}},
+    )
     gid = ans["game"]
     assert [s["game"] for s in call(club, "pico-c", "GET", "open")[1]["seeks"]] == []
     assert call(club, "pico-c", "POST", "%d/accept" % gid)[0] == 422
     assert call(club, "pico-a", "POST", "%d/accept" % gid)[0] == 422
     st, s = call(club, "pico-b", "POST", "%d/accept" % gid)
-    assert (s["south"], s["north"], s["side"], s["kind"], s["turn"]) == ("pico-b", "pico-a", "south",
-                                                                          "bagh-chal", "south")
+    assert (s["south"], s["north"], s["side"], s["kind"], s["turn"]) == (
+        "pico-b",
+        "pico-a",
+        "south",
+        "bagh-chal",
+        "south",
+    )
     assert s["clock"] == {"south_ms": 30000, "north_ms": 30000, "low": False, "bar": 8}
     # Accepted again (a retry): the same state; by another board: refused.
     assert call(club, "pico-b", "POST", "%d/accept" % gid)[1]["south"] == "pico-b"
     assert call(club, "pico-c", "POST", "%d/accept" % gid)[0] == 422
     # Unknown opponent, itself as opponent.
     for opp in ("pico-zz", "pico-a"):
-        st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any", "opponent": opp})
+        st, ans = call(
+            club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any", "opponent": opp}
+        )
         assert st == 422, ans
     # The seeker withdraws a seek (resign before it began): no longer open, no record.
     st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any"})
@@ -235,7 +312,8 @@ def test_seeks_challenges_and_accepting(club):
     assert ans["game"] not in [x["game"] for x in call(club, "pico-b", "GET", "open")[1]["seeks"]]
     assert call(club, "pico-b", "POST", "%d/accept" % ans["game"])[0] == 422
     assert club.store.records() == [] and "remote-%d" % ans["game"] not in [
-        r["board"] for r in club.store.live_boards("2000")]
+        r["board"] for r in club.store.live_boards("2000")
+    ]
     # "any": the club draws the accepter's side.
     st, ans = call(club, "pico-a", "POST", "seek", {"kind": "oware", "side": "any"})
     s = call(club, "pico-c", "POST", "%d/accept" % ans["game"])[1]
@@ -274,7 +352,13 @@ def test_a_draw_offered_and_accepted_is_agreement(club):
     play(club, gid, OWARE[:2])
     call(club, "pico-b", "POST", "%d/offer" % gid, {"what": "draw"})
     st, s = call(club, "pico-a", "POST", "%d/offer" % gid, {"what": "accept"})
-    assert (st, s["state"], s["result"], s["reason"], s["offer"]) == (200, "over", "draw", "agreement", None)
+    assert (st, s["state"], s["result"], s["reason"], s["offer"]) == (
+        200,
+        "over",
+        "draw",
+        "agreement",
+        None,
+    )
     (rec,) = remote_records(club.store, gid)
     assert (rec["result"], rec["reason"]) == ("draw", "agreement")
 
@@ -285,10 +369,10 @@ def test_fischer_and_per_move_clocks_run_on_the_clubs_clock(club):
     play(club, gid, OWARE[:1])
     c = look(club, "pico-b", gid)["clock"]
     assert (c["south_ms"], c["north_ms"], c["bar"], c["low"]) == (52000, 60000, 8, False)
-    club.clock.add(45)        # North's clock runs: 15 s left of 60: the bar is 2/8
+    club.clock.add(45)  # North's clock runs: 15 s left of 60: the bar is 2/8
     c = look(club, "pico-b", gid)["clock"]
     assert (c["south_ms"], c["north_ms"], c["bar"], c["low"]) == (52000, 15000, 2, False)
-    club.clock.add(9)         # 6 s: under 10 s is low
+    club.clock.add(9)  # 6 s: under 10 s is low
     c = look(club, "pico-b", gid)["clock"]
     assert (c["north_ms"], c["bar"], c["low"]) == (6000, 1, True)
     play(club, gid, OWARE[1:2], first=1)
@@ -310,7 +394,12 @@ def test_a_flag_falls_on_the_club_at_a_poll_or_a_move(club):
     play(club, gid, OWARE[:1])
     club.clock.add(60)
     s = look(club, "pico-a", gid)
-    assert (s["state"], s["result"], s["reason"], s["clock"]["north_ms"]) == ("over", "S", "time", 0)
+    assert (s["state"], s["result"], s["reason"], s["clock"]["north_ms"]) == (
+        "over",
+        "S",
+        "time",
+        0,
+    )
     (rec,) = remote_records(club.store, gid)
     assert rec["reason"] == "time"
     # A move that comes after the flag: refused, the game stays over, no second record.
@@ -325,8 +414,8 @@ def test_a_flag_falls_on_the_club_at_a_poll_or_a_move(club):
 
 def test_peer_is_the_other_pcs_poll_within_ten_seconds(club):
     gid = start(club)
-    assert look(club, "pico-b", gid)["peer"] is False      # pico-a's PC has not polled yet
-    assert look(club, "pico-a", gid)["peer"] is True       # pico-b's polled just now
+    assert look(club, "pico-b", gid)["peer"] is False  # pico-a's PC has not polled yet
+    assert look(club, "pico-a", gid)["peer"] is True  # pico-b's polled just now
     assert look(club, "pico-b", gid)["peer"] is True
     club.clock.add(10.001)
     s = look(club, "pico-b", gid, after=0)
@@ -343,6 +432,7 @@ def test_a_poll_answers_at_once_only_what_the_board_was_not_told(club):
     s = look(club, "pico-a", gid, after=-1, wait=0)
     # Told; a poll that waits 0.2 s with nothing new answers when its wait ends, same state.
     import time
+
     t0 = time.monotonic()
     s2 = look(club, "pico-a", gid, after=0, wait=0.2)
     assert time.monotonic() - t0 >= 0.2 and s2["v"] == s["v"]
@@ -385,11 +475,15 @@ def test_bind_attaches_the_boards_own_records_and_they_are_not_rated_again(club)
     gid = start(club)
     # pico-a binds before its record comes; pico-b's record came before its bind.
     assert call(club, "pico-a", "POST", "%d/bind" % gid, {"record": "pico-a-0007"}) == (
-        200, {"game": gid, "record": "pico-a-0007", "seq": None, "status": None})
+        200,
+        {"game": gid, "record": "pico-a-0007", "seq": None, "status": None},
+    )
     assert call(club, "pico-c", "POST", "%d/bind" % gid, {"record": "pico-c-0001"})[0] == 422
     play(club, gid, OWARE)
-    up = lambda board, text: club.c.post("/api/records", headers=bearer(club.tok[board]),  # noqa: E731
-                                         content=text.encode())
+
+    def up(board, text):
+        return club.c.post("/api/records", headers=bearer(club.tok[board]), content=text.encode())
+
     r = up("pico-b", _board_record(OWARE, None, None, "pico-b", "pico-b-0003"))
     assert r.status_code == 200 and r.json()["outcome"] == "added"
     st, ans = call(club, "pico-b", "POST", "%d/bind" % gid, {"record": "pico-b-0003"})
@@ -424,20 +518,33 @@ def test_bind_attaches_the_boards_own_records_and_they_are_not_rated_again(club)
     play(club, gid3, OWARE[:2])
     call(club, "pico-a", "POST", "%d/offer" % gid3, {"what": "resign"})
     call(club, "pico-a", "POST", "%d/bind" % gid3, {"record": "pico-a-0010"})
-    assert up("pico-a", _board_record(OWARE[:2], "S", "time", "pico-a", "pico-a-0010")).status_code == 200
+    assert (
+        up("pico-a", _board_record(OWARE[:2], "S", "time", "pico-a", "pico-a-0010")).status_code
+        == 200
+    )
     statuses = {x["rid"]: x["status"] for x in club.store.records()}
     assert (statuses["pico-b-0004"], statuses["pico-a-0010"]) == ("remote", "conflict")
-    assert len(club.store.rated_games()) == 3       # the club's three records, no board's
+    assert len(club.store.rated_games()) == 3  # the club's three records, no board's
 
 
 def test_the_live_view_and_the_page_show_the_remote_game(club):
     club.store.seat("pico-a", "<b>Ada</b>", "Bo", since="2000-01-01T00:00:00Z")
     gid = start(club)
-    st, open_ = call(club, "pico-a", "POST", "seek", {"kind": "bawo", "side": "any",
-                                                      "clock": {"base": 300, "inc": 5}})
+    st, open_ = call(
+        club,
+        "pico-a",
+        "POST",
+        "seek",
+        {"kind": "bawo", "side": "any", "clock": {"base": 300, "inc": 5}},
+    )
     play(club, gid, OWARE[:3])
     (row,) = [r for r in club.store.live_boards("2000") if r["board"] == "remote-%d" % gid]
-    assert (row["ply"], row["south"], row["north"], row["game"]) == (3, "<b>Ada</b>", "pico-b", "oware")
+    assert (row["ply"], row["south"], row["north"], row["game"]) == (
+        3,
+        "<b>Ada</b>",
+        "pico-b",
+        "oware",
+    )
     page = club.c.get("/remote").text
     assert "/live?board=remote-%d" % gid in page and "&lt;b&gt;Ada&lt;/b&gt;" in page
     assert "<b>Ada</b>" not in page and "300+5 s" in page

@@ -2,6 +2,7 @@
 (exactly one extends the game), a long poll in one process woken by a move posted to another
 (PostgreSQL LISTEN/NOTIFY; one process on SQLite), spectators fed with the game's moves, and
 the PC's client (bawo.club.remote_client) with its errors."""
+
 import contextlib
 import threading
 import time
@@ -23,9 +24,11 @@ def served(db, **limits):
     """A real club server in a thread: (url, store, app)."""
     import uvicorn
     from bawo.club.server import make
+
     app, sock, store, url = make(db, "127.0.0.1", 0, **limits)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off",
-                                           timeout_graceful_shutdown=1))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
+    )
     t = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     t.start()
     try:
@@ -72,6 +75,7 @@ def test_two_posts_at_one_ply_at_once_exactly_one_wins(club_url):  # noqa: F811
                     got[mv] = RC.post_move(url, tok, gid, k, mv)
                 except RC.PlyConflict as e:
                     got[mv] = e
+
             threads = [threading.Thread(target=post, args=(mv,)) for mv in (m, alt[m])]
             for t in threads:
                 t.start()
@@ -82,13 +86,14 @@ def test_two_posts_at_one_ply_at_once_exactly_one_wins(club_url):  # noqa: F811
             assert len(won) == 1 and len(lost) == 1 and lost[0].ply == k, got
             s = RC.state(url, ta, gid)
             assert s["ply"] == k and s["moves"][-1] == won[0]
-            if won[0] != m:         # keep to the known game: the winner's move is the one played
+            if won[0] != m:  # keep to the known game: the winner's move is the one played
                 break
         # The same move twice at once: both answered 200, the game one ply longer.
         k = RC.state(url, ta, gid)["ply"] + 1
         tok = ta if k % 2 else tb
         mv = RC.state(url, ta, gid)
         from shared_rules import State, game as make_game
+
         s = State(make_game("oware"))
         for x in mv["moves"]:
             s.push(x)
@@ -99,6 +104,7 @@ def test_two_posts_at_one_ply_at_once_exactly_one_wins(club_url):  # noqa: F811
         def same():
             bar.wait()
             answers.append(RC.post_move(url, tok, gid, k, nxt))
+
         threads = [threading.Thread(target=same) for _ in range(2)]
         for t in threads:
             t.start()
@@ -111,7 +117,7 @@ def test_two_posts_at_one_ply_at_once_exactly_one_wins(club_url):  # noqa: F811
 def _wake(url_post, url_poll, store, app_poll):
     ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
     gid = _game(url_post, ta, tb)
-    RC.state(url_poll, tb, gid)                 # told the state: the next poll waits
+    RC.state(url_poll, tb, gid)  # told the state: the next poll waits
     got = {}
 
     def poll(after=0):
@@ -119,10 +125,15 @@ def _wake(url_post, url_poll, store, app_poll):
         got["state"] = RC.state(url_poll, tb, gid, after=after, wait=20)
         got["t"] = time.monotonic()
         got["t0"] = t0
+
     th = threading.Thread(target=poll)
     th.start()
-    waiters = lambda: getattr(app_poll.state.club, "remote", None) and \
-        app_poll.state.club.remote.waiters.by.get(gid)  # noqa: E731
+
+    def waiters():
+        return getattr(
+            app_poll.state.club, "remote", None
+        ) and app_poll.state.club.remote.waiters.by.get(gid)
+
     _until(waiters, "the poll to wait")
     t_post = time.monotonic()
     assert RC.post_move(url_post, ta, gid, 1, OWARE[0]) == {"ply": 1}
@@ -159,7 +170,12 @@ def test_spectators_see_the_remote_game_like_any_board(tmp_path):
             RC.post_move(url, tb, gid, 2, OWARE[1])
             t, msg = spec.until(2)
             assert (msg["board"], msg["game"], msg["last"], msg["south"], msg["north"]) == (
-                "remote-%d" % gid, "oware", OWARE[1], "pico-a", "pico-b")
+                "remote-%d" % gid,
+                "oware",
+                OWARE[1],
+                "pico-a",
+                "pico-b",
+            )
             assert msg["frame"] and msg["w"] and not msg["done"]
             RC.offer(url, tb, gid, "resign")
             while True:
@@ -173,7 +189,12 @@ def test_spectators_see_the_remote_game_like_any_board(tmp_path):
         try:
             msg = late.next()[1]
             assert (msg["board"], msg["ply"], msg["done"], msg["result"], msg["reason"]) == (
-                "remote-%d" % gid, 2, True, "S", "resign")
+                "remote-%d" % gid,
+                2,
+                True,
+                "S",
+                "resign",
+            )
         finally:
             late.close()
 
@@ -181,7 +202,9 @@ def test_spectators_see_the_remote_game_like_any_board(tmp_path):
 def test_the_pcs_client_and_its_errors(tmp_path):
     with served(str(tmp_path / "c.sqlite")) as (url, store, app):
         ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
-        gid = RC.seek(url, ta, "oware", "south", opponent="pico-b", clock={"base": 600, "inc": 5})["game"]
+        gid = RC.seek(url, ta, "oware", "south", opponent="pico-b", clock={"base": 600, "inc": 5})[
+            "game"
+        ]
         assert RC.open_seeks(url, tb)["seeks"][0]["clock"] == {"base": 600, "inc": 5}
         # The seeker's poll of its open seek waits for the accept.
         assert RC.state(url, ta, gid, after=0)["state"] == "open"
@@ -213,6 +236,7 @@ def test_the_pcs_client_and_its_errors(tmp_path):
         assert (s["offer"], s["ply"], s["turn"]) == ("north", 1, "north")
         # A club that does not answer: ClubUnreachable, so the bridge tries again.
         import socket
+
         sk = socket.socket()
         sk.bind(("127.0.0.1", 0))
         dead = "http://127.0.0.1:%d/" % sk.getsockname()[1]
@@ -226,6 +250,7 @@ def test_a_waiting_poll_answers_when_the_peer_leaves_or_a_flag_falls(tmp_path, m
     # Nothing is posted: the poll's own look at the store (every POLL_S) finds the change.
     from test_club_remote import Clock
     from bawo.club import remote_api
+
     monkeypatch.setattr(remote_api, "POLL_S", 0.2)
     clock = Clock()
     with served(str(tmp_path / "c.sqlite"), clock=clock) as (url, store, app):
@@ -239,13 +264,13 @@ def test_a_waiting_poll_answers_when_the_peer_leaves_or_a_flag_falls(tmp_path, m
         th = threading.Thread(target=lambda: got.append(RC.state(url, tb, gid, after=0, wait=20)))
         th.start()
         _until(waiting, "pico-b's poll to wait")
-        clock.add(10.5)        # pico-a's PC is silent past 10 s: pico-b's poll hears of it
+        clock.add(10.5)  # pico-a's PC is silent past 10 s: pico-b's poll hears of it
         th.join(25)
         assert got[0]["peer"] is False and got[0]["state"] == "playing"
         th = threading.Thread(target=lambda: got.append(RC.state(url, tb, gid, after=0, wait=20)))
         th.start()
         _until(waiting, "pico-b's poll to wait again")
-        clock.add(50)          # South's 60 s are used up: the flag falls during the wait
+        clock.add(50)  # South's 60 s are used up: the flag falls during the wait
         th.join(25)
         assert (got[1]["state"], got[1]["result"], got[1]["reason"]) == ("over", "N", "time")
         assert got[1]["clock"]["south_ms"] == 0
@@ -258,6 +283,7 @@ def test_a_waiting_poll_answers_when_the_peer_leaves_or_a_flag_falls(tmp_path, m
 
 def test_the_live_page_shows_a_remote_game_in_chromium(tmp_path):
     from _serve_helpers import browser, quit_browser, wait_for
+
     with served(str(tmp_path / "c.sqlite")) as (url, store, _):
         ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
         store.seat("pico-b", "Ada", "<i>Bo</i>", since="2000-01-01T00:00:00Z")
@@ -304,6 +330,7 @@ def test_two_club_processes_a_poll_in_one_is_woken_by_a_move_posted_to_the_other
     # to every 60 s: only the NOTIFY can wake the poll within the test's bound.
     from test_club_processes import Club, _port
     from bawo.club.store import open_store
+
     monkeypatch.setenv("BAWO_CLUB_POLL_S", "60")
     db = pg_server().fresh()
     store = open_store(db)
@@ -312,15 +339,20 @@ def test_two_club_processes_a_poll_in_one_is_woken_by_a_move_posted_to_the_other
         ta, tb = token_for(store, "pico-a"), token_for(store, "pico-b")
         one, two = Club(db, _port()), Club(db, _port())
         gid = _game(one.url, ta, tb)
-        RC.state(two.url, tb, gid)          # told: its next poll waits
-        seen = lambda: store.one("SELECT seen FROM remote_seen WHERE game=? AND board='pico-b'",  # noqa: E731
-                                 (gid,))["seen"]
+        RC.state(two.url, tb, gid)  # told: its next poll waits
+
+        def seen():
+            return store.one(
+                "SELECT seen FROM remote_seen WHERE game=? AND board='pico-b'", (gid,)
+            )["seen"]
+
         before = seen()
         got = {}
 
         def poll():
             got["state"] = RC.state(two.url, tb, gid, after=0, wait=20)
             got["t"] = time.monotonic()
+
         th = threading.Thread(target=poll)
         th.start()
         _until(lambda: seen() > before, "process two's poll to look once")

@@ -2,6 +2,7 @@
 play` runs), play one game through a club while the test cuts each board's power, its USB
 cable and its PC's network to the club at random moments. At the end both boards' records
 and the club's game agree ply by ply, and every move was played once."""
+
 import os
 import random
 import time
@@ -22,12 +23,24 @@ FAULTS = ("power", "usb", "net")
 def _board_records(pc):
     pc.board.kill()
     games = pc.data + "/games"
-    return [Record.from_text(t) for t in
-            board_games(games if os.path.isdir(games) else pc.data).values()]
+    return [
+        Record.from_text(t)
+        for t in board_games(games if os.path.isdir(games) else pc.data).values()
+    ]
 
 
-def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s=240,
-                draw_at=None, stop_at=None, clock=None):
+def play_remote(
+    tmp_path,
+    db,
+    seed,
+    faults,
+    resign_at=None,
+    kind="bawo",
+    limit_s=240,
+    draw_at=None,
+    stop_at=None,
+    clock=None,
+):
     """Play a remote game between two simulated boards through the club at db, cutting in
     `faults` faults at random moments. Returns (the club's state, each board's records, the
     faults by kind, what each bridge said)."""
@@ -37,7 +50,7 @@ def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s
         m = Match(tmp_path, port, store, seed, kind, limit_s, clock)
         try:
             done = 0
-            back = []          # (when, pc, what) to undo
+            back = []  # (when, pc, what) to undo
             resigned = None
             drew = {}
             t0 = time.monotonic()
@@ -70,11 +83,12 @@ def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s
                             drew[pc.name] = now
                 if stop_at is not None and ply >= stop_at:
                     for pc in m.pcs:
-                        pc.paused = True     # nobody moves: the mover's clock runs out
+                        pc.paused = True  # nobody moves: the mover's clock runs out
                 if resign_at is not None and ply >= resign_at and not back:
                     # The gesture again if a power cut took it before the board sent it.
-                    if resigned is None or (now - resigned[1] > 6 and
-                                            resigned[0].status.get("offered") != "resign"):
+                    if resigned is None or (
+                        now - resigned[1] > 6 and resigned[0].status.get("offered") != "resign"
+                    ):
                         pc = resigned[0] if resigned else rng.choice(m.pcs)
                         pc.board.resign()
                         resigned = (pc, now)
@@ -89,7 +103,7 @@ def play_remote(tmp_path, db, seed, faults, resign_at=None, kind="bawo", limit_s
             recs = [_board_records(pc) for pc in m.pcs]
             counts = {k: sum(pc.faults[k] for pc in m.pcs) for k in FAULTS}
             for pc, out in zip(m.pcs, m.said):
-                out.seen = pc.seen           # what each board showed at least once
+                out.seen = pc.seen  # what each board showed at least once
             return club, recs, counts, m.said
         finally:
             m.close()
@@ -126,18 +140,20 @@ def test_a_draw_agreed_on_the_boards_keys_and_a_flag_on_the_club(tmp_path):
     """Both people hold BACK: the game is drawn by agreement on the club and on both boards.
     Then a game with a clock of 5 s a move where nobody moves: the flag falls on the club,
     the side to move's board blinked low first, and both boards end the game on time."""
-    club, recs, counts, said = play_remote(tmp_path / "draw", str(tmp_path / "draw.sqlite"), 7,
-                                           faults=0, draw_at=4)
+    club, recs, counts, said = play_remote(
+        tmp_path / "draw", str(tmp_path / "draw.sqlite"), 7, faults=0, draw_at=4
+    )
     check_agree(club, recs)
     assert (club["result"], club["reason"]) == ("draw", "agreement"), club
     db = str(tmp_path / "flag.sqlite")
-    club, recs, counts, said = play_remote(tmp_path / "flag", db, 9, faults=0, stop_at=3,
-                                           clock={"move": 5})
+    club, recs, counts, said = play_remote(
+        tmp_path / "flag", db, 9, faults=0, stop_at=3, clock={"move": 5}
+    )
     check_agree(club, recs)
     assert club["reason"] == "time" and club["ply"] == 3, club
-    loser = 1 if club["result"] == "S" else 0      # North (board b) was to move at ply 3
+    loser = 1 if club["result"] == "S" else 0  # North (board b) was to move at ply 3
     assert club["turn"] == ("north" if loser == 1 else "south"), club
-    assert "low time" in said[loser].seen      # 5 s a move is low time: the board blinked it
+    assert "low time" in said[loser].seen  # 5 s a move is low time: the board blinked it
 
 
 @pytest.mark.slow
@@ -146,13 +162,19 @@ def test_fifty_faults_in_remote_games(tmp_path, seed):
     """PostgreSQL, Oware (longer games than Bawo's random ones): games one after another
     until fifty faults or more were cut in, each game checked whole."""
     from _club_pg import server
+
     total = {k: 0 for k in FAULTS}
     n = 0
     while sum(total.values()) < 50:
         n += 1
-        club, recs, counts, said = play_remote(tmp_path / ("game%d" % n), server().fresh(),
-                                               seed * 100 + n, faults=60, kind="oware",
-                                               limit_s=900)
+        club, recs, counts, said = play_remote(
+            tmp_path / ("game%d" % n),
+            server().fresh(),
+            seed * 100 + n,
+            faults=60,
+            kind="oware",
+            limit_s=900,
+        )
         check_agree(club, recs)
         for k in FAULTS:
             total[k] += counts[k]

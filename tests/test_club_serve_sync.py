@@ -3,6 +3,7 @@ joined one: the board's records are queued in the PC's log file before the board
 then delivered, and the answer says so. The board is the firmware's link.py + journal.py under
 the MicroPython unix port on a pty (as tests/test_club_sync.py); the club is a real server on
 loopback."""
+
 import os
 
 import httpx
@@ -18,17 +19,23 @@ pytestmark = pytest.mark.xdist_group("club_pg")
 
 
 def _sync(srv):
-    r = httpx.post(srv.url + "api/sync", json={}, timeout=60,
-                   headers={"Host": "127.0.0.1:%d" % srv.cfg.port, "X-Bawo-Token": srv.cfg.token})
+    r = httpx.post(
+        srv.url + "api/sync",
+        json={},
+        timeout=60,
+        headers={"Host": "127.0.0.1:%d" % srv.cfg.port, "X-Bawo-Token": srv.cfg.token},
+    )
     return r.json() if r.status_code == 200 else None
 
 
 def test_the_pages_sync_delivers_to_the_club(tmp_path, monkeypatch):
     board = "pico-cc05"
     recs = seed_journal(tmp_path / "j", 2, board=board, seed=9)
-    relay = Relay(write_board_script(tmp_path / "b.py", tmp_path / "j", board=board),
-                  stderr_path=str(tmp_path / "b.err"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))     # the PC's bawo data dir
+    relay = Relay(
+        write_board_script(tmp_path / "b.py", tmp_path / "j", board=board),
+        stderr_path=str(tmp_path / "b.err"),
+    )
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the PC's bawo data dir
     club_db = str(tmp_path / "club.sqlite")
     srv = None
     try:

@@ -1,5 +1,6 @@
 """The club's storage on both engines (a real PostgreSQL server, tests/_club_pg.py): migrations
 from every past schema version, and the upload's rules (replay, idempotence, conflicts)."""
+
 import pytest
 
 from _club_pg import club_url  # noqa: F401  (fixture)
@@ -8,7 +9,15 @@ from _host_helpers import random_record
 from bawo.club import ClubError
 from bawo.club.migrations import LATEST, MIGRATIONS
 from bawo.club.records import Refused, verify
-from bawo.club.store import ADDED, CONFLICT, DUPLICATE, PgStore, SqliteStore, is_postgres, open_store
+from bawo.club.store import (
+    ADDED,
+    CONFLICT,
+    DUPLICATE,
+    PgStore,
+    SqliteStore,
+    is_postgres,
+    open_store,
+)
 
 pytestmark = pytest.mark.xdist_group("club_pg")
 
@@ -19,24 +28,36 @@ def _raw(url):
 
 # What a club at each past version holds: rows written with that version's columns only.
 SAMPLES = {
-    1: ["INSERT INTO boards (id, added) VALUES ('b1', '2025-01-01T00:00:00Z')",
+    1: [
+        "INSERT INTO boards (id, added) VALUES ('b1', '2025-01-01T00:00:00Z')",
         "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start, played,"
         " first_tag, second_tag, added, record) VALUES ('b1', 'b1-0001', 'abc', 'ok', 'oware', 'S',"
-        " 'x', 3, NULL, NULL, NULL, NULL, '2025-01-01T00:00:00Z', 'text')"],
+        " 'x', 3, NULL, NULL, NULL, NULL, '2025-01-01T00:00:00Z', 'text')",
+    ],
     2: ["INSERT INTO tokens (board, hash, created) VALUES ('b1', 'h1', '2025-01-02T00:00:00Z')"],
-    3: ["INSERT INTO seats (board, south, north, since) VALUES ('b1', 'Ada', 'Bo', '2025-01-03T00:00:00Z')"],
-    4: ["INSERT INTO admins (name, salt, hash, added) VALUES ('root', 's', 'h', '2025-01-04T00:00:00Z')"],
-    5: ["INSERT INTO live (board, rid, game, start, moves, ply, done, updated) VALUES"
-        " ('b1', 'b1-0002', 'oware', NULL, 'F3', 1, 0, '2025-01-05T00:00:00Z')"],
-    6: ["INSERT INTO players (name, added) VALUES ('Ada', '2025-01-06T00:00:00Z')",
+    3: [
+        "INSERT INTO seats (board, south, north, since) VALUES ('b1', 'Ada', 'Bo', '2025-01-03T00:00:00Z')"
+    ],
+    4: [
+        "INSERT INTO admins (name, salt, hash, added) VALUES ('root', 's', 'h', '2025-01-04T00:00:00Z')"
+    ],
+    5: [
+        "INSERT INTO live (board, rid, game, start, moves, ply, done, updated) VALUES"
+        " ('b1', 'b1-0002', 'oware', NULL, 'F3', 1, 0, '2025-01-05T00:00:00Z')"
+    ],
+    6: [
+        "INSERT INTO players (name, added) VALUES ('Ada', '2025-01-06T00:00:00Z')",
         "INSERT INTO tournaments (name, game, system, rounds, created) VALUES"
         " ('Spring', 'oware', 'swiss', 4, '2025-01-06T00:00:00Z')",
         "INSERT INTO entrants (tournament, player, seed) VALUES (1, 'Ada', 1)",
         "INSERT INTO pairings (tournament, round, tbl, south, north, board, result, started)"
-        " VALUES (1, 1, 1, 'Ada', NULL, NULL, 'bye', '2025-01-06T00:00:00Z')"],
-    7: ["INSERT INTO remote_games (game, state, by_board, by_side, position, moves, ply, version,"
+        " VALUES (1, 1, 1, 'Ada', NULL, NULL, 'bye', '2025-01-06T00:00:00Z')",
+    ],
+    7: [
+        "INSERT INTO remote_games (game, state, by_board, by_side, position, moves, ply, version,"
         " created, updated) VALUES ('oware', 'open', 'b1', 'any', '4,4,4,4,4,4/4,4,4,4,4,4 S:0 N:0 S',"
-        " '', 0, 1, '2025-01-07T00:00:00Z', '2025-01-07T00:00:00Z')"],
+        " '', 0, 1, '2025-01-07T00:00:00Z', '2025-01-07T00:00:00Z')"
+    ],
 }
 
 
@@ -56,7 +77,7 @@ def test_migrates_from_every_past_version(club_url, start):
                     t.execute(q)
     finally:
         s.close()
-    s = open_store(club_url)     # what `bawo club serve` does on start
+    s = open_store(club_url)  # what `bawo club serve` does on start
     try:
         assert s.version() == LATEST
         if start >= 1:
@@ -72,10 +93,13 @@ def test_migrates_from_every_past_version(club_url, start):
             assert [(x["board"], x["ply"]) for x in s.live_boards(since="2000")] == [("b1", 1)]
         if start >= 6:
             from bawo.club import tournaments
+
             assert [(x["name"], x["players"], x["round"]) for x in tournaments.listing(s)] == [
-                ("Spring", 1, 1)]
+                ("Spring", 1, 1)
+            ]
         if start >= 7:
             from bawo.club import remote_games as remote
+
             assert [s_["game"] for s_ in remote.open_seeks(s, "b2").answer["seeks"]] == [1]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)
@@ -105,6 +129,7 @@ def test_upload_is_idempotent_and_keeps_conflicts(club_url):
         assert s.upload("b1", va)[0] == ADDED
         # The same content again (also sent as JSON): nothing new.
         import json
+
         assert s.upload("b1", verify("b1", json.dumps(a.to_dict()).encode()))[0] == DUPLICATE
         # Another content under the same id: kept beside it, and shown as a conflict.
         assert s.upload("b1", verify("b1", b.to_text().encode()))[0] == CONFLICT
@@ -134,6 +159,7 @@ def test_processes_starting_at_once_migrate_once(club_url):
     # Four club processes start together on a new database: one migrates, the others wait for
     # its lock and find nothing to do.
     import threading
+
     got, errors = [], []
 
     def start():
@@ -141,8 +167,9 @@ def test_processes_starting_at_once_migrate_once(club_url):
             s = open_store(club_url)
             got.append(s.version())
             s.close()
-        except Exception as e:       # the test fails on any, named below
+        except Exception as e:  # the test fails on any, named below
             errors.append(repr(e))
+
     ts = [threading.Thread(target=start) for _ in range(4)]
     for t in ts:
         t.start()
@@ -153,6 +180,7 @@ def test_processes_starting_at_once_migrate_once(club_url):
 
 def test_missing_postgresql_fails_the_tests_not_skips(monkeypatch):
     import _club_pg
+
     monkeypatch.setattr(_club_pg.glob, "glob", lambda pattern: [])
     with pytest.raises(pytest.fail.Exception, match="install-system-deps"):
         _club_pg._bindir()

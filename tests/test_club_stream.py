@@ -1,6 +1,7 @@
 """A PC streams its simulated board's moves to the club (the real firmware under the MicroPython
 unix port, followed by bawo.watch's Watcher); the club goes down mid-game and comes back, and
 the PC resumes from the club's ply: nothing lost, nothing doubled."""
+
 import io
 import time
 
@@ -54,6 +55,7 @@ def test_stream_resumes_after_the_club_went_away(sim_board, tmp_path):
                             w.join(link)
                 for ev in link.poll_events(0.3):
                     w.handle(ev)
+
             w.join(link)
             play(moves[:4])
             _wait(lambda: [r["ply"] for r in store.live_boards("2000")] == [4])

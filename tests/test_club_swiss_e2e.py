@@ -21,6 +21,7 @@ The real path: the players start each game from the board's menu (a club's PC do
 games), the PC's `bawo club stream` and `bawo sync` as subprocesses, each PC with its own
 XDG_DATA_HOME after `bawo club join`. About 60 s on 2 busy cores (Oware at speed 8: a random
 game is ~100 plies, 5-8 s on the board)."""
+
 import csv
 import io
 import itertools
@@ -46,8 +47,8 @@ GAME = "oware"
 PLAYERS = ["Ada", "Bo", "Chi", "Dee", "Eve", "Femi", "Gift", "Hawa", "Zoë"]
 ROUNDS = 4
 BOARDS = ["pico-s%d" % i for i in range(1, 5)]
-WALL_ROUND = 4          # the round whose wall Chromium shows mid-game
-WALL_PLY = 8            # ... with every board at this ply
+WALL_ROUND = 4  # the round whose wall Chromium shows mid-game
+WALL_PLY = 8  # ... with every board at this ply
 
 
 # -- the rules, on their own ----------------------------------------------------------------
@@ -107,7 +108,7 @@ def matchings(players, ok):
     a, rest = players[0], players[1:]
     for i, b in enumerate(rest):
         if ok(a, b):
-            for m in matchings(rest[:i] + rest[i + 1:], ok):
+            for m in matchings(rest[:i] + rest[i + 1 :], ok):
                 yield [(a, b)] + m
 
 
@@ -117,8 +118,10 @@ def floats(pairs, pts):
     players float is the bracket-by-bracket choice (C.7), not checked here: it may float a
     player down two groups where another choice of the bracket above floated two players one."""
     groups = sorted(set(pts.values()), reverse=True)
-    return tuple(sum(1 for a, b in pairs if min(pts[a], pts[b]) < g <= max(pts[a], pts[b]))
-                 for g in groups[:-1])
+    return tuple(
+        sum(1 for a, b in pairs if min(pts[a], pts[b]) < g <= max(pts[a], pts[b]))
+        for g in groups[:-1]
+    )
 
 
 def check_round(rnd, games, before, seed_of):
@@ -128,7 +131,9 @@ def check_round(rnd, games, before, seed_of):
     played = [g for g in games if g["north"] is not None]
     byes = [g["south"] for g in games if g["north"] is None]
     assert len(played) == 4 and len(byes) == 1 and games[-1]["north"] is None, games
-    assert sorted([g["south"] for g in played] + [g["north"] for g in played] + byes) == sorted(PLAYERS)
+    assert sorted([g["south"] for g in played] + [g["north"] for g in played] + byes) == sorted(
+        PLAYERS
+    )
     # C.1 and C.3: no repeat, no two players who must both have the same side.
     for g in played:
         assert can_meet(h, g["south"], g["north"]), (rnd, g, h)
@@ -143,12 +148,16 @@ def check_round(rnd, games, before, seed_of):
         # the last pairing number.
         by_seed = sorted(PLAYERS, key=seed_of.get)
         assert [(g["south"], g["north"]) for g in played] == [
-            (by_seed[k], by_seed[k + 4]) if k % 2 == 0 else (by_seed[k + 4], by_seed[k]) for k in range(4)]
+            (by_seed[k], by_seed[k + 4]) if k % 2 == 0 else (by_seed[k + 4], by_seed[k])
+            for k in range(4)
+        ]
         assert byes == [by_seed[8]]
     # The bye: to the lowest-ranked player (score, then pairing number) who has had none and
     # without whom the others can all be paired.
-    eligible = sorted((p for p in PLAYERS if all(x[0] is not None for x in h[p])),
-                      key=lambda p: (pts[p], -seed_of[p]))
+    eligible = sorted(
+        (p for p in PLAYERS if all(x[0] is not None for x in h[p])),
+        key=lambda p: (pts[p], -seed_of[p]),
+    )
     for p in eligible:
         if next(matchings([q for q in PLAYERS if q != p], lambda a, b: can_meet(h, a, b)), None):
             assert byes == [p], (rnd, byes, p, pts)
@@ -160,8 +169,10 @@ def check_round(rnd, games, before, seed_of):
     got = floats([(g["south"], g["north"]) for g in played], pts)
     assert got == best, (rnd, got, best, pts, games)
     # Tables in score order: the higher score of each pair, then the lower, never rise.
-    keys = [(max(pts[g["south"]], pts[g["north"]]), min(pts[g["south"]], pts[g["north"]]))
-            for g in played]
+    keys = [
+        (max(pts[g["south"]], pts[g["north"]]), min(pts[g["south"]], pts[g["north"]]))
+        for g in played
+    ]
     assert keys == sorted(keys, reverse=True), (rnd, keys)
 
 
@@ -181,7 +192,7 @@ def expected_standings(games, seed_of):
     bh = {p: sum(pts[o] for o, _, _ in h[p] if o) for p in PLAYERS}
     sb = {p: sum(pts[o] * s for o, _, s in h[p] if o) for p in PLAYERS}
     de = dict.fromkeys(PLAYERS, 0.0)
-    key = lambda p: (pts[p], bh[p], sb[p])      # noqa: E731
+    key = lambda p: (pts[p], bh[p], sb[p])  # noqa: E731
     for _, tied in itertools.groupby(sorted(PLAYERS, key=key), key=key):
         tied = set(tied)
         if len(tied) > 1 and all(o in {x[0] for x in h[p]} for p in tied for o in tied - {p}):
@@ -199,19 +210,27 @@ class Pc:
         self.id = board
         self.dir = tmp / board
         self.relay = sim.PtyRelay()
-        self.board = sim.BoardProcess("bawo-4x8", str(self.dir / "flash"), fake=False, speed=8,
-                                      link=self.relay.board_ends(), extra_env={"BAWO_BOARD_ID": board})
+        self.board = sim.BoardProcess(
+            "bawo-4x8",
+            str(self.dir / "flash"),
+            fake=False,
+            speed=8,
+            link=self.relay.board_ends(),
+            extra_env={"BAWO_BOARD_ID": board},
+        )
         self.relay.start()
         self.env = env_with_path()
         self.env["XDG_DATA_HOME"] = str(self.dir / "data")
         self.env.pop("BAWO_DB", None)
         self.games = 0
-        self.procs = []          # the PC's commands that hold the port: killed at the end
+        self.procs = []  # the PC's commands that hold the port: killed at the end
         r = self.bawo("club", "join", url, "--token", token)
         assert r.returncode == 0 and "joined the club" in r.stdout, r.stdout + r.stderr
 
     def bawo(self, *args):
-        r = subprocess.run(bawo_cmd() + list(args), capture_output=True, text=True, env=self.env, timeout=60)
+        r = subprocess.run(
+            bawo_cmd() + list(args), capture_output=True, text=True, env=self.env, timeout=60
+        )
         assert "Traceback" not in r.stderr, r.stderr
         return r
 
@@ -232,31 +251,45 @@ class Pc:
         WALL_PLY, while the test looks at the wall."""
         b = self.board
         if self.games == 0:
-            sim.choose_settings(b, GAME, "people", 8)   # the menu: Oware, two people
+            sim.choose_settings(b, GAME, "people", 8)  # the menu: Oware, two people
         else:
-            b.menu()                                    # the last game's end: back to the menu
+            b.menu()  # the last game's end: back to the menu
         self.games += 1
-        b.menu()                                        # and a new game
+        b.menu()  # and a new game
         st = b.idle()
         assert st["mode"] == "play" and st["ply"] == 0, st
         gid = st["id"]
         err = open(str(self.dir / ("stream%d.err" % self.games)), "w")
-        stream = subprocess.Popen(bawo_cmd() + ["club", "stream", "--port", self.relay.path,
-                                                "--exit-after-game"],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                  env=self.env, start_new_session=True)
+        stream = subprocess.Popen(
+            bawo_cmd() + ["club", "stream", "--port", self.relay.path, "--exit-after-game"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=self.env,
+            start_new_session=True,
+        )
         self.procs.append(stream)
         try:
             # The PC has joined the game: the club shows it, at ply 0.
-            self.pump(lambda: any(r["board"] == self.id and r["rid"] == gid
-                                  for r in store.live_boards(since="2000")), what="live game on the club")
+            self.pump(
+                lambda: any(
+                    r["board"] == self.id and r["rid"] == gid
+                    for r in store.live_boards(since="2000")
+                ),
+                what="live game on the club",
+            )
             moves = self.moves = sim.random_moves(GAME, st["pos"], seed, 1000)
             if halfway is not None:
                 st = sim.play_moves(b, GAME, moves[:WALL_PLY])
-                self.pump(lambda: any(r["board"] == self.id and r["ply"] == WALL_PLY
-                                      for r in store.live_boards(since="2000")), what="ply on the club")
-                halfway.wait(60)     # the test looks at the wall
-                halfway.wait(60)     # ... and has seen it
+                self.pump(
+                    lambda: any(
+                        r["board"] == self.id and r["ply"] == WALL_PLY
+                        for r in store.live_boards(since="2000")
+                    ),
+                    what="ply on the club",
+                )
+                halfway.wait(60)  # the test looks at the wall
+                halfway.wait(60)  # ... and has seen it
                 st = sim.play_moves(b, GAME, moves[WALL_PLY:])
             else:
                 st = sim.play_moves(b, GAME, moves)
@@ -269,12 +302,20 @@ class Pc:
             err.close()
         assert stream.returncode == 0, open(err.name).read()
         # The PC syncs the board: into its log, and on to the club.
-        sync = subprocess.Popen(bawo_cmd() + ["sync", "--port", self.relay.path], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
-                                start_new_session=True)
+        sync = subprocess.Popen(
+            bawo_cmd() + ["sync", "--port", self.relay.path],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env,
+            start_new_session=True,
+        )
         self.procs.append(sync)
         out = []
-        threading.Thread(target=lambda: out.append(sync.communicate(timeout=60)), daemon=True).start()
+        threading.Thread(
+            target=lambda: out.append(sync.communicate(timeout=60)), daemon=True
+        ).start()
         self.pump(lambda: out, timeout=60, what="end of the sync")
         assert sync.returncode == 0 and "club: 1 record(s) delivered" in out[0][0], out
         return gid, moves
@@ -294,12 +335,13 @@ def result_of(moves):
         s.push(m)
     end = s.outcome()
     assert end is not None, moves
-    return {0: "S", 1: "N"}.get(end.winner, "D")   # the first side (South) is 0; a draw None
+    return {0: "S", 1: "N"}.get(end.winner, "D")  # the first side (South) is 0; a draw None
 
 
 def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
     import httpx
     from _serve_helpers import browser, quit_browser, screenshot, wait_for
+
     t_start = time.monotonic()
     db = pg_server().fresh()
     pcs, drv = [], None
@@ -312,12 +354,15 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                 assert r.status_code == 303, r.text
                 assert "error=" not in r.headers["location"], r.headers["location"]
                 return r.headers["location"]
-            assert admin("new", name="Swiss of nine", game=GAME, system="swiss",
-                         rounds=str(ROUNDS)) == "/tournament?id=1"
+
+            assert (
+                admin("new", name="Swiss of nine", game=GAME, system="swiss", rounds=str(ROUNDS))
+                == "/tournament?id=1"
+            )
             for p in PLAYERS:
                 admin("register", id="1", player=p)
             pcs = [Pc(tmp_path, b, url, token_for(store, b)) for b in BOARDS]
-            played = []          # every pairing with its result, as the test saw it played
+            played = []  # every pairing with its result, as the test saw it played
             seed_of = None
             for rnd in range(1, ROUNDS + 1):
                 admin("round", id="1")
@@ -329,8 +374,9 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                 check_round(rnd, games, played, seed_of)
                 # The club's own check agrees (a cross-check only).
                 rows = T.pairings(store, 1)
-                assert pairing.swiss_round(T.entrants(store, 1), T.played_rounds(
-                    [r for r in rows if r["round"] < rnd])) == [(g["south"], g["north"]) for g in games]
+                assert pairing.swiss_round(
+                    T.entrants(store, 1), T.played_rounds([r for r in rows if r["round"] < rnd])
+                ) == [(g["south"], g["north"]) for g in games]
                 # Each game has a board, in the boards' order, its players seated there.
                 assert [g["board"] for g in games] == BOARDS + [None]
                 seats = {s["board"]: (s["south"], s["north"]) for s in store.seats()}
@@ -343,12 +389,15 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                 def run(pc, seed):
                     try:
                         out[pc.id] = pc.play(store, seed, halfway)
-                    except BaseException as e:   # reported below
+                    except BaseException as e:  # reported below
                         errors.append((pc.id, e))
                         if halfway:
                             halfway.abort()
-                threads = [threading.Thread(target=run, args=(pc, 100 * rnd + i), daemon=True)
-                           for i, pc in enumerate(pcs)]
+
+                threads = [
+                    threading.Thread(target=run, args=(pc, 100 * rnd + i), daemon=True)
+                    for i, pc in enumerate(pcs)
+                ]
                 for t in threads:
                     t.start()
                 if halfway is not None:
@@ -359,38 +408,58 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                     if not errors:
                         try:
                             drv = browser()
-                            look_at_wall(drv, url, games, {pc.id: pc.moves for pc in pcs}, wait_for,
-                                         screenshot)
+                            look_at_wall(
+                                drv,
+                                url,
+                                games,
+                                {pc.id: pc.moves for pc in pcs},
+                                wait_for,
+                                screenshot,
+                            )
                         except BaseException:
-                            halfway.abort()     # the boards stop waiting for the test
+                            halfway.abort()  # the boards stop waiting for the test
                             raise
                         halfway.wait(60)
                 for t in threads:
                     t.join(180)
                 assert not errors, errors
                 # The records filled the results: the players seated, the result the moves'.
-                got = [g for g in c.get("/tournament/export.json?id=1").json()["games"] if g["round"] == rnd]
+                got = [
+                    g
+                    for g in c.get("/tournament/export.json?id=1").json()["games"]
+                    if g["round"] == rnd
+                ]
                 for g in got[:4]:
                     gid, moves = out[g["board"]]
                     assert g["record_seq"], (g, [dict(r) for r in store.records(board=g["board"])])
                     rec = store.record(g["record_seq"])
                     assert (rec["rid"], rec["south"], rec["north"], rec["plies"]) == (
-                        gid, g["south"], g["north"], len(moves)), (g, dict(rec))
+                        gid,
+                        g["south"],
+                        g["north"],
+                        len(moves),
+                    ), (g, dict(rec))
                     assert g["result"] == result_of(moves), (g, moves)
-                played += [dict(g, result=result_of(out[g["board"]][1])) if g["north"] else g for g in got]
+                played += [
+                    dict(g, result=result_of(out[g["board"]][1])) if g["north"] else g for g in got
+                ]
                 check_sides(played)
                 # The club's standings agree with the games after every round: the bye's point.
-                club = [(r["player"], r["points"], r["buchholz"], r["sb"], r["de"])
-                        for r in c.get("/tournament/export.json?id=1").json()["standings"]]
+                club = [
+                    (r["player"], r["points"], r["buchholz"], r["sb"], r["de"])
+                    for r in c.get("/tournament/export.json?id=1").json()["standings"]
+                ]
                 assert club == expected_standings(played, seed_of), (rnd, club)
             # All rounds played: no more; every player met different opponents, 4 byes to 4.
             r = c.post("/tournaments/round", data={"id": "1", "csrf": csrf})
             assert "all%204%20rounds" in r.headers["location"]
             assert len({g["south"] for g in played if g["north"] is None}) == ROUNDS
             want = expected_standings(played, seed_of)
-            assert sum(x[1] for x in want) == 4 * ROUNDS + ROUNDS       # 16 games, 4 byes
+            assert sum(x[1] for x in want) == 4 * ROUNDS + ROUNDS  # 16 games, 4 byes
             table = list(csv.reader(io.StringIO(c.get("/tournament/standings.csv?id=1").text)))[1:]
-            assert [(r[1], float(r[2]), float(r[3]), float(r[4]), float(r[5])) for r in table] == want, table
+            assert [
+                (r[1], float(r[2]), float(r[3]), float(r[4]), float(r[5])) for r in table
+            ] == want, table
             # Chromium: the crosstable.
             drv = drv or browser()
             drv.get(url + "tournament/crosstable?id=1")
@@ -415,10 +484,18 @@ def look_at_wall(drv, url, games, moves, wait_for, screenshot):
     drv.get(url + "tournament/wall?id=1")
 
     def cards():
-        return {c.get_attribute("data-board"): c for c in drv.find_elements("css selector", ".card")}
-    wait_for(lambda: {b: c.get_attribute("data-ply") for b, c in cards().items()}
-             == {g["board"]: str(WALL_PLY) for g in games if g["board"]}, timeout=30,
-             what="every board of the round live on the wall")
+        return {
+            c.get_attribute("data-board"): c for c in drv.find_elements("css selector", ".card")
+        }
+
+    wait_for(
+        lambda: (
+            {b: c.get_attribute("data-ply") for b, c in cards().items()}
+            == {g["board"]: str(WALL_PLY) for g in games if g["board"]}
+        ),
+        timeout=30,
+        what="every board of the round live on the wall",
+    )
     text = drv.find_element("css selector", "#wall-tables").text
     for g in games:
         assert g["south"] in text and (g["north"] or "bye") in text
@@ -443,10 +520,21 @@ def test_a_game_the_boards_clock_starts_a_second_before_its_round_is_the_rounds(
     def record(gid, seconds_before):
         """An Oware game of two people on pico-c1, started seconds_before the round did."""
         rec = random_record(1, gid, name=GAME)
-        start = datetime.datetime.strptime(store.one("SELECT started FROM pairings WHERE id=1")["started"],
-                                           "%Y-%m-%dT%H:%M:%SZ") - datetime.timedelta(seconds=seconds_before)
-        return Record(dict(rec.header, Id=gid, Device="pico-c1", First="person", Second="person",
-                           Start=start.strftime("%Y-%m-%d %H:%M:%S")), rec.moves).to_text(), rec
+        start = datetime.datetime.strptime(
+            store.one("SELECT started FROM pairings WHERE id=1")["started"], "%Y-%m-%dT%H:%M:%SZ"
+        ) - datetime.timedelta(seconds=seconds_before)
+        return Record(
+            dict(
+                rec.header,
+                Id=gid,
+                Device="pico-c1",
+                First="person",
+                Second="person",
+                Start=start.strftime("%Y-%m-%d %H:%M:%S"),
+            ),
+            rec.moves,
+        ).to_text(), rec
+
     with club_client(club_url) as (c, store):
         tok = token_for(store, "pico-c1")
         tid = T.create(store, "Clock", GAME, "swiss", 2)
@@ -457,12 +545,16 @@ def test_a_game_the_boards_clock_starts_a_second_before_its_round_is_the_rounds(
         game = T.pairings(store, tid)[0]
         # A game 10 s before the round: the players before; it fills nothing.
         text, _ = record("pico-c1-0001", 10)
-        assert c.post("/api/records", content=text, headers=bearer(tok)).json()["outcome"] == "added"
+        assert (
+            c.post("/api/records", content=text, headers=bearer(tok)).json()["outcome"] == "added"
+        )
         assert T.pairings(store, tid)[0]["result"] is None
         assert store.records()[0]["south"] == "Old"
         # A game a second before: the round's own, renamed to its players.
         text, rec = record("pico-c1-0002", 1)
-        assert c.post("/api/records", content=text, headers=bearer(tok)).json()["outcome"] == "added"
+        assert (
+            c.post("/api/records", content=text, headers=bearer(tok)).json()["outcome"] == "added"
+        )
         got = T.pairings(store, tid)[0]
         assert got["rid"] == "pico-c1-0002" and got["result"] == result_of(rec.moves)
         row = [r for r in store.records() if r["rid"] == "pico-c1-0002"][0]
@@ -477,26 +569,48 @@ def test_the_rule_checks_pass_pairing_pys_rounds_and_catch_broken_ones():
     games = []
 
     def as_games(rnd, pairs):
-        return [{"round": rnd, "table": i + 1, "south": s, "north": n,
-                 "result": "bye" if n is None else None} for i, (s, n) in enumerate(pairs)]
+        return [
+            {
+                "round": rnd,
+                "table": i + 1,
+                "south": s,
+                "north": n,
+                "result": "bye" if n is None else None,
+            }
+            for i, (s, n) in enumerate(pairs)
+        ]
+
     for rnd in range(1, ROUNDS + 1):
-        rounds = [[(g["south"], g["north"], g["result"]) for g in games if g["round"] == k]
-                  for k in range(1, rnd)]
+        rounds = [
+            [(g["south"], g["north"], g["result"]) for g in games if g["round"] == k]
+            for k in range(1, rnd)
+        ]
         now = as_games(rnd, pairing.swiss_round(PLAYERS, rounds))
         check_round(rnd, now, games, seed_of)
         if rnd == 3:
             played = [g for g in now if g["north"]]
             h = history(games)
-            granted = next(g for g in played if preference(h, g["south"]) != preference(h, g["north"]))
+            granted = next(
+                g for g in played if preference(h, g["south"]) != preference(h, g["north"])
+            )
             broken = [
                 # sides swapped on a table where they were both granted
                 [dict(g, south=g["north"], north=g["south"]) if g is granted else g for g in now],
                 # the bye to the top player of the round, who then plays the bye's player
-                [dict(g, south=now[-1]["south"]) if g is played[0] else
-                 dict(g, south=played[0]["south"]) if g["north"] is None else g for g in now],
+                [
+                    dict(g, south=now[-1]["south"])
+                    if g is played[0]
+                    else dict(g, south=played[0]["south"])
+                    if g["north"] is None
+                    else g
+                    for g in now
+                ],
                 # two players who met in round 1, paired again
-                as_games(rnd, [(g["south"], g["north"]) for g in games if g["round"] == 1 and g["north"]]
-                         + [(now[-1]["south"], None)]),
+                as_games(
+                    rnd,
+                    [(g["south"], g["north"]) for g in games if g["round"] == 1 and g["north"]]
+                    + [(now[-1]["south"], None)],
+                ),
             ]
             for bad in broken:
                 with pytest.raises(AssertionError):

@@ -2,6 +2,7 @@
 starts rounds; each pairing gets a board with its players seated there, the board's record
 arrives through the PCs' API and fills the result; standings, crosstable, CSV and JSON agree.
 A club on each engine in the test client (the pairing rules themselves: test_club_pairing.py)."""
+
 import csv
 import datetime
 import html
@@ -49,14 +50,19 @@ def test_a_swiss_runs_from_the_boards_records(club_url):
     with club_client(club_url) as (c, store):
         csrf = login(c, store)
         tokens = {b: token_for(store, b) for b in ("pico-t1", "pico-t2")}
-        r = _form(c, "/tournaments/new", csrf, name="Spring <b>", game="oware", system="swiss", rounds="3")
+        r = _form(
+            c, "/tournaments/new", csrf, name="Spring <b>", game="oware", system="swiss", rounds="3"
+        )
         assert r.status_code == 303 and r.headers["location"] == "/tournament?id=1"
         for p in ("Ada", "Bo", "Chi", "Dee", "Eve"):
             assert _form(c, "/tournaments/register", csrf, id="1", player=p).status_code == 303
         results = itertools.cycle(["S", "N", "draw", "S"])
         n = 0
         for rnd in (1, 2, 3):
-            assert _form(c, "/tournaments/round", csrf, id="1").headers["location"] == "/tournament?id=1"
+            assert (
+                _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+                == "/tournament?id=1"
+            )
             games = [p for p in T.pairings(store, 1) if p["round"] == rnd]
             assert len(games) == 3 and [g["board"] for g in games] == ["pico-t1", "pico-t2", None]
             assert games[2]["north"] is None and games[2]["result"] == "bye"
@@ -73,7 +79,9 @@ def test_a_swiss_runs_from_the_boards_records(club_url):
                 assert r.json()["outcome"] == "added", r.text
             got = [p for p in T.pairings(store, 1) if p["round"] == rnd]
             assert all(p["result"] in ("S", "N", "D") and p["rid"] for p in got[:2]), got
-        assert "all%203%20rounds" in _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+        assert (
+            "all%203%20rounds" in _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+        )
         rows = T.pairings(store, 1)
         # The rules, once more on the club's own rounds: no repeat, three byes to three players.
         met = [frozenset((p["south"], p["north"])) for p in rows if p["north"]]
@@ -81,15 +89,18 @@ def test_a_swiss_runs_from_the_boards_records(club_url):
         assert len({p["south"] for p in rows if p["north"] is None}) == 3
         standings = T.standings(store, 1)
         assert standings == pairing.standings(T.entrants(store, 1), T.played_rounds(rows), "swiss")
-        assert sum(r["points"] for r in standings) == 6 + 3        # six games, three byes
+        assert sum(r["points"] for r in standings) == 6 + 3  # six games, three byes
         page = c.get("/tournament?id=1").text
         assert "Spring &lt;b&gt;" in page and "<b>" not in page.split("<h1>")[1].split("</h1>")[0]
         assert page.count('<a href="/game?seq=') == 6
         cross = c.get("/tournament/crosstable?id=1").text
         assert all(p in cross for p in ("Ada", "Bo", "Chi", "Dee", "Eve")) and "bye +" in cross
         table = list(csv.reader(io.StringIO(c.get("/tournament/standings.csv?id=1").text)))
-        assert table[0][:6] == ["place", "player", "points", "buchholz", "sonneborn_berger",
-                                "direct_encounter"] and len(table) == 6
+        assert (
+            table[0][:6]
+            == ["place", "player", "points", "buchholz", "sonneborn_berger", "direct_encounter"]
+            and len(table) == 6
+        )
         assert [row[1] for row in table[1:]] == [r["player"] for r in standings]
         data = c.get("/tournament/export.json?id=1").json()
         assert len(data["games"]) == 9 and all(g["record"] for g in data["games"] if g["north"])
@@ -110,13 +121,20 @@ def test_a_round_robin_follows_the_berger_table_and_takes_the_admins_results(tmp
             seeds = T.entrants(store, 1)
             games = [p for p in T.pairings(store, 1) if p["round"] == rnd]
             assert [(g["south"], g["north"]) for g in games] == [
-                (seeds[a - 1], seeds[b - 1]) for a, b in pairing.berger(4)[rnd - 1]]
-            assert [g["board"] for g in games] == ["pico-r1", None]    # one board: one table
+                (seeds[a - 1], seeds[b - 1]) for a, b in pairing.berger(4)[rnd - 1]
+            ]
+            assert [g["board"] for g in games] == ["pico-r1", None]  # one board: one table
             for g in games:
-                assert _form(c, "/tournaments/result", csrf, id="1", pairing=str(g["id"]),
-                             result="S").status_code == 303
+                assert (
+                    _form(
+                        c, "/tournaments/result", csrf, id="1", pairing=str(g["id"]), result="S"
+                    ).status_code
+                    == 303
+                )
         assert [(r["player"], r["points"]) for r in T.standings(store, 1)][0][1] >= 2
-        assert "all%203%20rounds" in _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+        assert (
+            "all%203%20rounds" in _form(c, "/tournaments/round", csrf, id="1").headers["location"]
+        )
         # The wall: the current round's boards live, each card named by its table.
         wall = c.get("/tournament/wall?id=1").text
         m = re.search(r'data-tables="([^"]*)"', wall)

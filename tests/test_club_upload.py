@@ -1,5 +1,6 @@
 """The club's record upload over HTTP, on both engines: trusts nothing, replays every record,
 idempotent on (board, id, content), keeps and shows conflicts, answers only after commit."""
+
 import json
 
 import pytest
@@ -39,14 +40,20 @@ def test_upload_refusals(club_url):
         rec = random_record(13, "pico-aa01-0002")
         # No token, a made-up token: nothing is read.
         assert c.post("/api/records", content=rec.to_text()).status_code == 401
-        assert c.post("/api/records", content=rec.to_text(),
-                      headers=bearer("bawo_" + "x" * 43)).status_code == 401
+        assert (
+            c.post(
+                "/api/records", content=rec.to_text(), headers=bearer("bawo_" + "x" * 43)
+            ).status_code
+            == 401
+        )
         # Another board's token: refused, as the record names its board.
         r = c.post("/api/records", content=rec.to_text(), headers=bearer(other))
         assert r.status_code == 422 and "not by this token's board" in r.json()["error"]
         # A forged record: a move changed, so it does not replay.
-        forged = rec.to_text().replace('[Result "%s"]' % rec.header["Result"],
-                                       '[Result "%s"]' % ("draw" if rec.header["Result"] != "draw" else "S"))
+        forged = rec.to_text().replace(
+            '[Result "%s"]' % rec.header["Result"],
+            '[Result "%s"]' % ("draw" if rec.header["Result"] != "draw" else "S"),
+        )
         r = c.post("/api/records", content=forged, headers=bearer(tok))
         assert r.status_code == 422 and "does not replay" in r.json()["error"]
         # Oversized: refused before it is read whole.

@@ -1,5 +1,6 @@
 """A damaged data directory never stops the board: tests/mp/check_damaged_dir.py runs the real
 app and journal on the simulated board under CPython and the MicroPython unix port."""
+
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
 def test_simulated_board_with_a_directory_as_its_board_id(tmp_path):
     # The simulator's own file (board_id) was read before the journal could set it aside.
     from bawo.sim import BoardProcess
+
     flash = tmp_path / "flash"
     (flash / "board_id").mkdir(parents=True)
     (flash / "board_id" / "inside").write_text("keep me")

@@ -1,5 +1,6 @@
 """The users' documentation: its LED pictures are the firmware's current frames, its links stay
 inside the repository, and the troubleshooting page quotes messages the code really prints."""
+
 import ast
 import re
 import subprocess
@@ -16,7 +17,9 @@ PAGES = [ROOT / "README.md"] + sorted(DOCS.glob("*.md"))
 def test_led_pictures_are_current(tmp_path):
     # Drawn by the firmware from real positions: a change to the drawing code or to a scene
     # must come with fresh pictures (python docs/make_pictures.py).
-    subprocess.run([sys.executable, str(DOCS / "make_pictures.py"), str(tmp_path)], check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, str(DOCS / "make_pictures.py"), str(tmp_path)], check=True, timeout=300
+    )
     committed = sorted(PICTURES.glob("*.svg"))
     made = sorted(tmp_path.glob("*.svg"))
     assert [p.name for p in committed] == [p.name for p in made]
@@ -45,14 +48,21 @@ def test_every_picture_is_shown_in_a_guide():
     shown = set()
     for page in PAGES:
         shown.update(t.split("/")[-1] for t in links(page) if t.endswith(".svg"))
-    assert sorted(p.name for p in PICTURES.glob("*.svg")) == sorted(n for n in shown if (PICTURES / n).exists())
+    assert sorted(p.name for p in PICTURES.glob("*.svg")) == sorted(
+        n for n in shown if (PICTURES / n).exists()
+    )
 
 
 def test_readme_sends_players_to_the_guides_not_outside():
     readme = (ROOT / "README.md").read_text()
     assert "../shared" not in readme
-    for page in ("docs/play-bawo.md", "docs/play-oware.md", "docs/play-bagh-chal.md", "docs/rules.md",
-                 "docs/troubleshooting.md"):
+    for page in (
+        "docs/play-bawo.md",
+        "docs/play-oware.md",
+        "docs/play-bagh-chal.md",
+        "docs/rules.md",
+        "docs/troubleshooting.md",
+    ):
         assert "](%s)" % page in readme, page
 
 
@@ -60,7 +70,9 @@ def _message_patterns():
     """Every string literal of the host tools and the firmware long enough to be a message,
     as a regex: % placeholders match any text (adjacent literals are joined by the parser)."""
     pats = []
-    for f in sorted((ROOT / "host" / "bawo").glob("*.py")) + sorted((ROOT / "firmware").glob("*.py")):
+    for f in sorted((ROOT / "host" / "bawo").glob("*.py")) + sorted(
+        (ROOT / "firmware").glob("*.py")
+    ):
         for node in ast.walk(ast.parse(f.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 s = node.value
@@ -87,9 +99,14 @@ def test_troubleshooting_quotes_what_the_code_prints():
     assert len(quoted) >= 6
     pats = _message_patterns()
     for line in quoted:
-        msg = line[len("bawo: error: "):] if line.startswith("bawo: error: ") else line[len("bawo: "):]
+        msg = (
+            line[len("bawo: error: ") :]
+            if line.startswith("bawo: error: ")
+            else line[len("bawo: ") :]
+        )
         assert any(p.fullmatch(msg) for p in pats), "not a message the code prints: %s" % line
     # The permission message carries the fix itself.
     sys.path.insert(0, str(ROOT / "host"))
     from bawo.ports import DIALOUT_FIX
+
     assert DIALOUT_FIX in text

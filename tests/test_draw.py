@@ -1,5 +1,6 @@
 """`bawo show/watch/play` draw positions with the firmware's own LED drawing (host/bawo/sim/draw.py):
 the same picture the simulator shows for the same position."""
+
 import sys
 import types
 
@@ -23,14 +24,18 @@ def _no_status(text):
     return text.rsplit("\n", 1)[0]
 
 
-@pytest.mark.parametrize("game, moves", [
-    ("bawo", ["A1+"]),
-    ("oware", ["C", "b"]),
-    ("bagh-chal", ["c3", "a1-a2", "b2"]),
-])
+@pytest.mark.parametrize(
+    "game, moves",
+    [
+        ("bawo", ["A1+"]),
+        ("oware", ["C", "b"]),
+        ("bagh-chal", ["c3", "a1-a2", "b2"]),
+    ],
+)
 def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
     from bawo import sim
     from bawo.sim.leds import render
+
     board = sim.BoardProcess(sim.PROFILES[game], str(tmp_path), fake=True, speed=8)
     try:
         st = sim.choose_settings(board, game, "people", 8)
@@ -44,7 +49,8 @@ def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
         # and the start position differs (the drawing follows the position)
         g = make_game(game)
         assert D.leds(game, g.format(State(g).position)) != _no_status(
-            render(frame, board.profile_file, st, keys=False))
+            render(frame, board.profile_file, st, keys=False)
+        )
         assert D.frame(game, st["pos"])[0] == frame
     finally:
         board.quit()
@@ -52,12 +58,17 @@ def test_leds_equal_the_simulators_frame(game, moves, tmp_path):
 
 def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     from bawo import firmware
+
     monkeypatch.setattr(firmware, "_loaded", {})
     monkeypatch.setattr(D, "_pictures", {})
     # Another program's module called `keys` stays where it is and the firmware gets its own.
     monkeypatch.setitem(sys.modules, "keys", types.ModuleType("keys"))
-    names = tuple(firmware._names()) + ("profile", "shared_rules.oware", "shared_rules.bawo",
-                                        "shared_rules.baghchal")
+    names = tuple(firmware._names()) + (
+        "profile",
+        "shared_rules.oware",
+        "shared_rules.bawo",
+        "shared_rules.baghchal",
+    )
     # The test's own positions load their engines first: what the drawing finds loaded, it
     # leaves loaded (this test alone in a process, or after others, sees the same).
     bawo, oware = make_game("bawo"), make_game("oware")
@@ -68,7 +79,7 @@ def test_firmware_modules_do_not_leak_into_sys_modules(monkeypatch):
     D.leds("oware", start["oware"])
     assert {n: sys.modules.get(n) for n in names} == before and sys.path == path
     assert firmware.module("keys").__file__.startswith(firmware.firmware_dir())
-    assert firmware.module("render").V is firmware.module("view")   # one copy of each module
+    assert firmware.module("render").V is firmware.module("view")  # one copy of each module
 
 
 def test_draw_styles():
@@ -91,6 +102,7 @@ def test_style_follows_the_terminal(monkeypatch):
     class Pipe:
         def isatty(self):
             return False
+
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert D.style_for(Tty()) == "color"
     assert D.style_for(Pipe()) == "numbers"
@@ -106,6 +118,7 @@ def test_style_is_numbers_in_a_narrow_terminal(monkeypatch):
     import os
     import struct
     import termios
+
     monkeypatch.delenv("NO_COLOR", raising=False)
     master, slave = os.openpty()
     try:
@@ -152,12 +165,14 @@ def test_subcommands_take_the_style_flags(capsys):
 def test_terminal_play_asks_before_quitting_a_game():
     import io
     from bawo.terminal_games import play
+
     answers = iter(["A1+", "q", "n", "B7-", "quit", "y"])
     asked = []
 
     def ask(prompt):
         asked.append(prompt)
         return next(answers)
+
     out = io.StringIO()
     assert play("bawo", two_players=True, ask=ask, out=out) == 0
     assert asked[2].startswith("end this game here") and asked[5].startswith("end this game here")

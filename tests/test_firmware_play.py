@@ -1,18 +1,30 @@
 """The firmware (app, view, journal) under the MicroPython unix port, driven by presses."""
+
 import json
 
 import pytest
 
-from bawo.sim import (BoardProcess, choose_settings, key_of_cell, play_moves, presses_for,
-                      random_moves)
+from bawo.sim import (
+    BoardProcess,
+    choose_settings,
+    key_of_cell,
+    play_moves,
+    presses_for,
+    random_moves,
+)
 from bawo.sim.leds import _parse_frame
 from shared_rules import game as make_game, State
 from shared_rules.record import Record
 
 
 def start(tmp_path, game, profile=None, speed=8, bounce=15, **kw):
-    b = BoardProcess(profile or ("grid-5x5" if game == "bagh-chal" else "bawo-4x8"),
-                     str(tmp_path / "flash"), speed=None, extra_env={"BAWO_BOUNCE": str(bounce)}, **kw)
+    b = BoardProcess(
+        profile or ("grid-5x5" if game == "bagh-chal" else "bawo-4x8"),
+        str(tmp_path / "flash"),
+        speed=None,
+        extra_env={"BAWO_BOUNCE": str(bounce)},
+        **kw,
+    )
     choose_settings(b, game, "people", speed)
     b.menu()
     st = b.idle()
@@ -27,8 +39,10 @@ def engine_result(game, moves):
     return s
 
 
-@pytest.mark.parametrize("game,seed,speed", [("bawo", 3, 8), ("bawo", 11, 6), ("oware", 5, 8),
-                                             ("oware", 9, 7), ("bagh-chal", 2, 8)])
+@pytest.mark.parametrize(
+    "game,seed,speed",
+    [("bawo", 3, 8), ("bawo", 11, 6), ("oware", 5, 8), ("oware", 9, 7), ("bagh-chal", 2, 8)],
+)
 def test_full_game_by_presses(tmp_path, game, seed, speed):
     b = start(tmp_path, game, speed=speed)
     try:
@@ -79,8 +93,9 @@ def test_illegal_press_cancel_and_skip(tmp_path):
         assert st["anim"] and st["ply"] == 1
         after = "2,2,2,2,2,2,2,2/2,0,0,2,2,2,0,0/3,1,0,4,4,4,1,5/3,3,0,3,3,0,3,3 N"
         g = make_game("bawo")
-        start_key = presses_for("bawo", after, g.move_str(g.legal_moves(g.parse(after))[0],
-                                                          g.parse(after)), cells)[0]
+        start_key = presses_for(
+            "bawo", after, g.move_str(g.legal_moves(g.parse(after))[0], g.parse(after)), cells
+        )[0]
         b.tap(start_key)
         b.send("s")
         st = json.loads(b.expect("S ")[2:])
@@ -113,6 +128,7 @@ def test_frame_shows_counts(tmp_path):
         frame = b.get_frame()
         cells = key_of_cell(b.profile_file, "bawo")
         from shared_rules.bawo import DISPLAY
+
         counts = [int(x) for row in st["pos"].split()[0].split("/") for x in row.split(",")]
         for i, n in enumerate(counts):
             assert _lit(frame, b.profile_file, cells[DISPLAY[i]]) == min(n, 16), i
@@ -140,6 +156,7 @@ def test_profile_error_names_field(tmp_path):
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(bad))
     from bawo.sim import SimError
+
     with pytest.raises(SimError):
         BoardProcess(str(p), str(tmp_path / "flash"))
     log = (tmp_path / "flash" / "console.log").read_text()

@@ -1,5 +1,6 @@
 """POSITION's move pages (a host joining mid-game): tests/mp/check_position_moves.py runs the
 real app, handler and link under CPython and the MicroPython unix port."""
+
 import sys
 from pathlib import Path
 

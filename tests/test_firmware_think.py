@@ -1,5 +1,6 @@
 """MENU and BACK answer while the board's AI thinks: tests/mp/check_think_abort.py runs the real
 app, journal and AI on the simulated board, under CPython and the MicroPython unix port."""
+
 import sys
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """A full flash never stops the board: tests/mp/check_flash_full.py runs the real app, journal
 and handler on a full littlefs (MicroPython unix port, vfs.VfsLfs2 on a RAM block device) and on
 a byte-budgeted directory under CPython."""
+
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ def test_ack_frees_room_even_when_a_rename_does_not_fit(tmp_path, monkeypatch):
 
     def no_room(a, b):
         raise OSError(28, 'No space left on device')
+
     monkeypatch.setattr(J.os, 'rename', no_room)
     assert j.mark_synced(ids[0])
     monkeypatch.undo()
@@ -78,18 +80,28 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
     recs = [random_record(i, "testboard-%04d" % (i + 1)) for i in range(40)]
     (tmp_path / "recs.json").write_text(json.dumps([[r.header["Id"], r.to_text()] for r in recs]))
     (tmp_path / "fill.py").write_text(FILL)
-    r = run_micropython([str(tmp_path / "fill.py"), str(image), str(kb), str(tmp_path / "recs.json")],
-                        path=(FIRMWARE, FIRMWARE_SIM, ROOT))
+    r = run_micropython(
+        [str(tmp_path / "fill.py"), str(image), str(kb), str(tmp_path / "recs.json")],
+        path=(FIRMWARE, FIRMWARE_SIM, ROOT),
+    )
     assert r.returncode == 0 and "full 28" in r.stdout, r.stdout + r.stderr
     filled = json.loads(r.stdout.splitlines()[-1])
     assert 3 <= len(filled) < 40
 
     def boot():
         relay = sim.PtyRelay()
-        board = sim.BoardProcess("bawo-4x8", str(tmp_path / "data"), fake=False, speed=8,
-                                 link=relay.board_ends(),
-                                 extra_env={"BAWO_LFS": "%s:%d" % (image, kb),
-                                            "BAWO_BOARD_ID": "testboard", "BAWO_MIN_FREE": "8192"})
+        board = sim.BoardProcess(
+            "bawo-4x8",
+            str(tmp_path / "data"),
+            fake=False,
+            speed=8,
+            link=relay.board_ends(),
+            extra_env={
+                "BAWO_LFS": "%s:%d" % (image, kb),
+                "BAWO_BOARD_ID": "testboard",
+                "BAWO_MIN_FREE": "8192",
+            },
+        )
         relay.start()
 
         def drain():
@@ -98,6 +110,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
                     board.readline(timeout=3600)
             except Exception:
                 pass
+
         threading.Thread(target=drain, daemon=True).start()
         ser = serial.Serial(relay.path, 115200, timeout=0.05)
         link = BoardLink(ser, timeout=5.0)
@@ -111,7 +124,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
 
     board, relay, ser, link = boot()
     try:
-        st = link.new_game("bawo")            # was: ERROR 9, OSError 28
+        st = link.new_game("bawo")  # was: ERROR 9, OSError 28
         gid = st["id"]
         assert gid == "testboard-%04d" % (len(filled) + 1)
         played = []
@@ -123,13 +136,13 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
         assert said(board, "M flash full"), board.log[-5:]
     finally:
         power_cut(board, relay, ser)
-    board, relay, ser, link = boot()          # was: the same OSError at every boot
+    board, relay, ser, link = boot()  # was: the same OSError at every boot
     try:
         st = link.position()
         assert st["id"] == gid and st["mode"] == "play"
         kept = st["ply"]
-        assert kept < 24       # what was only in RAM went with the power
-        for _ in range(2):     # still full: these stay in RAM until the sync
+        assert kept < 24  # what was only in RAM went with the power
+        for _ in range(2):  # still full: these stay in RAM until the sync
             st = link.move(sorted(st["legal"])[0])
         assert said(board, "M flash full"), board.log[-5:]
         log = Log(str(tmp_path / "games.sqlite"))
@@ -140,7 +153,7 @@ def test_simulated_board_on_a_full_littlefs_syncs_back_to_normal(tmp_path):
             log.close()
         assert rep.listed == len(filled)
         assert said(board, "M flash has room again"), board.log[-5:]
-        for _ in range(4):     # journaled move by move again
+        for _ in range(4):  # journaled move by move again
             st = link.move(sorted(st["legal"])[0])
         total = st["ply"]
     finally:

@@ -2,6 +2,7 @@
 compares a game's name, and a toy fourth game, declared and registered in the test tree
 only (tests/toygame.py), appears, plays and renders in the simulator's drawing, the
 board's LEDs, the web page's board view and the referee, on CPython and MicroPython."""
+
 import ast
 import json
 import sys
@@ -63,27 +64,37 @@ def test_no_game_name_comparison_outside_shared_rules():
         for line, what in game_name_uses(p):
             if (rel, line) not in ALLOWED:
                 bad.append("%s:%d %s" % (rel, line, what))
-    assert bad == [], "a game's name compared outside shared_rules/ (read its declaration):\n" + "\n".join(bad)
+    assert bad == [], (
+        "a game's name compared outside shared_rules/ (read its declaration):\n" + "\n".join(bad)
+    )
 
 
 def test_the_check_finds_a_comparison(tmp_path):
     f = tmp_path / "x.py"
-    f.write_text("def f(g):\n    return g.name == 'oware' or g in ('bawo', 'x')\n"
-                 "T = {'bawo': 1, 'bagh-chal': 2}\nC = ['oware', 'bawo']\n")
-    assert sorted(game_name_uses(f)) == [(2, "compares 'bawo'"), (2, "compares 'oware'"),
-                                         (3, "a table keyed by bawo, bagh-chal"),
-                                         (4, "a list of games oware, bawo")]
+    f.write_text(
+        "def f(g):\n    return g.name == 'oware' or g in ('bawo', 'x')\n"
+        "T = {'bawo': 1, 'bagh-chal': 2}\nC = ['oware', 'bawo']\n"
+    )
+    assert sorted(game_name_uses(f)) == [
+        (2, "compares 'bawo'"),
+        (2, "compares 'oware'"),
+        (3, "a table keyed by bawo, bagh-chal"),
+        (4, "a list of games oware, bawo"),
+    ]
 
 
 # -- the toy game ---------------------------------------------------------------------------
+
 
 @pytest.fixture
 def toy():
     """The toy game registered, as a fourth game would be; unregistered afterwards."""
     import shared_rules
+
     if str(TESTS) not in sys.path:
         sys.path.insert(0, str(TESTS))
     import toygame
+
     before = dict(shared_rules.GAMES), dict(shared_rules._INFO)
     toygame.install()
     yield toygame
@@ -97,6 +108,7 @@ def _short_game():
     """A whole toy game between two level-3 AIs: its moves and final State."""
     from shared_rules import game, State
     from shared_rules.ai import Player
+
     g = game("toy")
     s = State(g)
     ai = [Player(g, level=3, seed=1), Player(g, level=2, seed=2)]
@@ -110,6 +122,7 @@ def _short_game():
 
 def test_toy_game_appears_and_plays(toy):
     from shared_rules import GAMES, fits, game, color
+
     assert "toy" in GAMES and fits("toy", 4, 8) and fits("toy", 2, 5) and not fits("toy", 1, 8)
     assert color("toy") == 0x3080FF
     moves, s = _short_game()
@@ -120,29 +133,34 @@ def test_toy_game_appears_and_plays(toy):
 def test_toy_game_renders_in_the_simulators_drawing(toy):
     from bawo.sim import draw
     from bawo.sim.layout import PROFILES
+
     assert PROFILES["toy"] == "bawo-4x8" and "toy" in list(PROFILES)
     pos = "2,0,7/0,0,0 S:2 N:7 S"
     text = draw.numbers("toy", pos)
-    assert "0,0,0" not in text   # drawn as a grid, not shown raw
+    assert "0,0,0" not in text  # drawn as a grid, not shown raw
     lines = text.splitlines()
     assert lines[-1] == "   South to move"
-    assert lines[1].split() == ["N", "7", "2", "0", "7"], text     # North's store, then c b a
-    assert lines[3].split() == ["0", "0", "0", "2", "S"], text     # A B C, then South's store
+    assert lines[1].split() == ["N", "7", "2", "0", "7"], text  # North's store, then c b a
+    assert lines[3].split() == ["0", "0", "0", "2", "S"], text  # A B C, then South's store
     assert "-" * 9 in text  # the two sides' halves apart (split)
     # The board's LEDs, drawn by the firmware's own renderer on CPython (`bawo show`).
     line, prof = draw.frame("toy", "3,3,3/3,3,3 S:0 N:0 S")
     size, rgb = line.split(" ")
-    assert size and int(rgb, 16)   # something is lit
+    assert size and int(rgb, 16)  # something is lit
     mono = draw.draw("toy", "3,3,3/3,3,3 S:0 N:0 S", style="mono")
     assert "3,3,3/3,3,3 S:0 N:0 S" in mono and "South to move" in mono
     # Each pit's label on the grid's keys, and the result line from its declaration.
     from bawo.sim.layout import result_line
-    assert result_line("toy", "N", "10 seeds", "0,0,0/0,0,0 S:6 N:12 S") == \
-        "North wins (12 seeds in store, 10 win)"
+
+    assert (
+        result_line("toy", "N", "10 seeds", "0,0,0/0,0,0 S:6 N:12 S")
+        == "North wins (12 seeds in store, 10 win)"
+    )
 
 
 def test_toy_game_renders_in_the_web_board_view(toy):
     from bawo.serve import boardview
+
     lay = boardview.layout("toy")
     assert lay["game"] == "toy" and lay["split"] == lay["rows"] // 2
     cells = sorted(p["cell"] for p in lay["pockets"] if p["cell"] is not None)
@@ -161,11 +179,19 @@ REFEREE = "import toygame\ntoygame.install()\nimport shared_rules.__main__\n"
 
 def _referee_cpython(text, tmp_path):
     import subprocess
+
     script = tmp_path / "toy_referee.py"
     script.write_text(REFEREE)
     env = dict(__import__("os").environ, PYTHONPATH="%s:%s" % (TESTS, ROOT))
-    r = subprocess.run([sys.executable, str(script)], input=text, capture_output=True, text=True,
-                       cwd=str(ROOT), timeout=300, env=env)
+    r = subprocess.run(
+        [sys.executable, str(script)],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=300,
+        env=env,
+    )
     assert r.returncode == 0 and r.stderr == "", r.stderr
     return r.stdout
 
@@ -178,9 +204,12 @@ def _referee_micropython(text, tmp_path):
     return r.stdout
 
 
-@pytest.mark.parametrize("run", [_referee_cpython, _referee_micropython], ids=["cpython", "micropython"])
+@pytest.mark.parametrize(
+    "run", [_referee_cpython, _referee_micropython], ids=["cpython", "micropython"]
+)
 def test_toy_game_in_the_referee(toy, run, tmp_path):
     from shared_rules import game
+
     moves, s = _short_game()
     text = json.dumps({"game": "toy", "moves": moves}) + "\n" + '{"game": "toy", "moves": ["a"]}\n'
     out = [json.loads(x) for x in run(text, tmp_path).splitlines()]
@@ -193,6 +222,7 @@ def test_toy_game_in_the_referee(toy, run, tmp_path):
 
 def test_toy_game_record_replays(toy):
     from shared_rules.record import Record
+
     moves, s = _short_game()
     rec = Record.from_state(s)
     again = Record.from_text(rec.to_text())

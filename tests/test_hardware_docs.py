@@ -1,4 +1,5 @@
 """hardware/: the committed wiring SVGs, README power table and BOM match the profiles."""
+
 import csv
 import json
 import subprocess
@@ -27,25 +28,40 @@ def test_committed_svg_is_current(path, tmp_path):
     assert committed.read_text() == out.read_text(), 'run python hardware/make_diagram.py'
     doc = xml.dom.minidom.parseString(out.read_text())
     text = ' '.join(t.firstChild.data for t in doc.getElementsByTagName('text') if t.firstChild)
-    for word in ('Raspberry Pi Pico', '74AHCT125', '330 ohm', '1000 uF', 'MENU', 'BACK',
-                 'GP16', 'VSYS', 'LED panel 0', 'supply'):
+    for word in (
+        'Raspberry Pi Pico',
+        '74AHCT125',
+        '330 ohm',
+        '1000 uF',
+        'MENU',
+        'BACK',
+        'GP16',
+        'VSYS',
+        'LED panel 0',
+        'supply',
+    ):
         assert word in text, word
     assert ('wiring-%s.svg' % name) in (HW / 'README.md').read_text()
 
 
 def test_readme_power_table_is_current():
-    out = subprocess.run([sys.executable, str(HW / 'power.py')], check=True,
-                         capture_output=True, text=True).stdout.strip()
-    assert out in (HW / 'README.md').read_text(), 'paste python hardware/power.py into hardware/README.md'
+    out = subprocess.run(
+        [sys.executable, str(HW / 'power.py')], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert out in (HW / 'README.md').read_text(), (
+        'paste python hardware/power.py into hardware/README.md'
+    )
 
 
 def test_power_worst_case_within_supply():
     import power
+
     for path in PROFILES:
         import pinmap as profile
+
         p = profile.load(str(path))
         b = power.budget(p)
-        assert b['at_cap'] > p.supply_ma            # the limiter is what keeps it safe
+        assert b['at_cap'] > p.supply_ma  # the limiter is what keeps it safe
         assert b['limited'] <= p.budget_ma
         assert b['total'] < p.supply_ma
 
@@ -69,8 +85,15 @@ def test_readme_bom_tables_match_bom_csv():
         rows = list(csv.DictReader(f))
     for build in sorted({r['build'] for r in rows}):
         section = readme.split('### %s\n' % build, 1)[1].lstrip('\n').split('\n\n', 1)[0]
-        table = [line for line in section.splitlines() if line.startswith('| ') and '---' not in line][1:]
-        want = ['| %s | %s | %s | %s |' % (r['part'], r['quantity'], r['example part number'], r['notes'])
-                for r in rows if r['build'] == build]
-        assert [t.replace('|  |', '| |').rstrip() for t in table] == \
-            [w.replace('|  |', '| |').rstrip() for w in want], build
+        table = [
+            line for line in section.splitlines() if line.startswith('| ') and '---' not in line
+        ][1:]
+        want = [
+            '| %s | %s | %s | %s |'
+            % (r['part'], r['quantity'], r['example part number'], r['notes'])
+            for r in rows
+            if r['build'] == build
+        ]
+        assert [t.replace('|  |', '| |').rstrip() for t in table] == [
+            w.replace('|  |', '| |').rstrip() for w in want
+        ], build

@@ -1,5 +1,6 @@
 """Every subcommand's --help ends with examples (the README promises it), found from the
 parser itself so that a new subcommand cannot be left out."""
+
 import pytest
 
 from bawo import cli
@@ -17,7 +18,7 @@ def test_every_subcommand_has_help_with_examples(cmd, capsys):
         cli.main([cmd, "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    examples = out[out.index("examples:"):]
+    examples = out[out.index("examples:") :]
     assert ("bawo %s" % cmd) in examples, out
 
 

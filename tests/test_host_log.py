@@ -1,5 +1,6 @@
 """Hardening of the game log commands (issue 9): records that cannot break the log, hostile
 files, a read-only or locked log, terminal-safe output, the games listing, show, import speed."""
+
 import json
 import os
 
@@ -13,8 +14,12 @@ from bawo.sim import BoardProcess, choose_settings, play_moves
 
 # -- header values: refused on the board too ---------------------------------------------------
 def _board(tmp_path, game="oware", **env):
-    b = BoardProcess("bawo-4x8", str(tmp_path / "flash"), speed=None,
-                     extra_env=dict({"BAWO_BOUNCE": "15"}, **env))
+    b = BoardProcess(
+        "bawo-4x8",
+        str(tmp_path / "flash"),
+        speed=None,
+        extra_env=dict({"BAWO_BOUNCE": "15"}, **env),
+    )
     return b
 
 
@@ -40,13 +45,18 @@ def test_board_refuses_a_board_id_with_control_characters(tmp_path):
         b.quit()
 
 
-@pytest.mark.parametrize("field, value, why", [
-    # an id that could hold an escape is not of the board's own form: the journal refuses it
-    ("id", "x\x1b]0;pwned\x07-0001", "bad header"),
-    # a start time is free text to the journal: the record module's check refuses it
-    ("start", "2026-01-01\x1b[2J", "control character"),
-])
-def test_board_sets_aside_a_journal_whose_header_holds_control_characters(tmp_path, field, value, why):
+@pytest.mark.parametrize(
+    "field, value, why",
+    [
+        # an id that could hold an escape is not of the board's own form: the journal refuses it
+        ("id", "x\x1b]0;pwned\x07-0001", "bad header"),
+        # a start time is free text to the journal: the record module's check refuses it
+        ("start", "2026-01-01\x1b[2J", "control character"),
+    ],
+)
+def test_board_sets_aside_a_journal_whose_header_holds_control_characters(
+    tmp_path, field, value, why
+):
     J = journal_module()
     flash = tmp_path / "flash"
     flash.mkdir()
@@ -92,9 +102,11 @@ def _log(path, recs):
 def _store_raw(path, rid, text, start=None):
     """A row as an older bawo (or another program) could have left it: no check at all."""
     db = sqlite3.connect(str(path))
-    db.execute("INSERT INTO games (id, game, start, result, plies, status, source, added, record)"
-               " VALUES (?, 'bawo', ?, '*', 0, 'done', 'import', '2026-01-01T00:00:00+00:00', ?)",
-               (rid, start, text))
+    db.execute(
+        "INSERT INTO games (id, game, start, result, plies, status, source, added, record)"
+        " VALUES (?, 'bawo', ?, '*', 0, 'done', 'import', '2026-01-01T00:00:00+00:00', ?)",
+        (rid, start, text),
+    )
     db.commit()
     db.close()
 
@@ -132,8 +144,13 @@ def test_import_refuses_a_header_line_break_and_export_writes_every_stored_recor
     assert rc == 1 and "2 added" in out and "2 failed" in out
 
 
-@pytest.mark.parametrize("line", ["[" * 100000 + "]" * 100000,
-                                  '{"game": "bawo", "x": ' + "{\"a\": " * 50000 + "1" + "}" * 50001])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[" * 100000 + "]" * 100000,
+        '{"game": "bawo", "x": ' + "{\"a\": " * 50000 + "1" + "}" * 50001,
+    ],
+)
 def test_deeply_nested_json_is_a_failed_record_not_a_traceback(tmp_path, capsys, line):
     f = tmp_path / "deep.jsonl"
     ok = random_record(1, "pico-0001")
@@ -146,10 +163,18 @@ def test_deeply_nested_json_is_a_failed_record_not_a_traceback(tmp_path, capsys,
 
 def test_over_long_and_non_utf8_lines_are_failed_records(tmp_path, capsys):
     from bawo.export import MAX_RECORD
+
     ok = random_record(1, "pico-0001")
     f = tmp_path / "x.jsonl"
-    f.write_bytes(json.dumps(ok.to_dict()).encode() + b"\n" + b'{"game": "' + b"a" * (MAX_RECORD + 10)
-                  + b'"}\n{"game": "\xff"}\n' + json.dumps(random_record(2, "pico-0002").to_dict()).encode() + b"\n")
+    f.write_bytes(
+        json.dumps(ok.to_dict()).encode()
+        + b"\n"
+        + b'{"game": "'
+        + b"a" * (MAX_RECORD + 10)
+        + b'"}\n{"game": "\xff"}\n'
+        + json.dumps(random_record(2, "pico-0002").to_dict()).encode()
+        + b"\n"
+    )
     rc, out, _ = run(capsys, "verify", f)
     assert rc == 1 and "4 record(s), 2 OK, 2 failed" in out
     assert "longer than" in out and "not UTF-8" in out
@@ -170,13 +195,27 @@ def test_read_commands_work_on_a_read_only_log(tmp_path):
     _log(db, [random_record(i, "pico-%04d" % i) for i in (1, 2, 3)])
     _read_only([db, d], True)
     try:
-        for argv, want in ((["games"], "3 game(s)"), (["show", "pico-0002", "--all"], "plays"),
-                           (["export", "-f", "csv"], "pico-0003")):
-            r = subprocess.run(bawo_cmd() + argv + ["--db", db], capture_output=True, text=True,
-                               env=env_with_path(), timeout=60)
+        for argv, want in (
+            (["games"], "3 game(s)"),
+            (["show", "pico-0002", "--all"], "plays"),
+            (["export", "-f", "csv"], "pico-0003"),
+        ):
+            r = subprocess.run(
+                bawo_cmd() + argv + ["--db", db],
+                capture_output=True,
+                text=True,
+                env=env_with_path(),
+                timeout=60,
+            )
             assert r.returncode == 0 and want in r.stdout, (argv, r.stderr)
-        r = subprocess.run(bawo_cmd() + ["import", "-", "--db", db], input="", capture_output=True,
-                           text=True, env=env_with_path(), timeout=60)
+        r = subprocess.run(
+            bawo_cmd() + ["import", "-", "--db", db],
+            input="",
+            capture_output=True,
+            text=True,
+            env=env_with_path(),
+            timeout=60,
+        )
         assert r.returncode == 1 and "bawo: error: game log" in r.stderr, r.stderr
         assert "read-only" in r.stderr or "cannot be used" in r.stderr, r.stderr
         assert sorted(os.listdir(d)) == ["g.sqlite"]
@@ -198,16 +237,29 @@ sys.stdin.read()
 def test_a_locked_log_says_so_promptly(tmp_path):
     db = tmp_path / "g.sqlite"
     _log(db, [random_record(1, "pico-0001")])
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(db)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         for argv in (["games"], ["export"], ["show", "pico-0001", "--all"], ["import", "-"]):
             t = time.monotonic()
-            r = subprocess.run(bawo_cmd() + argv + ["--db", str(db)], input="", capture_output=True,
-                               text=True, env=env_with_path(), timeout=60)
+            r = subprocess.run(
+                bawo_cmd() + argv + ["--db", str(db)],
+                input="",
+                capture_output=True,
+                text=True,
+                env=env_with_path(),
+                timeout=60,
+            )
             took = time.monotonic() - t
-            assert r.returncode == 1 and "is locked by another program" in r.stderr, (argv, r.stderr)
+            assert r.returncode == 1 and "is locked by another program" in r.stderr, (
+                argv,
+                r.stderr,
+            )
             assert "is it a bawo log" not in r.stderr and took < 10, (argv, took)
     finally:
         holder.stdin.close()
@@ -237,9 +289,17 @@ def test_outside_text_never_reaches_the_terminal_raw(tmp_path, capsys):
     f = tmp_path / "evil.jsonl"
     f.write_text(json.dumps(d) + "\n" + json.dumps(dict(rec.to_dict(), id=evil)) + "\n")
     outputs = []
-    for argv in (["games"], ["games", "--json"], ["show", "pico-\x1b", "--all"], ["verify", f],
-                 ["verify", "--json", f], ["import", f], ["games", "--quarantine"],
-                 ["games", "--quarantine", "--json"], ["show", evil]):
+    for argv in (
+        ["games"],
+        ["games", "--json"],
+        ["show", "pico-\x1b", "--all"],
+        ["verify", f],
+        ["verify", "--json", f],
+        ["import", f],
+        ["games", "--quarantine"],
+        ["games", "--quarantine", "--json"],
+        ["show", evil],
+    ):
         rc, out, err = run(capsys, *argv, *(["--db", db] if argv[0] != "verify" else []))
         outputs.append((argv, out + err))
     for argv, text in outputs:
@@ -250,15 +310,22 @@ def test_outside_text_never_reaches_the_terminal_raw(tmp_path, capsys):
     assert "\\x1b[31mA" in outputs[3][1] and "\\x1b[31mA" in outputs[6][1]
 
 
-def test_games_lists_by_when_played_in_one_format_and_unknown_is_unknown(tmp_path, capsys, monkeypatch):
+def test_games_lists_by_when_played_in_one_format_and_unknown_is_unknown(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     try:
         db = tmp_path / "g.sqlite"
         base = random_record(1, "x")
-        starts = {"pico-0001": "2025-06-03T10:00:00", "pico-0002": "2025-06-01 09:00:00",
-                  "pico-0003": "2025-06-02T10:00:00+02:00", "pico-0004": None, "pico-0005": "yesterday",
-                  "pico-0006": "2025-06-02T09:30:00Z"}
+        starts = {
+            "pico-0001": "2025-06-03T10:00:00",
+            "pico-0002": "2025-06-01 09:00:00",
+            "pico-0003": "2025-06-02T10:00:00+02:00",
+            "pico-0004": None,
+            "pico-0005": "yesterday",
+            "pico-0006": "2025-06-02T09:30:00Z",
+        }
         log = Log(str(db))
         for gid, start in starts.items():
             r = Record(dict(base.header), list(base.moves))
@@ -270,15 +337,27 @@ def test_games_lists_by_when_played_in_one_format_and_unknown_is_unknown(tmp_pat
         log.close()
         rc, out, _ = run(capsys, "games", "--db", db)
         lines = out.splitlines()[1:-1]
-        assert [x.split()[0] for x in lines] == ["pico-0002", "pico-0003", "pico-0006", "pico-0001",
-                                                 "pico-0004", "pico-0005"]
+        assert [x.split()[0] for x in lines] == [
+            "pico-0002",
+            "pico-0003",
+            "pico-0006",
+            "pico-0001",
+            "pico-0004",
+            "pico-0005",
+        ]
         assert [" ".join(x.split()[2:4]) for x in lines[:4]] == [
-            "2025-06-01 09:00", "2025-06-02 08:00", "2025-06-02 09:30", "2025-06-03 10:00"]
+            "2025-06-01 09:00",
+            "2025-06-02 08:00",
+            "2025-06-02 09:30",
+            "2025-06-03 10:00",
+        ]
         assert [x.split()[2] for x in lines[4:]] == ["unknown", "unknown"]
         rc, out, _ = run(capsys, "games", "--db", db, "--json")
         played = {g["id"]: g["played"] for g in json.loads(out)}
         assert played["pico-0003"] == "2025-06-02T08:00:00Z" and played["pico-0005"] is None
-        rc, out, _ = run(capsys, "games", "--db", db, "--json", "--since", "2025-06-02", "--until", "2025-06-02")
+        rc, out, _ = run(
+            capsys, "games", "--db", db, "--json", "--since", "2025-06-02", "--until", "2025-06-02"
+        )
         assert [g["id"] for g in json.loads(out)] == ["pico-0003", "pico-0006"]
     finally:
         monkeypatch.delenv("TZ")
@@ -289,7 +368,11 @@ def test_an_ambiguous_prefix_lists_the_matches(tmp_path, capsys):
     db = tmp_path / "g.sqlite"
     _log(db, [random_record(i, "pico-%04d" % i) for i in (1, 2, 13)])
     rc, out, err = run(capsys, "show", "pico-00", "--db", db, "--all")
-    assert rc == 1 and "ambiguous" in err and all(g in err for g in ("pico-0001", "pico-0002", "pico-0013"))
+    assert (
+        rc == 1
+        and "ambiguous" in err
+        and all(g in err for g in ("pico-0001", "pico-0002", "pico-0013"))
+    )
     rc, out, err = run(capsys, "show", "pico-001", "--db", db, "--all")
     assert rc == 0 and "pico-0013" in out
     rc, out, err = run(capsys, "show", "pico-0_", "--db", db, "--all")  # LIKE wildcards are literal
@@ -299,11 +382,16 @@ def test_an_ambiguous_prefix_lists_the_matches(tmp_path, capsys):
 def test_show_steps_back_as_well_as_forward():
     rec = random_record(5, "pico-0005", "oware")
     import io
+
     out = io.StringIO()
     answers = iter(["", "", "b", "b", "b", "", "q"])
     assert show_record(rec, interactive=True, out=out, ask=lambda p: next(answers)) == 0
     text = out.getvalue()
-    heads = [x for x in text.splitlines() if "plays" in x or "back to" in x or x.strip().endswith("start")]
+    heads = [
+        x
+        for x in text.splitlines()
+        if "plays" in x or "back to" in x or x.strip().endswith("start")
+    ]
     assert "back to ply 1: %s" % rec.moves[0] in text and "(at the start)" in text
     assert text.count("plays %s" % rec.moves[0]) >= 2, heads
 
@@ -312,10 +400,17 @@ def test_import_streams_stdin_and_reports_progress(tmp_path):
     recs = [random_record(i, "pico-%04d" % i) for i in range(1, 41)]
     data = "".join(json.dumps(r.to_dict()) + "\n" for r in recs)
     db = str(tmp_path / "g.sqlite")
-    r = subprocess.run(bawo_cmd() + ["import", "-", "--db", db], input=data, capture_output=True,
-                       text=True, env=env_with_path(), timeout=120)
+    r = subprocess.run(
+        bawo_cmd() + ["import", "-", "--db", db],
+        input=data,
+        capture_output=True,
+        text=True,
+        env=env_with_path(),
+        timeout=120,
+    )
     assert r.returncode == 0 and "40 added" in r.stdout, r.stderr
     import io
+
     buf = io.StringIO()
     p = Progress(buf, total_bytes=1000, every=0.0)
     p.update(256, 500)
@@ -348,6 +443,7 @@ def test_import_replays_in_worker_processes_in_order(tmp_path, capsys):
 
 def test_import_progress_is_a_live_line_on_a_terminal():
     import pty
+
     master, slave = pty.openpty()
     try:
         stream = os.fdopen(slave, "w", closefd=False)
@@ -358,10 +454,15 @@ def test_import_progress_is_a_live_line_on_a_terminal():
         p.finish()
         stream.flush()
         import select
+
         got = ""
         while not got.endswith("\r\x1b[K") and select.select([master], [], [], 5)[0]:
             got += os.read(master, 4096).decode()
-        assert got.startswith("\rimport: 1024 games read, ") and " games/s\x1b[K" in got and "\n" not in got
+        assert (
+            got.startswith("\rimport: 1024 games read, ")
+            and " games/s\x1b[K" in got
+            and "\n" not in got
+        )
         assert got.endswith("\r\x1b[K")
     finally:
         os.close(master)
@@ -371,6 +472,7 @@ def test_import_progress_is_a_live_line_on_a_terminal():
 def test_export_to_a_terminal_is_escaped_and_to_a_file_is_faithful(tmp_path):
     import pty
     import select
+
     db = tmp_path / "g.sqlite"
     rec = random_record(1, "pico-0001", "oware")
     _log(db, [rec])
@@ -378,8 +480,12 @@ def test_export_to_a_terminal_is_escaped_and_to_a_file_is_faithful(tmp_path):
     _store_raw(db, "pico-\x1b[2J", evil)
     master, slave = pty.openpty()
     try:
-        p = subprocess.Popen(bawo_cmd() + ["export", "-f", "text", "--db", str(db)], stdout=slave,
-                             stderr=subprocess.PIPE, env=env_with_path())
+        p = subprocess.Popen(
+            bawo_cmd() + ["export", "-f", "text", "--db", str(db)],
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            env=env_with_path(),
+        )
         os.close(slave)
         got = b""
         while True:
@@ -396,13 +502,18 @@ def test_export_to_a_terminal_is_escaped_and_to_a_file_is_faithful(tmp_path):
         os.close(master)
     assert b"\x1b" not in got and b"pico-\\x1b[2J" in got and got.count(b'[Game "') == 2
     out = tmp_path / "out.txt"
-    subprocess.run(bawo_cmd() + ["export", "-f", "text", "--db", str(db), "-o", str(out)], check=True,
-                   env=env_with_path(), capture_output=True)
+    subprocess.run(
+        bawo_cmd() + ["export", "-f", "text", "--db", str(db), "-o", str(out)],
+        check=True,
+        env=env_with_path(),
+        capture_output=True,
+    )
     assert evil in out.read_text()
 
 
 def test_games_json_is_written_row_by_row_as_one_json_array(tmp_path, capsys):
     from bawo.db import row_dict
+
     db = tmp_path / "g.sqlite"
     _log(db, [random_record(i, "pico-%04d" % i) for i in (1, 2, 3)])
     rc, out, _ = run(capsys, "games", "--db", db, "--json")
@@ -410,6 +521,7 @@ def test_games_json_is_written_row_by_row_as_one_json_array(tmp_path, capsys):
     want = json.dumps([row_dict(r) for r in log.games()], indent=1, ensure_ascii=False) + "\n"
     log.close()
     assert rc == 0 and out == want
-    rc, out, _ = run(capsys, "games", "--db", db, "--json", "--game", "oware",
-                     "--since", "2999-01-01")
+    rc, out, _ = run(
+        capsys, "games", "--db", db, "--json", "--game", "oware", "--since", "2999-01-01"
+    )
     assert rc == 0 and out == "[]\n"

@@ -1,6 +1,7 @@
 """`bawo sync` end to end: firmware/link.py + firmware/journal.py under the MicroPython unix port
 on a pty, and interruptions at random points (either side killed, bytes dropped, garbage,
 damaged CRCs). The log must end with exactly the board's games, each once."""
+
 import os
 import random
 import subprocess
@@ -9,8 +10,15 @@ import time
 import pytest
 import serial
 
-from _host_helpers import (Relay, seed_journal, write_board_script, board_games, bawo_cmd,
-                           env_with_path, sigkill_after)
+from _host_helpers import (
+    Relay,
+    seed_journal,
+    write_board_script,
+    board_games,
+    bawo_cmd,
+    env_with_path,
+    sigkill_after,
+)
 from shared_rules.record import Record
 
 from bawo.db import Log
@@ -90,8 +98,11 @@ def check_log(log_path, journal):
 def board(tmp_path):
     journal = tmp_path / "flash"
     seed_journal(journal, 50)
-    relay = Relay(write_board_script(tmp_path / "board.py", journal), seed=1,
-                  stderr_path=str(tmp_path / "board.err"))
+    relay = Relay(
+        write_board_script(tmp_path / "board.py", journal),
+        seed=1,
+        stderr_path=str(tmp_path / "board.err"),
+    )
     yield relay, journal, str(tmp_path / "games.sqlite")
     relay.close()
 
@@ -113,14 +124,25 @@ def test_cli_sync_then_games(board):
     relay, journal, db = board
     relay.ensure_board()
     env = env_with_path()
-    r = subprocess.run(bawo_cmd() + ["sync", "--port", relay.port_name, "--db", db, "--json"],
-                       capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        bawo_cmd() + ["sync", "--port", relay.port_name, "--db", db, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     import json
+
     assert len(json.loads(r.stdout)["added"]) == 50
-    r = subprocess.run(bawo_cmd() + ["games", "--db", db, "--json"], capture_output=True, text=True,
-                       env=env, timeout=60)
+    r = subprocess.run(
+        bawo_cmd() + ["games", "--db", db, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert len(json.loads(r.stdout)) == 50
     assert check_log(db, journal) == 50
 
@@ -134,8 +156,11 @@ def _interrupted_syncs(relay, journal, db, faults, seed, sigkills=0):
         if not any(n.endswith(".rec") for n in os.listdir(journal)):
             seed_journal(journal, 8, seed=seed + done, first=next_id)
             next_id += 8
-        pending_bytes = sum(os.path.getsize(os.path.join(journal, n)) for n in os.listdir(journal)
-                            if n.endswith(".rec"))
+        pending_bytes = sum(
+            os.path.getsize(os.path.join(journal, n))
+            for n in os.listdir(journal)
+            if n.endswith(".rec")
+        )
         # Traffic is about 1.5 x the record bytes (base64) plus ~150 bytes of framing per request.
         at = rng.randint(0, int(pending_bytes * 1.6) + 400)
         kind = rng.choice(kinds)
@@ -163,8 +188,12 @@ def _interrupted_syncs(relay, journal, db, faults, seed, sigkills=0):
         seed_journal(journal, 8, seed=seed + 500 + k, first=next_id)
         next_id += 8
         relay.ensure_board()
-        p = subprocess.Popen(bawo_cmd() + ["sync", "--port", relay.port_name, "--db", db],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_with_path())
+        p = subprocess.Popen(
+            bawo_cmd() + ["sync", "--port", relay.port_name, "--db", db],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env_with_path(),
+        )
         t = sigkill_after(p, rng.uniform(0.2, 0.9))
         p.wait(60)
         t.cancel()
@@ -180,8 +209,9 @@ def _interrupted_syncs(relay, journal, db, faults, seed, sigkills=0):
 
 def test_sync_survives_interruptions(board):
     relay, journal, db = board
-    n = _interrupted_syncs(relay, journal, db, faults=int(os.environ.get("BAWO_FAULTS", 100)), seed=7,
-                           sigkills=3)
+    n = _interrupted_syncs(
+        relay, journal, db, faults=int(os.environ.get("BAWO_FAULTS", 100)), seed=7, sigkills=3
+    )
     assert n >= 50
 
 
@@ -205,8 +235,11 @@ def test_board_heap_stays_whole_over_many_syncs_with_dropped_bytes(tmp_path):
     for n in sorted(os.listdir(journal))[:360]:
         if n.endswith(".rec"):
             os.rename(journal / n, journal / (n[:-4] + ".syn"))
-    relay = Relay(write_board_script(tmp_path / "board.py", journal), seed=3,
-                  stderr_path=str(tmp_path / "board.err"))
+    relay = Relay(
+        write_board_script(tmp_path / "board.py", journal),
+        seed=3,
+        stderr_path=str(tmp_path / "board.err"),
+    )
     db = str(tmp_path / "games.sqlite")
     rng = random.Random(5)
     heap = []

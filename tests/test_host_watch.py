@@ -1,5 +1,6 @@
 """`bawo watch` against the simulated board (the real firmware under the MicroPython unix port):
 moves played through the link arrive as EVENTs, are logged live, and sync completes the row."""
+
 import io
 import json
 import os
@@ -63,6 +64,7 @@ def _raw_link(path):
     """The link without ports.connect: no clock is set on the board behind our back."""
     from bawo.boardlink import BoardLink
     from bawo.ports import open_port
+
     ser = open_port(path)
     link = BoardLink(ser, timeout=3.0)
     link.hello()
@@ -82,6 +84,7 @@ def test_opening_the_link_sets_the_boards_clock(sim_board, tmp_path, command):
     board afterwards has a start time in its record (the board has no clock of its own)."""
     import datetime
     from bawo import cli
+
     db = str(tmp_path / "g.sqlite")
     # A game started before any host spoke to the board: no start time.
     ser, link = _raw_link(sim_board)
@@ -115,8 +118,9 @@ class _Board:
 
     def plug(self):
         self.relay = sim.PtyRelay()
-        self.board = sim.BoardProcess("bawo-4x8", self.flash, fake=False, speed=8,
-                                      link=self.relay.board_ends())
+        self.board = sim.BoardProcess(
+            "bawo-4x8", self.flash, fake=False, speed=8, link=self.relay.board_ends()
+        )
         self.relay.start()
         tmp = self.path + ".new"
         os.symlink(self.relay.path, tmp)
@@ -163,6 +167,7 @@ class _Board:
 def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_away(tmp_path):
     import random
     from bawo import watch as W
+
     b = _Board(tmp_path)
     b.plug()
     log = Log(str(tmp_path / "g.sqlite"))
@@ -181,17 +186,29 @@ def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_aw
         def run():
             wlog = Log(log.path)  # SQLite connections stay in their thread
             try:
-                res["rc"] = W.watch(link, wlog, info, draw_board=False, out=out, timeout=8,
-                                    reconnect=lambda: connect(b.path, None, timeout=1.0))
+                res["rc"] = W.watch(
+                    link,
+                    wlog,
+                    info,
+                    draw_board=False,
+                    out=out,
+                    timeout=8,
+                    reconnect=lambda: connect(b.path, None, timeout=1.0),
+                )
             except Exception as e:  # reported by the assertions below
                 res["error"] = e
             finally:
                 wlog.close()
+
         t = threading.Thread(target=run, daemon=True)
         t.start()
         rng = random.Random(3)
         b.press_to(6, rng)
-        _until(lambda: (log.get(gid) or {"plies": 0})["plies"] == 6, out, extra=lambda: (res, t.is_alive(), b.board.log[-8:]))
+        _until(
+            lambda: (log.get(gid) or {"plies": 0})["plies"] == 6,
+            out,
+            extra=lambda: (res, t.is_alive(), b.board.log[-8:]),
+        )
         assert "game %s (bawo) in progress, ply 5" % gid in out.getvalue()
         assert "ply 6:" in out.getvalue() and "ply 1:" not in out.getvalue()
         # The board goes away, and comes back with its game resumed from its journal.
@@ -199,7 +216,9 @@ def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_aw
         _until(lambda: "lost the board" in out.getvalue(), out)
         lost = next(x for x in out.getvalue().splitlines() if "lost the board" in x)
         # In words, not pyserial's "device reports readiness to read but returned no data".
-        assert "readiness" not in lost and "Errno" not in lost and "multiple access" not in lost, lost
+        assert "readiness" not in lost and "Errno" not in lost and "multiple access" not in lost, (
+            lost
+        )
         time.sleep(1.5)
         b.plug()
         _until(lambda: "board back" in out.getvalue(), out)
@@ -210,6 +229,7 @@ def test_watch_joins_mid_game_at_its_real_ply_and_waits_for_a_board_that_goes_aw
         row = log.get(gid)
         assert row["status"] == "live"
         from shared_rules.record import Record
+
         assert Record.from_text(row["record"]).moves == st["moves"][:7]
     finally:
         log.close()
@@ -279,7 +299,7 @@ def test_an_end_before_the_last_move_takes_the_boards_move_list(sim_board, tmp_p
         row = log.get(gid)
         assert row["plies"] == len(moves) and row["status"] == "watched", out.getvalue()
         assert row["result"] in ("S", "N") and row["reason"], dict(row)
-        assert out.getvalue().count("over:") == 1, out.getvalue()   # told once, late move or not
+        assert out.getvalue().count("over:") == 1, out.getvalue()  # told once, late move or not
         assert w.final is not None and w.final.ply == len(moves) and w.state is None
     finally:
         ser.close()

@@ -5,6 +5,7 @@ script, bawo.pico) -> render (leds, draw) -> terminal (console, pico_console, ru
 there once made `from ..sim import render` give a function instead of the module, and
 `bawo sim --pico` died at start. The checks read the sources with ast, so an import inside a
 function counts too: it can close a circle at run time just the same."""
+
 import ast
 from pathlib import Path
 
@@ -13,8 +14,15 @@ FILES = sorted(str(p.relative_to(HOST)) for p in (HOST / "bawo").rglob("*.py"))
 
 # The terminal board's layers, lowest first: a module imports only from its own layer or below.
 LAYERS = [
-    {"bawo.sim", "bawo.sim.process", "bawo.sim.layout", "bawo.sim.relay", "bawo.sim.script",
-     "bawo.pico", "bawo.pico.circuitpython"},
+    {
+        "bawo.sim",
+        "bawo.sim.process",
+        "bawo.sim.layout",
+        "bawo.sim.relay",
+        "bawo.sim.script",
+        "bawo.pico",
+        "bawo.pico.circuitpython",
+    },
     {"bawo.sim.leds", "bawo.sim.draw"},
     {"bawo.sim.console", "bawo.sim.pico_console", "bawo.sim.run"},
 ]
@@ -48,7 +56,7 @@ def imports(rel):
             base = node.module or ""
             if node.level:
                 pkg = _package(rel).split(".")
-                pkg = pkg[:len(pkg) - node.level + 1]
+                pkg = pkg[: len(pkg) - node.level + 1]
                 base = ".".join(pkg + ([base] if base else []))
             names = [a.name for a in node.names]
             # `from pkg import mod` takes a module: an edge to that module.
@@ -79,7 +87,7 @@ def circles(g):
 
     def visit(m):
         if m in stack:
-            found.append(stack[stack.index(m):] + [m])
+            found.append(stack[stack.index(m) :] + [m])
             return
         if m in seen:
             return
@@ -88,6 +96,7 @@ def circles(g):
         for n in sorted(g[m]):
             visit(n)
         stack.pop()
+
     for m in sorted(g):
         visit(m)
     return found
@@ -95,7 +104,7 @@ def circles(g):
 
 def test_the_host_has_no_import_circle():
     g = graph()
-    assert len(g) > 40, sorted(g)          # the walk found the package
+    assert len(g) > 40, sorted(g)  # the walk found the package
     assert not circles(g), circles(g)
 
 
@@ -121,16 +130,26 @@ def test_no_host_module_takes_another_modules_private_name():
         tree = ast.parse((HOST / f).read_text())
         aliases = {}
         for mod, names in imports(f):
-            bad += [(f, mod, n) for n in names
-                    if n.startswith("_") and not n.startswith("__") and mod in MODULES
-                    and mod != _module(f) and not _is_module(mod + "." + n)]
-        for node in ast.walk(tree):   # the names host modules are bound to in this file
+            bad += [
+                (f, mod, n)
+                for n in names
+                if n.startswith("_")
+                and not n.startswith("__")
+                and mod in MODULES
+                and mod != _module(f)
+                and not _is_module(mod + "." + n)
+            ]
+        for node in ast.walk(tree):  # the names host modules are bound to in this file
             if isinstance(node, ast.ImportFrom) or isinstance(node, ast.Import):
                 for a in node.names:
                     aliases[a.asname or a.name.split(".")[0]] = a.name
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 target = [m for m in MODULES if m.rsplit(".", 1)[-1] == aliases.get(node.value.id)]
                 if target and node.value.id not in ("self", "cls"):
                     bad.append((f, node.value.id, node.attr))
@@ -143,6 +162,7 @@ def test_from_sim_import_leds_is_the_module():
     import bawo.sim.pico_console  # noqa: F401
     import bawo.sim.run  # noqa: F401
     from bawo.sim import leds
+
     assert isinstance(leds, types.ModuleType) and callable(leds.geometry)
 
 
@@ -152,8 +172,12 @@ def test_no_host_file_shares_a_name_with_a_firmware_file_or_another_host_file():
     root = HOST.parent
 
     def names(folder):
-        return [p.name for p in (root / folder).rglob("*.py")
-                if p.name not in ("__init__.py", "__main__.py") and "node_modules" not in p.parts]
+        return [
+            p.name
+            for p in (root / folder).rglob("*.py")
+            if p.name not in ("__init__.py", "__main__.py") and "node_modules" not in p.parts
+        ]
+
     host = names("host/bawo")
     board = set(names("firmware")) | set(names("firmware_sim"))
     twice = sorted({n for n in host if host.count(n) > 1})

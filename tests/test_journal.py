@@ -1,4 +1,5 @@
 """firmware/journal.py on MicroPython: records, ids, synced flag, damaged files, full flash."""
+
 import json
 import os
 import subprocess
@@ -65,8 +66,13 @@ def run_mp(tmp_path, script):
     env = dict(os.environ, MICROPYPATH=micropython_path())
     root = tmp_path / "flash"
     root.mkdir()
-    out = subprocess.run([micropython_binary(), str(tmp_path / "t.py"), str(root)], env=env,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [micropython_binary(), str(tmp_path / "t.py"), str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1]), root
 
@@ -80,7 +86,10 @@ def test_records_sync_damage_and_space(tmp_path):
     assert g0["game"] == "bawo" and g0["plies"] == 2 and g0["result"] == "*" and not g0["synced"]
     text, total, crc = r["chunk"]
     import zlib
-    assert total == len(text) and zlib.crc32(text.encode()) == crc and text.startswith('[Game "bawo"]')
+
+    assert (
+        total == len(text) and zlib.crc32(text.encode()) == crc and text.startswith('[Game "bawo"]')
+    )
     assert r["part"] == text[5:12]
     assert r["synced"] == [True, True, False]
     assert r["synced_list"] == [True, True, False, False, False]
@@ -124,5 +133,5 @@ def test_ids_never_come_again_after_pruning_and_a_damaged_counter(tmp_path):
     and a host that knew that id acked the new game unseen. Its second copy keeps it."""
     r, root = run_mp(tmp_path, PRUNED)
     assert r["ids"] == ["tb-0001", "tb-0002", "tb-0003"]
-    assert r["left"] == []                       # nothing left on flash that names an id
+    assert r["left"] == []  # nothing left on flash that names an id
     assert r["next"] == "tb-0004"

@@ -3,6 +3,7 @@
 The board's game counter only grows; LIST's cache used to be indexed by it, so a board that had
 played a few hundred games could no longer answer LIST on its heap, and sync failed forever.
 Both tests use a data dir whose counter says 100,000 games with five records on flash."""
+
 import json
 import threading
 
@@ -38,11 +39,17 @@ def test_sync_a_board_that_played_100000_games_in_a_bounded_heap(tmp_path):
     flash = tmp_path / "flash"
     recs = old_board(flash)
     relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(flash), fake=False, heap=SIM_HEAP,
-                             mpy_dir=sim.build_mpy(tmp_path / "mpy"), link=relay.board_ends())
+    board = sim.BoardProcess(
+        "bawo-4x8",
+        str(flash),
+        fake=False,
+        heap=SIM_HEAP,
+        mpy_dir=sim.build_mpy(tmp_path / "mpy"),
+        link=relay.board_ends(),
+    )
     relay.start()
 
-    said = []   # what the board printed, for the failure message
+    said = []  # what the board printed, for the failure message
 
     def drain():
         try:
@@ -50,20 +57,24 @@ def test_sync_a_board_that_played_100000_games_in_a_bounded_heap(tmp_path):
                 said.append(board.readline(timeout=3600))
         except Exception as e:
             said.append(repr(e))
+
     threading.Thread(target=drain, daemon=True).start()
     import serial
+
     ser = serial.Serial(relay.path, 115200, timeout=0.05)
     try:
         link = BoardLink(ser, timeout=5.0)
         link.hello()
         for _ in range(3):  # every sync lists again: the second and third LIST use the cache
             games = link.list_games()
-            assert [g["id"] for g in games] == ["%s-%d" % (BOARD, LIFETIME - 4 + i) for i in range(5)]
+            assert [g["id"] for g in games] == [
+                "%s-%d" % (BOARD, LIFETIME - 4 + i) for i in range(5)
+            ]
         for g, rec in zip(games, recs):
             assert link.fetch_record(g["id"]).decode() == rec.to_text()
             link.ack_game(g["id"])
         assert all(g["synced"] for g in link.list_games())
-        st = link.new_game("bawo")   # the next game number, past the counter
+        st = link.new_game("bawo")  # the next game number, past the counter
         assert st["id"] == "%s-%d" % (BOARD, LIFETIME + 1)
     except Exception:
         print("the board printed:", said[-30:], "exit", board.proc.poll())
@@ -108,7 +119,7 @@ def test_heap_used_by_list_does_not_depend_on_the_counter(tmp_path):
     script.write_text(HEAP_SCRIPT % {"board": BOARD})
     used = {}
     for last in (5, 1000, LIFETIME):
-        root = tmp_path / ("d%06d" % last)   # one path length: only the counter differs
+        root = tmp_path / ("d%06d" % last)  # one path length: only the counter differs
         old_board(root, last)
         r = run_micropython([str(script), str(root)], heapsize=SIM_HEAP, path=(ROOT, FIRMWARE))
         assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
@@ -131,7 +142,7 @@ def test_cache_is_sized_by_the_records_on_flash_cpython(tmp_path):
     old_board(root, LIFETIME, n=70)
     j = J.Journal(str(root), BOARD, min_free=0, log=lambda m: None)
     first = list(j.list_games())
-    assert len(j.summaries[0]) == 64   # 70 records: datafiles.CACHE_MAX slots, whatever the counter
+    assert len(j.summaries[0]) == 64  # 70 records: datafiles.CACHE_MAX slots, whatever the counter
     assert list(j.list_games()) == first
     j.mark_synced(first[3]["id"])
     again = list(j.list_games())
@@ -146,6 +157,7 @@ def test_a_board_with_400_records_on_flash_boots_and_syncs_in_a_bounded_heap(tmp
     # board at power-on from about 200 records on; now they take 4 bytes each.
     import os
     import _link_fuzz as F
+
     flash = tmp_path / "data"
     recs = old_board(flash, last=405, n=405)
     for rec in recs[:400]:
@@ -179,6 +191,7 @@ def test_bawo_sync_of_500_unsynced_games_in_a_bounded_heap(tmp_path):
     import sys
     import tempfile
     from _host_helpers import seed_journal, headless_sim, stop_sim
+
     # A short data path, as a user's is: the simulated board's heap holds its path's strings,
     # and pytest's long tmp_path moved what was left in one piece enough to hide the failure.
     short = tempfile.TemporaryDirectory(dir="/tmp")
@@ -187,9 +200,22 @@ def test_bawo_sync_of_500_unsynced_games_in_a_bounded_heap(tmp_path):
     p, lines = headless_sim(data, "--heap", SIM_HEAP)
     try:
         assert "running headless" in lines[-1], lines
-        r = subprocess.run([sys.executable, "-m", "bawo.cli", "sync", "--sim", data,
-                            "--db", str(tmp_path / "log.sqlite"), "--json"],
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bawo.cli",
+                "sync",
+                "--sim",
+                data,
+                "--db",
+                str(tmp_path / "log.sqlite"),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr[-500:]
         added = json.loads(r.stdout)["added"]
         assert sorted(added) == sorted(rec.header["Id"] for rec in recs)

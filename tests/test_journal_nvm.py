@@ -5,6 +5,7 @@ place (programming only clears bits); any other write erases the 4 KiB sector (e
 0xFF) and programs it again whole. A power cut stops the flash part way: a byte half
 programmed, an erase that reached only the sector's first part. The emulator tests in
 test_circuitpython.py cut the real thing; this one cuts at every kind of instant, fast."""
+
 import random
 
 import pytest
@@ -28,7 +29,7 @@ class Nvm:
         self.budget = None
         self.rng = random.Random(0)
         self.programmed = self.erases = self.steps = 0
-        self.erase_steps = []         # self.steps when each erase began
+        self.erase_steps = []  # self.steps when each erase began
 
     def __len__(self):
         return SIZE
@@ -62,8 +63,8 @@ class Nvm:
             while addr < stop:
                 page = addr - addr % self.PAGE
                 end = min(stop, page + self.PAGE)
-                buf = bytearray(self.mem[page:page + self.PAGE])
-                buf[addr - page:end - page] = values[addr - start:end - start]
+                buf = bytearray(self.mem[page : page + self.PAGE])
+                buf[addr - page : end - page] = values[addr - start : end - start]
                 self._program(page, buf)
                 addr = end
         else:
@@ -71,16 +72,18 @@ class Nvm:
             buf[start:stop] = values
             self.erases += 1
             self.erase_steps.append(self.steps)
-            for a in range(0, SIZE, self.PAGE):     # an erase cut short: its first part erased
+            for a in range(0, SIZE, self.PAGE):  # an erase cut short: its first part erased
                 self._step()
-                self.mem[a:a + self.PAGE] = b"\xff" * self.PAGE
+                self.mem[a : a + self.PAGE] = b"\xff" * self.PAGE
             self._program(0, buf)
 
 
 def moves_of(n, seed=1):
     """n Bawo-like move texts (the journal does not check rules)."""
     rng = random.Random(seed)
-    return ["%s%d%s" % (rng.choice("abcd"), rng.randrange(1, 9), rng.choice("<>+")) for _ in range(n)]
+    return [
+        "%s%d%s" % (rng.choice("abcd"), rng.randrange(1, 9), rng.choice("<>+")) for _ in range(n)
+    ]
 
 
 def journal(tmp_path, nvm):
@@ -92,7 +95,7 @@ def play(j, moves, acked, record="the record\n"):
     gid = j.start(h)
     for i, m in enumerate(moves):
         j.append(i + 1, m)
-        acked.append(m)            # the board shows the move only once append returned
+        acked.append(m)  # the board shows the move only once append returned
     j.finish(gid, record)
     return gid
 
@@ -104,7 +107,7 @@ def test_a_game_lives_in_nvm_and_only_its_record_on_fat(tmp_path):
     moves = moves_of(40)
     for i, m in enumerate(moves):
         j.append(i + 1, m)
-    assert nvm.erases == 0                     # appends never erase
+    assert nvm.erases == 0  # appends never erase
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["counter", "counter.2"]
     h, got = journal(tmp_path, nvm).read_current()
     assert h["id"] == gid and got == moves
@@ -123,7 +126,7 @@ def test_a_game_longer_than_the_nvm_goes_on_through_a_checkpoint_in_cur_jnl(tmp_
     for i, m in enumerate(moves):
         j.append(i + 1, m)
         if i in (100, 300, 599):
-            assert journal(tmp_path, nvm).read_current()[1] == moves[:i + 1]
+            assert journal(tmp_path, nvm).read_current()[1] == moves[: i + 1]
     assert nvm.erases >= 2 and (tmp_path / "games" / "cur.jnl").exists()
     j.finish(gid, "rec\n")
     assert not (tmp_path / "games" / "cur.jnl").exists() and nvm.mem == b"\xff" * SIZE
@@ -145,7 +148,7 @@ def run_cut(tmp_path, n_moves, budget, seed):
     except PowerCut:
         pass
     nvm.budget = None
-    j = journal(tmp_path, nvm)                 # power on again
+    j = journal(tmp_path, nvm)  # power on again
     cur = j.read_current()
     recs = [p for p in (tmp_path / "games").iterdir() if p.name.endswith(".rec")]
     if cur is None:
@@ -158,8 +161,11 @@ def run_cut(tmp_path, n_moves, budget, seed):
         assert not j.aside, j.aside
         return "finished" if recs else "empty"
     h, got = cur
-    assert got[:len(acked)] == acked, "lost acknowledged moves: %d journaled of %d" % (len(got), len(acked))
-    assert got == moves[:len(got)] and len(got) <= len(acked) + 1
+    assert got[: len(acked)] == acked, "lost acknowledged moves: %d journaled of %d" % (
+        len(got),
+        len(acked),
+    )
+    assert got == moves[: len(got)] and len(got) <= len(acked) + 1
     assert not j.aside, j.aside
     # The game goes on from there after the cut, and ends with its record, nvm erased.
     for i in range(len(got), n_moves):
@@ -181,8 +187,11 @@ def test_power_cuts_at_every_kind_of_instant_lose_no_acknowledged_move(tmp_path_
     rng = random.Random(n_moves)
     # Random instants, and some in and right after every erase (a checkpoint's, the last).
     windows = {e + k for e in probe.erase_steps for k in (0, 1, 8, 15, 16, 17, 40, 4111, 4150)}
-    budgets = sorted(set(rng.randrange(total + 1) for _ in range(120)) | {0, 1, total - 1} |
-                     {b for b in windows if b < total})
+    budgets = sorted(
+        set(rng.randrange(total + 1) for _ in range(120))
+        | {0, 1, total - 1}
+        | {b for b in windows if b < total}
+    )
     seen = {}
     for k, b in enumerate(budgets):
         what = run_cut(tmp_path_factory.mktemp("cut"), n_moves, b, seed=k)
@@ -195,13 +204,13 @@ def test_a_torn_line_is_skipped_and_the_next_move_is_written_after_it(tmp_path):
     j = journal(tmp_path, nvm)
     j.start({"game": "bawo", "opponent": "people", "seed": 3})
     j.append(1, "a1>")
-    nvm.budget = 7                    # move 2 torn after 7 bytes
+    nvm.budget = 7  # move 2 torn after 7 bytes
     with pytest.raises(PowerCut):
         j.append(2, "b2<")
     nvm.budget = None
     j = journal(tmp_path, nvm)
     assert j.read_current()[1] == ["a1>"]
-    j.append(2, "c3+")                # not the move that was cut: a person pressed another
+    j.append(2, "c3+")  # not the move that was cut: a person pressed another
     j.append(3, "d4>")
     assert journal(tmp_path, nvm).read_current()[1] == ["a1>", "c3+", "d4>"]
     assert nvm.erases == 0
@@ -218,7 +227,7 @@ def test_damage_that_no_cut_makes_is_copied_to_fat_then_erased(tmp_path):
     lines = text.split(b"\n")
     lines[3] = seal("M 7 a1>")[:-1]
     bad = b"\n".join(lines)
-    nvm.mem[:len(bad)] = bad
+    nvm.mem[: len(bad)] = bad
     j = journal(tmp_path, nvm)
     assert j.read_current() is None
     assert j.aside == ["nvm.jnl.bad"]
@@ -229,7 +238,7 @@ def test_damage_that_no_cut_makes_is_copied_to_fat_then_erased(tmp_path):
 def test_an_erase_cut_short_or_a_torn_header_is_no_game(tmp_path):
     for pattern in (b"\xff" * 300 + b"a2> 01234567\nM 3 b1< 89abcdef\n", b'H {"game": "ba'):
         nvm = Nvm()
-        nvm.mem[:len(pattern)] = pattern
+        nvm.mem[: len(pattern)] = pattern
         j = journal(tmp_path, nvm)
         assert j.read_current() is None and not j.aside
         j.start({"game": "bawo", "opponent": "people", "seed": 3})

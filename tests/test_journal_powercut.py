@@ -5,6 +5,7 @@ random byte offsets (some also damaged) and booted by the real App inside one Mi
 process; (2) real SIGKILLs of the simulated board at random instants, including while a
 journal line is half written (board_sim's `crash` hook), then a restart.
 """
+
 import json
 import os
 import random
@@ -14,8 +15,16 @@ import time
 
 import pytest
 
-from bawo.sim import (BoardProcess, SimError, choose_settings, key_of_cell, play_moves,
-                      presses_for, random_moves, micropython_binary)
+from bawo.sim import (
+    BoardProcess,
+    SimError,
+    choose_settings,
+    key_of_cell,
+    play_moves,
+    presses_for,
+    random_moves,
+    micropython_binary,
+)
 from bawo.firmware import micropython_path, profile_path
 from shared_rules import game as make_game, State
 
@@ -98,16 +107,29 @@ def test_torn_journal_200_cuts(tmp_path):
     work = tmp_path / "cuts"
     work.mkdir()
     env = dict(os.environ, MICROPYPATH=micropython_path())
-    out = subprocess.run([micropython_binary(), str(tmp_path / "boot.py"), profile_path("bawo-4x8"),
-                          str(work), str(tmp_path / "cases.json"), str(tmp_path / "src.jnl")],
-                         env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            micropython_binary(),
+            str(tmp_path / "boot.py"),
+            profile_path("bawo-4x8"),
+            str(work),
+            str(tmp_path / "cases.json"),
+            str(tmp_path / "src.jnl"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     results = [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]
     assert len(results) == CUTS
     set_aside = resumed = 0
     for (off, flip), r in zip(cases, results):
         acked = sum(1 for e in ends if e <= off) - 1  # complete move lines (minus the header)
-        damaged_line = flip >= 0 and any(s <= flip < e for s, e in zip([0] + ends, ends) if e <= off)
+        damaged_line = flip >= 0 and any(
+            s <= flip < e for s, e in zip([0] + ends, ends) if e <= off
+        )
         if acked < 0:
             assert r["mode"] == 0, r  # the header itself was cut: a fresh menu
             continue
@@ -117,13 +139,20 @@ def test_torn_journal_200_cuts(tmp_path):
                 assert r["bad"], r
                 set_aside += 1
                 continue
-            assert r["ply"] == acked - 1 and r["pos"] == replay("bawo", moves[: acked - 1]), (off, flip, r)
+            assert r["ply"] == acked - 1 and r["pos"] == replay("bawo", moves[: acked - 1]), (
+                off,
+                flip,
+                r,
+            )
         else:
             assert r["mode"] == 1 and r["ply"] == acked, (off, r)
             assert r["pos"] == replay("bawo", moves[:acked]), (off, r)
         assert r["after"] == r["ply"] + 1, r
         resumed += 1
-    print("torn-write cuts: %d (%d resumed, %d damaged journals set aside)" % (CUTS, resumed, set_aside))
+    print(
+        "torn-write cuts: %d (%d resumed, %d damaged journals set aside)"
+        % (CUTS, resumed, set_aside)
+    )
     assert resumed > 100 and set_aside > 5
 
 
@@ -186,7 +215,7 @@ def test_sigkill_at_random_instants(tmp_path, game, seed):
         else:
             ply = st["ply"]
             pos = st["pos"]
-            for mv in moves[ply: ply + rng.randint(1, 5)]:
+            for mv in moves[ply : ply + rng.randint(1, 5)]:
                 for k in presses_for(game, pos, mv, cells):
                     b.tap(k)
                 b.send("i")
@@ -201,5 +230,7 @@ def test_sigkill_at_random_instants(tmp_path, game, seed):
         b.close()
         kills += 1
     assert kills == 18 and halfway >= 2
-    print("%s: %d SIGKILLs (%d mid-write), resumed every time on the acknowledged moves"
-          % (game, kills, halfway))
+    print(
+        "%s: %d SIGKILLs (%d mid-write), resumed every time on the acknowledged moves"
+        % (game, kills, halfway)
+    )

@@ -1,5 +1,6 @@
 """Key matrix: the tests/mp/check_keys.py checks under CPython and MicroPython, plus
 CPython-only property tests and the CircuitPython backend against fake keypad modules."""
+
 import sys
 import types
 from pathlib import Path
@@ -14,9 +15,11 @@ test_cpython, test_same_checks_under_micropython = harness.both_runtimes(CHECKS)
 
 
 @settings(max_examples=60, deadline=None)
-@given(start=st.integers(0, (1 << 30) - 1),
-       seed=st.integers(1, 1 << 20),
-       plan=st.lists(st.tuples(st.integers(0, 33), st.integers(25, 400)), min_size=1, max_size=8))
+@given(
+    start=st.integers(0, (1 << 30) - 1),
+    seed=st.integers(1, 1 << 20),
+    plan=st.lists(st.tuples(st.integers(0, 33), st.integers(25, 400)), min_size=1, max_size=8),
+)
 def test_random_presses_give_clean_pairs(start, seed, plan):
     # Any key, any start time (incl. across the wrap), any hold >= debounce + bounce:
     # exactly one press and one release per physical press.
@@ -51,16 +54,36 @@ def _fake_circuitpython(monkeypatch):
             return True
 
     class KeyMatrix:
-        def __init__(self, row_pins, column_pins, columns_to_anodes=True, interval=0.02,
-                     max_events=64, debounce_threshold=1):
-            created['matrix'] = dict(rows=row_pins, cols=column_pins, anodes=columns_to_anodes,
-                                     interval=interval, threshold=debounce_threshold)
+        def __init__(
+            self,
+            row_pins,
+            column_pins,
+            columns_to_anodes=True,
+            interval=0.02,
+            max_events=64,
+            debounce_threshold=1,
+        ):
+            created['matrix'] = dict(
+                rows=row_pins,
+                cols=column_pins,
+                anodes=columns_to_anodes,
+                interval=interval,
+                threshold=debounce_threshold,
+            )
             self.events = EventQueue()
             created['matrix_obj'] = self
 
     class Keys:
-        def __init__(self, pins, *, value_when_pressed, pull=True, interval=0.02,
-                     max_events=64, debounce_threshold=1):
+        def __init__(
+            self,
+            pins,
+            *,
+            value_when_pressed,
+            pull=True,
+            interval=0.02,
+            max_events=64,
+            debounce_threshold=1,
+        ):
             created['buttons'] = dict(pins=pins, active=value_when_pressed, pull=pull)
             self.events = EventQueue()
             created['buttons_obj'] = self
@@ -75,7 +98,9 @@ def _fake_circuitpython(monkeypatch):
         'board': types.SimpleNamespace(**{'GP%d' % i: 'GP%d' % i for i in range(29)}),
         'keypad': types.SimpleNamespace(KeyMatrix=KeyMatrix, Keys=Keys, Event=Event),
         'neopixel': types.SimpleNamespace(NeoPixel=NeoPixel, GRB='GRB', RGB='RGB'),
-        'neopixel_write': types.SimpleNamespace(neopixel_write=lambda pin, buf: sent.append((pin, bytes(buf)))),
+        'neopixel_write': types.SimpleNamespace(
+            neopixel_write=lambda pin, buf: sent.append((pin, bytes(buf)))
+        ),
     }
     for k, v in mods.items():
         monkeypatch.setitem(sys.modules, k, v)
@@ -86,6 +111,7 @@ def _fake_circuitpython(monkeypatch):
 def test_circuitpython_backend_with_fake_keypad(monkeypatch):
     created, sent = _fake_circuitpython(monkeypatch)
     import hw_circuitpython
+
     prof = CHECKS.prof()
     b = hw_circuitpython.open_board(prof)
     m = created['matrix']
@@ -134,6 +160,7 @@ def test_rp2_backend_with_fake_machine(monkeypatch):
     monkeypatch.setitem(sys.modules, 'neopixel', types.SimpleNamespace(NeoPixel=NeoPixel))
     monkeypatch.delitem(sys.modules, 'hw_rp2', raising=False)
     import hw_rp2
+
     b = hw_rp2.open_board(CHECKS.prof())
     assert [pins[g].mode for g in (2, 3, 4, 5)] == ['out'] * 4
     assert all(pins[g].pull == 'pull_up' for g in list(range(6, 16)))
@@ -146,6 +173,7 @@ def test_rp2_backend_with_fake_machine(monkeypatch):
 
 def test_open_board_picks_sim_here():
     import hw
+
     assert hw.backend_name() == 'sim'
     b = hw.open_board(str(harness.ROOT / 'hardware/profiles/grid-5x5.json'))
     assert type(b).__module__ == 'hw_sim' and b.profile.n_keys == 25

@@ -1,5 +1,6 @@
 """Well-formed frames with bad content against the real firmware: tests/mp/check_link_requests.py
 under CPython and the MicroPython unix port (ranges, game ids, NEW during a game, HELLO)."""
+
 import sys
 from pathlib import Path
 

@@ -1,5 +1,6 @@
 """ruff's lint passes on the project's Python: the host tools, the benchmarks and the tests, and,
 with a MicroPython-safe rule set (pyproject.toml, [tool.ruff]), the firmware and the rules."""
+
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ except ImportError:  # Python 3.10
 from conftest import ROOT
 
 PATHS = ["host", "bench", "tests", "firmware", "shared_rules"]
+FORMATTED = ["host", "bench", "tests"]
 
 
 def ruff():
@@ -26,9 +28,30 @@ def ruff():
 
 
 def test_ruff_check_passes():
-    r = subprocess.run([ruff(), "check", "--no-cache", "--output-format", "concise", *PATHS],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [ruff(), "check", "--no-cache", "--output-format", "concise", *PATHS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_ruff_format_keeps_the_host_side_formatted():
+    # The host's side only: the MicroPython side keeps its hand layout (pyproject.toml).
+    r = subprocess.run(
+        [ruff(), "format", "--check", "--no-cache", *FORMATTED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, "run `ruff format %s`:\n%s%s" % (
+        " ".join(FORMATTED),
+        r.stdout,
+        r.stderr,
+    )
 
 
 def test_ruff_covers_every_part_with_rules_micropython_can_run():
@@ -54,6 +77,12 @@ def test_ruff_covers_every_part_with_rules_micropython_can_run():
 def test_ruff_sees_the_micropython_side():
     # The include list is live: an unused import in the firmware would fail the check.
     probe = ROOT / "firmware" / "_ruff_probe.py"
-    r = subprocess.run([ruff(), "check", "--no-cache", "--stdin-filename", str(probe), "-"],
-                       cwd=ROOT, input="import os\n", capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [ruff(), "check", "--no-cache", "--stdin-filename", str(probe), "-"],
+        cwd=ROOT,
+        input="import os\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1 and "F401" in r.stdout, r.stdout + r.stderr

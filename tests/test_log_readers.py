@@ -2,6 +2,7 @@
 surrogate): a bad record is refused or quarantined on its own, a row nothing can read is named
 and skipped while the rest is listed and exported, Ctrl-C keeps what was stored, and PLAYED is
 one rule on the terminal and on the web page."""
+
 import codecs
 import json
 import os
@@ -33,14 +34,19 @@ def _line(rec, **change):
 def _raw_row(db, rid, start, record, added="2026-01-01T00:00:00+00:00"):
     """A row as an older bawo (or another program, or a bad disk) left it: no check at all.
     bytes values are stored as TEXT that is not UTF-8."""
+
     def text(v):
         return ("CAST(? AS TEXT)", v) if isinstance(v, bytes) else ("?", v)
+
     cols = [text(rid), text(start), text(record)]
     con = sqlite3.connect(str(db))
     with con:
-        con.execute("INSERT INTO games (id, game, start, result, plies, status, source, added, record)"
-                    " VALUES (%s, 'bawo', %s, '*', 0, 'done', 'import', ?, %s)"
-                    % (cols[0][0], cols[1][0], cols[2][0]), (cols[0][1], cols[1][1], added, cols[2][1]))
+        con.execute(
+            "INSERT INTO games (id, game, start, result, plies, status, source, added, record)"
+            " VALUES (%s, 'bawo', %s, '*', 0, 'done', 'import', ?, %s)"
+            % (cols[0][0], cols[1][0], cols[2][0]),
+            (cols[0][1], cols[1][1], added, cols[2][1]),
+        )
     con.close()
 
 
@@ -71,31 +77,40 @@ def test_a_row_nothing_can_read_is_named_and_the_rest_listed_and_exported(tmp_pa
         for r in good:
             log.add(r, "import")
     # As an older bawo stored it: a start out of any clock's range, in the row and the record.
-    far = good[0].to_text().replace("pico-0001", "pico-0091").replace(
-        good[0].header["Start"], "9999-12-31T23:59:59-23:59")
+    far = (
+        good[0]
+        .to_text()
+        .replace("pico-0001", "pico-0091")
+        .replace(good[0].header["Start"], "9999-12-31T23:59:59-23:59")
+    )
     _raw_row(db, "pico-0091", "9999-12-31T23:59:59-23:59", far)
     _raw_row(db, "pico-0092", "0001-01-01T00:00:00+01:00", far.replace("pico-0091", "pico-0092"))
     # Text that is not UTF-8: in the record, in the id, in the start.
     _raw_row(db, "pico-0093", "2025-06-01 10:00:00", b'[Game "bawo"]\n\xff\xfe')
     _raw_row(db, b"pico-\xff94", "2025-06-01 10:00:00", "x")
-    _raw_row(db, "pico-0095", b"2025-06-01\xff", good[1].to_text().replace("pico-0002", "pico-0095"))
+    _raw_row(
+        db, "pico-0095", b"2025-06-01\xff", good[1].to_text().replace("pico-0002", "pico-0095")
+    )
     readable = ["pico-0001", "pico-0002", "pico-0003", "pico-0091", "pico-0092"]
     named = ["pico-0093 (row 6)", "pico-\\xff94 (row 7)", "pico-0095 (row 8)"]
 
     def names(err):
         lines = err.strip().splitlines()
-        assert all(x.startswith("bawo: skipped game ") and "cannot be read" in x for x in lines), err
-        return [x[len("bawo: skipped game "):].split(":")[0] for x in lines]
+        assert all(x.startswith("bawo: skipped game ") and "cannot be read" in x for x in lines), (
+            err
+        )
+        return [x[len("bawo: skipped game ") :].split(":")[0] for x in lines]
 
     rc, out, err = run(capsys, "games", "--db", db)
     assert rc == 1 and "5 game(s)" in out and names(err) == named
     listed = [x.split()[0] for x in out.splitlines()[1:-1]]
     assert sorted(listed) == readable
-    assert [x.split()[2] for x in out.splitlines()[1:-1] if x.split()[0] in ("pico-0091", "pico-0092")] \
-        == ["unknown", "unknown"]
+    assert [
+        x.split()[2] for x in out.splitlines()[1:-1] if x.split()[0] in ("pico-0091", "pico-0092")
+    ] == ["unknown", "unknown"]
     rc, out, err = run(capsys, "games", "--db", db, "--json", "--since", "2025-01-01")
     assert rc == 1 and sorted(g["id"] for g in json.loads(out)) == readable[:3]
-    assert names(err) == named[:2]   # pico-0095's start is no date: not in the range asked
+    assert names(err) == named[:2]  # pico-0095's start is no date: not in the range asked
     for fmt in ("jsonl", "text", "csv"):
         f = tmp_path / ("out." + fmt)
         rc, out, err = run(capsys, "export", "--db", db, "-f", fmt, "-o", f)
@@ -113,10 +128,13 @@ def test_a_row_nothing_can_read_is_named_and_the_rest_listed_and_exported(tmp_pa
     # The web library lists the log too, bad rows and all.
     from _serve_helpers import Server
     import httpx
+
     s = Server(str(db), follow_board=False)
     try:
         for path in ("/library", "/stats", "/library?sort=id"):
-            r = httpx.get(s.url.rstrip("/") + path, headers={"Host": "127.0.0.1:%d" % s.cfg.port}, timeout=30)
+            r = httpx.get(
+                s.url.rstrip("/") + path, headers={"Host": "127.0.0.1:%d" % s.cfg.port}, timeout=30
+            )
             assert r.status_code == 200, (path, r.text[-500:])
             if path.startswith("/library"):
                 assert all(g in r.text for g in readable + ["pico-0093", "pico-0095"])
@@ -132,7 +150,7 @@ def test_a_lone_surrogate_is_one_quarantined_record_and_a_bom_is_read(tmp_path, 
     bad_move["id"] = "pico-0008"
     bad_move["moves"] = bad_move["moves"][:3] + ["A\udc00"] + bad_move["moves"][4:]
     bad_move = json.dumps(bad_move) + "\n"
-    assert "\\ud800" in bad_id and "\\udc00" in bad_move     # as JSON writes them: ASCII
+    assert "\\ud800" in bad_id and "\\udc00" in bad_move  # as JSON writes them: ASCII
     f = tmp_path / "in.jsonl"
     f.write_bytes(codecs.BOM_UTF8 + (_line(recs[0]) + bad_id + bad_move + _line(recs[2])).encode())
     rc, out, err = run(capsys, "import", f, "--db", db)
@@ -142,8 +160,9 @@ def test_a_lone_surrogate_is_one_quarantined_record_and_a_bom_is_read(tmp_path, 
     assert "lone surrogate" in fails[0] and "ply 4" in fails[1], out
     assert err == ""
     q = Log(str(db)).quarantined()
-    assert sorted((r["record"], r["ply"]) for r in q) == sorted([(bad_id.rstrip("\n"), None),
-                                                                 (bad_move.rstrip("\n"), 4)])
+    assert sorted((r["record"], r["ply"]) for r in q) == sorted(
+        [(bad_id.rstrip("\n"), None), (bad_move.rstrip("\n"), 4)]
+    )
     rc, out, err = run(capsys, "games", "--db", db, "--quarantine")
     assert rc == 0 and len(out.splitlines()) == 2
     # Text records behind a BOM read as well.
@@ -173,13 +192,18 @@ def test_ctrl_c_in_import_says_what_was_stored_in_one_line(tmp_path):
         for k in range(n):
             out.write(_line(pool[k % 40], id="pico-%06d" % k))
     db = tmp_path / "g.sqlite"
-    p = subprocess.Popen(bawo_cmd() + ["import", str(f), "--db", str(db), "--jobs", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env_with_path(), start_new_session=True)
+    p = subprocess.Popen(
+        bawo_cmd() + ["import", str(f), "--db", str(db), "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_with_path(),
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         stored = 0
-        while not stored:   # the first batch committed: the workers are replaying
+        while not stored:  # the first batch committed: the workers are replaying
             assert p.poll() is None and time.monotonic() < deadline, p.communicate()
             try:
                 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=1)
@@ -188,7 +212,7 @@ def test_ctrl_c_in_import_says_what_was_stored_in_one_line(tmp_path):
             except sqlite3.Error:
                 pass
             time.sleep(0.05)
-        os.killpg(p.pid, signal.SIGINT)   # as Ctrl-C does: the importer and its workers
+        os.killpg(p.pid, signal.SIGINT)  # as Ctrl-C does: the importer and its workers
         out, err = p.communicate(timeout=120)
     finally:
         if p.poll() is None:
@@ -196,9 +220,11 @@ def test_ctrl_c_in_import_says_what_was_stored_in_one_line(tmp_path):
             p.wait()
     assert p.returncode == 130, (out, err)
     assert "Traceback" not in err and "Error" not in err, err
-    lines = [x for x in err.splitlines() if not x.startswith("import: ")]   # progress lines
+    lines = [x for x in err.splitlines() if not x.startswith("import: ")]  # progress lines
     assert len(lines) == 1 and "interrupted" in lines[0], err
-    m = re.search(r"(\d+) game\(s\) added and (\d+) failed record\(s\) quarantined are kept", lines[0])
+    m = re.search(
+        r"(\d+) game\(s\) added and (\d+) failed record\(s\) quarantined are kept", lines[0]
+    )
     assert m, lines[0]
     con = sqlite3.connect(str(db))
     try:
@@ -206,23 +232,33 @@ def test_ctrl_c_in_import_says_what_was_stored_in_one_line(tmp_path):
         ids = [r[0] for r in con.execute("SELECT id FROM games ORDER BY id")]
         assert len(ids) == int(m.group(1)) > 0 and int(m.group(2)) == 0
         assert len(ids) < n
-        assert ids == ["pico-%06d" % k for k in range(len(ids))]   # the file's first ones, whole
+        assert ids == ["pico-%06d" % k for k in range(len(ids))]  # the file's first ones, whole
     finally:
         con.close()
 
 
 def _games(db, tz_env):
-    r = subprocess.run(bawo_cmd() + ["games", "--db", str(db)], capture_output=True, text=True,
-                       env=dict(env_with_path(), **tz_env), timeout=60)
+    r = subprocess.run(
+        bawo_cmd() + ["games", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env=dict(env_with_path(), **tz_env),
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
-    return {x.split()[0]: " ".join(x.split()[2:4]) if x.split()[2] != "unknown" else "unknown"
-            for x in r.stdout.splitlines()[1:-1]}
+    return {
+        x.split()[0]: " ".join(x.split()[2:4]) if x.split()[2] != "unknown" else "unknown"
+        for x in r.stdout.splitlines()[1:-1]
+    }
 
 
 def test_played_is_one_rule_in_games_and_the_library(tmp_path, monkeypatch):
     db = tmp_path / "g.sqlite"
-    starts = {"pico-0001": "2025-06-01 09:00:00", "pico-0002": "2025-06-02T09:00:00+02:00",
-              "pico-0003": None}
+    starts = {
+        "pico-0001": "2025-06-01 09:00:00",
+        "pico-0002": "2025-06-02T09:00:00+02:00",
+        "pico-0003": None,
+    }
     with Log(str(db)) as log:
         for k, (gid, start) in enumerate(starts.items()):
             rec = random_record(k + 1, gid)
@@ -230,17 +266,25 @@ def test_played_is_one_rule_in_games_and_the_library(tmp_path, monkeypatch):
             if start:
                 rec.header["Start"] = start
             log.add(rec, "sync")
-    tz = {"TZ": "Asia/Kolkata"}   # +05:30: neither UTC nor the record's own zone
-    want = {"pico-0001": "2025-06-01 14:30", "pico-0002": "2025-06-02 12:30", "pico-0003": "unknown"}
+    tz = {"TZ": "Asia/Kolkata"}  # +05:30: neither UTC nor the record's own zone
+    want = {
+        "pico-0001": "2025-06-01 14:30",
+        "pico-0002": "2025-06-02 12:30",
+        "pico-0003": "unknown",
+    }
     assert _games(db, tz) == want
     monkeypatch.setenv("TZ", tz["TZ"])
     time.tzset()
     from _serve_helpers import Server
     import httpx
+
     s = Server(str(db), follow_board=False)
     try:
-        html = httpx.get(s.url.rstrip("/") + "/library", headers={"Host": "127.0.0.1:%d" % s.cfg.port},
-                         timeout=30).text
+        html = httpx.get(
+            s.url.rstrip("/") + "/library",
+            headers={"Host": "127.0.0.1:%d" % s.cfg.port},
+            timeout=30,
+        ).text
     finally:
         s.stop()
         monkeypatch.delenv("TZ")
@@ -251,6 +295,7 @@ def test_played_is_one_rule_in_games_and_the_library(tmp_path, monkeypatch):
 
 def test_statistics_leave_unfinished_games_out_of_results(tmp_path):
     from bawo.serve.stats import charts
+
     db = tmp_path / "g.sqlite"
     finished, unfinished = [], []
     k = 0
@@ -280,25 +325,28 @@ def test_games_fits_a_narrow_terminal_without_cutting_a_word(tmp_path):
     import pty
     import struct
     import termios
+
     db = tmp_path / "g.sqlite"
     with Log(str(db)) as log:
         for i in range(1, 6):
             log.add(random_record(i, "pico-00000000-%04d" % i), "import")
     env = dict(env_with_path(), TZ="UTC")
     env.pop("COLUMNS", None)
-    wide = subprocess.run(bawo_cmd() + ["games", "--db", str(db)], capture_output=True, text=True,
-                          env=env, timeout=60).stdout
+    wide = subprocess.run(
+        bawo_cmd() + ["games", "--db", str(db)], capture_output=True, text=True, env=env, timeout=60
+    ).stdout
     for cols in (40, 60, 100):
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
-        p = subprocess.Popen(bawo_cmd() + ["games", "--db", str(db)], stdout=slave,
-                             stderr=subprocess.PIPE, env=env)
+        p = subprocess.Popen(
+            bawo_cmd() + ["games", "--db", str(db)], stdout=slave, stderr=subprocess.PIPE, env=env
+        )
         os.close(slave)
         chunks = []
         while True:
             try:
                 b = os.read(master, 4096)
-            except OSError:   # EIO: the other end closed
+            except OSError:  # EIO: the other end closed
                 break
             if not b:
                 break
@@ -310,6 +358,6 @@ def test_games_fits_a_narrow_terminal_without_cutting_a_word(tmp_path):
         assert all(len(x) <= cols for x in lines), (cols, text)
         words = set(wide.split()) | {"plies", "then", "ID,"}
         assert set(text.split()) <= words, (cols, set(text.split()) - words)
-        for i in range(1, 6):   # each game's id and when it was played, whole
+        for i in range(1, 6):  # each game's id and when it was played, whole
             assert "pico-00000000-%04d" % i in text.split()
         assert text.count("2025-06-0") == 5

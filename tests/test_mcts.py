@@ -1,4 +1,5 @@
 """The arena's yardstick, bawo.mcts (issue 10): plain UCT with uniform random rollouts."""
+
 import pytest
 
 from shared_rules import game
@@ -26,7 +27,9 @@ class CheckedGame:
 
 
 def _wins_at_once(g, pos):
-    return [m for m in g.legal_moves(pos) if (g.outcome(g.play(pos, m)) or _NONE).winner == pos.turn]
+    return [
+        m for m in g.legal_moves(pos) if (g.outcome(g.play(pos, m)) or _NONE).winner == pos.turn
+    ]
 
 
 def _rollout_rate(g, pos, side, rng, n):

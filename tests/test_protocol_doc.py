@@ -3,6 +3,7 @@ CRC; every request in the worked example, sent to the real firmware (app, handle
 journal on the simulated board), gets a reply of the documented type, code and fields (and
 their JSON types); every documented event is one the board sends with those fields; the
 field-range table is protocol.SCHEMA and the message table names the fields the code uses."""
+
 import os
 import re
 import sys
@@ -73,7 +74,11 @@ def test_the_worked_example_against_the_firmware(board):
     for i, (d, r) in enumerate(frames):
         if d != ">" or r.type not in P.REQUESTS:
             continue
-        doc = next(x for dd, x in frames[i + 1:] if dd == "<" and x.seq == r.seq and x.type in (P.OK, P.ERROR))
+        doc = next(
+            x
+            for dd, x in frames[i + 1 :]
+            if dd == "<" and x.seq == r.seq and x.type in (P.OK, P.ERROR)
+        )
         real = b.request(r.type, r.payload, seq=r.seq)
         assert real.type == doc.type, (r, real, doc)
         if real.type == P.ERROR:
@@ -81,7 +86,7 @@ def test_the_worked_example_against_the_firmware(board):
         else:
             assert _shape(real.payload) == _shape(doc.payload), (r, real.payload, doc.payload)
         checked += 1
-        if r.type == P.NEW:   # the example's person presses A1+ on the board
+        if r.type == P.NEW:  # the example's person presses A1+ on the board
             b.app.play(b.app.session.s.parse_move("A1+"))
             b.step(10000)
             b.replies()
@@ -93,7 +98,7 @@ def test_the_worked_example_against_the_firmware(board):
 
 def _table(title):
     """Rows (lists of cells) of the first table after a heading."""
-    part = TEXT[TEXT.index(title):]
+    part = TEXT[TEXT.index(title) :]
     block = next(b for b in part.split("\n\n") if b.startswith("|"))
     rows = block.splitlines()
     return [[c.strip() for c in r.strip("|").split("|")] for r in rows[2:]]
@@ -113,7 +118,9 @@ def test_the_range_table_is_the_schema():
                 rng = ", ".join("`%s`" % x for x in lo)
             else:
                 rng = "%d..%d characters" % (lo, hi)
-            absent = "required" if default is P.REQUIRED else ("—" if default is None else str(default))
+            absent = (
+                "required" if default is P.REQUIRED else ("—" if default is None else str(default))
+            )
             code[(typ, name)] = (names[kind], rng, absent)
     assert set(doc) == set(code)
     for k in code:
@@ -126,9 +133,12 @@ def test_the_message_table_names_the_request_fields():
     for typ in P.REQUESTS:
         named = re.findall(r"`([a-z_]+)`", rows[typ][2])
         assert set(named) >= {f[0] for f in P.SCHEMA[typ]}, (typ, named)
-        for n in named:   # a name in the request column is a field or one of its values
-            assert n in {f[0] for f in P.SCHEMA[typ]} or n in P.OPPONENTS or n in (
-                "bawo", "oware", "bagh-chal", "games"), (typ, n)
+        for n in named:  # a name in the request column is a field or one of its values
+            assert (
+                n in {f[0] for f in P.SCHEMA[typ]}
+                or n in P.OPPONENTS
+                or n in ("bawo", "oware", "bagh-chal", "games")
+            ), (typ, n)
 
 
 def test_hello_sends_what_the_table_says(board):

@@ -1,4 +1,5 @@
 """Game records (RULES.md section 4): text and dict forms, replay verification."""
+
 import doctest
 
 import pytest
@@ -12,6 +13,7 @@ from shared_rules.record import Record
 def finished_bawo():
     s = State(game("bawo"))
     import random
+
     rnd = random.Random(5)
     while s.outcome() is None:
         s.push(rnd.choice(s.legal_moves))
@@ -20,9 +22,13 @@ def finished_bawo():
 
 def test_text_form_is_pgn_like_and_round_trips():
     s = finished_bawo()
-    rec = Record.from_state(s, Id="pico-e660-0001", Device="pico-e660", Start="2026-11-29T10:00:00Z")
+    rec = Record.from_state(
+        s, Id="pico-e660-0001", Device="pico-e660", Start="2026-11-29T10:00:00Z"
+    )
     text = rec.to_text()
-    assert text.startswith('[Game "bawo"]\n[Rules "1"]\n[Device "pico-e660"]\n[Id "pico-e660-0001"]\n')
+    assert text.startswith(
+        '[Game "bawo"]\n[Rules "1"]\n[Device "pico-e660"]\n[Id "pico-e660-0001"]\n'
+    )
     assert "\n1. %s %s 2. " % (s.moves[0], s.moves[1]) in text
     assert text.rstrip().endswith(rec.header["Result"])
     assert Record.from_text(text) == rec
@@ -56,7 +62,9 @@ def test_wrong_result_is_rejected_not_repaired():
 def test_wrong_reason_is_rejected_not_repaired():
     s = finished_bawo()
     rec = Record.from_state(s)
-    rec.header["Reason"] = "no legal move" if rec.header["Reason"] != "no legal move" else "front row empty"
+    rec.header["Reason"] = (
+        "no legal move" if rec.header["Reason"] != "no legal move" else "front row empty"
+    )
     with pytest.raises(RecordError, match="the reason is"):
         rec.replay()
     del rec.header["Reason"]
@@ -64,17 +72,22 @@ def test_wrong_reason_is_rejected_not_repaired():
         rec.replay()
 
 
-@pytest.mark.parametrize("text,msg", [
-    ('[Game "go"]\n\n1. A1+ *\n', "unknown game 'go'"),
-    ('1. A1+ *\n', "no \\[Game\\] tag"),
-    ('[Game bawo]\n', "needs a quoted value"),
-    ('[Game "bawo"\n', "bad tag"),
-    ('[Game "bawo"]\n[Rules "1"]\n[Position "1,2 S"]\n\n*\n', "bad Position tag"),
-    ('[Game "bawo"]\n\n1. A1+ *\n', "no \\[Rules\\] tag"),
-    ('[Game "bawo"]\n[Rules "2"]\n\n1. A1+ *\n', "rules version '2' is not known"),
-    ('[Game "bawo"]\n[Rules "1"]\n[Result "*"]\n[Reason "front row empty"]\n\n1. A1+ *\n',
-     "do not end the game"),
-])
+@pytest.mark.parametrize(
+    "text,msg",
+    [
+        ('[Game "go"]\n\n1. A1+ *\n', "unknown game 'go'"),
+        ('1. A1+ *\n', "no \\[Game\\] tag"),
+        ('[Game bawo]\n', "needs a quoted value"),
+        ('[Game "bawo"\n', "bad tag"),
+        ('[Game "bawo"]\n[Rules "1"]\n[Position "1,2 S"]\n\n*\n', "bad Position tag"),
+        ('[Game "bawo"]\n\n1. A1+ *\n', "no \\[Rules\\] tag"),
+        ('[Game "bawo"]\n[Rules "2"]\n\n1. A1+ *\n', "rules version '2' is not known"),
+        (
+            '[Game "bawo"]\n[Rules "1"]\n[Result "*"]\n[Reason "front row empty"]\n\n1. A1+ *\n',
+            "do not end the game",
+        ),
+    ],
+)
 def test_bad_records(text, msg):
     with pytest.raises(RecordError, match=msg):
         Record.from_text(text).replay()
@@ -95,8 +108,10 @@ def test_docstrings():
         assert tried > 0 and failed == 0
 
 
-@pytest.mark.parametrize("bad", ["a\nb", "a\rb", "\x1b[31mred", "nul\x00", "del\x7f", "c1\x9b2J",
-                                 "ls\u2028ps", "tab\there"])
+@pytest.mark.parametrize(
+    "bad",
+    ["a\nb", "a\rb", "\x1b[31mred", "nul\x00", "del\x7f", "c1\x9b2J", "ls\u2028ps", "tab\there"],
+)
 def test_header_values_hold_no_control_characters(bad):
     rec = Record.from_state(finished_bawo(), Id="x-1")
     good = rec.to_text()
@@ -151,8 +166,10 @@ def _bawo_plies(n):
     return s
 
 
-@pytest.mark.parametrize("result,reason", [("S", "resign"), ("N", "resign"), ("S", "time"),
-                                           ("N", "time"), ("draw", "agreement")])
+@pytest.mark.parametrize(
+    "result,reason",
+    [("S", "resign"), ("N", "resign"), ("S", "time"), ("N", "time"), ("draw", "agreement")],
+)
 def test_a_game_ended_by_the_players_replays_with_its_result_and_reason(result, reason):
     # A remote game ends on the club's word (resign, draw agreed, flag) while its moves go on.
     s = _bawo_plies(3)
@@ -166,10 +183,16 @@ def test_a_game_ended_by_the_players_replays_with_its_result_and_reason(result, 
     assert Record.from_dict(rec.to_dict()).replay().ply == 3
 
 
-@pytest.mark.parametrize("result,reason,msg", [
-    ("draw", "resign", "resign needs the winner"), ("draw", "time", "time needs the winner"),
-    ("S", "agreement", "agreement needs the result draw"), ("*", "resign", "needs the winner"),
-    ("G", "time", r"needs the winner \(S/N\)")])
+@pytest.mark.parametrize(
+    "result,reason,msg",
+    [
+        ("draw", "resign", "resign needs the winner"),
+        ("draw", "time", "time needs the winner"),
+        ("S", "agreement", "agreement needs the result draw"),
+        ("*", "resign", "needs the winner"),
+        ("G", "time", r"needs the winner \(S/N\)"),
+    ],
+)
 def test_an_agreed_end_with_the_wrong_result_is_refused(result, reason, msg):
     s = _bawo_plies(2)
     rec = Record({"Game": "bawo", "Rules": "1", "Result": result, "Reason": reason}, s.moves)
@@ -196,5 +219,6 @@ def test_bagh_chal_resign_names_goat_or_tiger():
     for res in ("G", "T"):
         assert Record.from_state(s, Result=res, Reason="resign").replay().ply == 1
     with pytest.raises(RecordError, match="needs the winner"):
-        Record({"Game": "bagh-chal", "Rules": "1", "Result": "S", "Reason": "resign"},
-               s.moves).replay()
+        Record(
+            {"Game": "bagh-chal", "Rules": "1", "Result": "S", "Reason": "resign"}, s.moves
+        ).replay()

@@ -1,6 +1,7 @@
 """A remote game on the board (docs/protocol.md "Remote games": PEER, END, the offer event, and
 docs/visual-language.md "A remote game"): tests/mp/check_remote.py under CPython and the
 MicroPython unix port, the board's clock in the test's hands."""
+
 import sys
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """The host's end of a remote game (BoardLink.peer, BoardLink.end, the offer event) against the
 simulated board on its pty, real firmware and real clock; the away timeout lowered through
 BAWO_PEER_MS so the test waits for events, never for 10 s."""
+
 import json
 import time
 
@@ -18,9 +19,14 @@ PEER_MS = 1500
 class Board:
     def __init__(self, flash):
         self.relay = sim.PtyRelay()
-        self.proc = sim.BoardProcess("bawo-4x8", flash, fake=False, speed=8,
-                                     link=self.relay.board_ends(),
-                                     extra_env={"BAWO_PEER_MS": str(PEER_MS)})
+        self.proc = sim.BoardProcess(
+            "bawo-4x8",
+            flash,
+            fake=False,
+            speed=8,
+            link=self.relay.board_ends(),
+            extra_env={"BAWO_PEER_MS": str(PEER_MS)},
+        )
         self.relay.start()
         self.status = {}
 
@@ -101,12 +107,13 @@ def test_peer_end_and_offers_between_boardlink_and_the_board(board, tmp_path):
         listed = [g for g in link.list_games() if g["id"] == gid]
         assert (listed[0]["result"], listed[0]["reason"]) == ("draw", "agreement")
         text = link.fetch_record(gid).decode()
-        rec = Record.from_text(text[:text.rindex("#crc")] if "#crc" in text else text)
+        rec = Record.from_text(text[: text.rindex("#crc")] if "#crc" in text else text)
         assert (rec.header["Result"], rec.header["Reason"]) == ("draw", "agreement")
         assert rec.replay().ply == 0
         # `bawo sync` takes it into the log (replayed there), with its result and reason.
         from bawo.db import Log
         from bawo.sync import sync
+
         log = Log(str(tmp_path / "log.sqlite"))
         rep = sync(link, log)
         assert gid in str([g for g in log.games()]) and rep.listed >= 1, rep
@@ -133,15 +140,20 @@ def test_an_old_board_refuses_peer_and_end_with_error_2():
     # What a bridge sees from a board without remote games (a handler without peer and end):
     # ERROR 2, unknown type.
     from _link_helpers import board_link_module
+
     L = board_link_module()
-    BP = L.P   # the protocol module the board's link runs on
+    BP = L.P  # the protocol module the board's link runs on
     inbox, out = [], []
 
     class Old:
         def position(self):
             return {"mode": "menu"}
+
     link = L.Link(lambda: inbox.pop(0) if inbox else None, out.append, Old())
-    for seq, typ, pl in ((7, BP.PEER, {"here": 1}), (8, BP.END, {"result": "S", "reason": "resign"})):
+    for seq, typ, pl in (
+        (7, BP.PEER, {"here": 1}),
+        (8, BP.END, {"result": "S", "reason": "resign"}),
+    ):
         inbox.append(BP.encode(seq, typ, pl))
         link.poll()
         [r] = BP.Parser().feed(b"".join(out))

@@ -1,6 +1,7 @@
 """The board's look as parts of their own: render.draw a pure function of its Scene, the App
 lending the scene its game for a frame only, the Animator a step at a time:
 tests/mp/check_render.py under CPython and MicroPython."""
+
 import sys
 from pathlib import Path
 

@@ -3,6 +3,7 @@ set-up starts, every header tag, extra tags of any printable text, Start in each
 takes), `bawo export -f jsonl` and `-f text` imported into a new log give the same games, and
 into the same log give only "already in the log". The CSV is a summary by design: it carries
 its columns, exactly, and import refuses it. Also the Start rule against datetime."""
+
 import contextlib
 import csv
 import datetime
@@ -21,14 +22,18 @@ from shared_rules import GAMES, State, game
 from shared_rules.errors import RecordError
 from shared_rules.record import Record, START_MAX, START_MIN, TAGS, start_time
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # Header text: one line of printable text of any script (RULES.md 4); no C0/C1 controls, no
 # line or paragraph separators, no lone surrogates.
 text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=24)
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,31}", fullmatch=True).filter(
-    lambda n: n.lower() not in {t.lower() for t in TAGS})
+    lambda n: n.lower() not in {t.lower() for t in TAGS}
+)
 
 
 @st.composite
@@ -36,7 +41,9 @@ def starts(draw):
     t = draw(st.integers(START_MIN, START_MAX))
     form = draw(st.sampled_from(["board", "T", "Z", "zone", "minutes", "fraction"]))
     off = draw(st.integers(-12 * 4, 14 * 4)) * 15 if form == "zone" else 0
-    when = datetime.datetime.fromtimestamp(t, datetime.timezone.utc) + datetime.timedelta(minutes=off)
+    when = datetime.datetime.fromtimestamp(t, datetime.timezone.utc) + datetime.timedelta(
+        minutes=off
+    )
     s = when.strftime("%Y-%m-%d %H:%M:%S" if form == "board" else "%Y-%m-%dT%H:%M:%S")
     if form == "minutes":
         s = s[:16]
@@ -52,10 +59,10 @@ def starts(draw):
 @st.composite
 def records(draw):
     name = draw(st.sampled_from(sorted(GAMES)))
-    rnd = random.Random(draw(st.integers(0, 2 ** 32)))
+    rnd = random.Random(draw(st.integers(0, 2**32)))
     g = game(name)
     s = State(g)
-    if draw(st.booleans()):   # a set-up start: a position reached by play
+    if draw(st.booleans()):  # a set-up start: a position reached by play
         for _ in range(rnd.randrange(1, 12)):
             if s.outcome() is not None:
                 break
@@ -86,8 +93,19 @@ def _cli(*argv):
 def _rows(db):
     con = Log(db, readonly=True)
     try:
-        return sorted((r["id"], r["record"], r["game"], r["device"], r["start"], r["result"],
-                       r["reason"], r["plies"]) for r in con.select())
+        return sorted(
+            (
+                r["id"],
+                r["record"],
+                r["game"],
+                r["device"],
+                r["start"],
+                r["result"],
+                r["reason"],
+                r["plies"],
+            )
+            for r in con.select()
+        )
     finally:
         con.close()
 
@@ -108,7 +126,9 @@ def test_export_then_import_is_the_identity(recs):
         finally:
             con.close()
         added = "%d added, 0 already in the log, %s0 failed" % (
-            len(want) - kept, "%d conflict(s) kept, " % kept if kept else "")
+            len(want) - kept,
+            "%d conflict(s) kept, " % kept if kept else "",
+        )
         for fmt in ("jsonl", "text"):
             f = os.path.join(d, "out." + fmt)
             assert _cli("export", "-f", fmt, "--db", a, "-o", f)[0] == 0
@@ -118,7 +138,10 @@ def test_export_then_import_is_the_identity(recs):
             assert _rows(b) == want, fmt
             # Into the log it came from: every game already there, no conflict.
             rc, out, err = _cli("import", f, "--db", a, "--jobs", "1")
-            assert rc == 0 and "0 added, %d already in the log, 0 failed" % len(want) in out, (fmt, out)
+            assert rc == 0 and "0 added, %d already in the log, 0 failed" % len(want) in out, (
+                fmt,
+                out,
+            )
             assert _rows(a) == want
         # The CSV carries its columns, every game's exactly (a summary: no moves, no other tags).
         f = os.path.join(d, "out.csv")
@@ -142,8 +165,14 @@ def test_the_dict_form_holds_extra_tags_under_tags_and_refuses_them_beside_moves
     d = rec.to_dict()
     assert d["tags"] == {"Event": "club night"} and "event" not in d
     assert Record.from_dict(d) == rec
-    for bad in ({"tags": {"Id": "y"}}, {"tags": {"bad name": "y"}}, {"tags": {"GAME": "y"}},
-                {"tags": ["Event"]}, {"tags": {"Event": ["x"]}}, {"id": True}):
+    for bad in (
+        {"tags": {"Id": "y"}},
+        {"tags": {"bad name": "y"}},
+        {"tags": {"GAME": "y"}},
+        {"tags": ["Event"]},
+        {"tags": {"Event": ["x"]}},
+        {"id": True},
+    ):
         with pytest.raises(RecordError):
             Record.from_dict(dict(d, **bad))
     text = rec.to_text()
@@ -160,11 +189,26 @@ def test_start_time_is_the_instant_datetime_reads(s):
     assert start_time(s) == (int(t.timestamp()), t.microsecond, zone)
 
 
-@pytest.mark.parametrize("s", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+01:00",
-                               "1999-12-31T23:59:59Z", "2100-01-01 00:00:00", "2000-01-01T00:30:00+01:00",
-                               "2025-02-29 10:00:00", "2025-13-01 10:00:00", "2025-06-01 24:00:00",
-                               "2025-06-01T10:00:00+15:00", "\u0662\u0660\u0662\u0665-06-01 10:00:00",
-                               "2025-06-01", "yesterday", "", "2025-06-01 10:00:00 ", "2025-06-01T10:00:00.1234567"])
+@pytest.mark.parametrize(
+    "s",
+    [
+        "9999-12-31T23:59:59-23:59",
+        "0001-01-01T00:00:00+01:00",
+        "1999-12-31T23:59:59Z",
+        "2100-01-01 00:00:00",
+        "2000-01-01T00:30:00+01:00",
+        "2025-02-29 10:00:00",
+        "2025-13-01 10:00:00",
+        "2025-06-01 24:00:00",
+        "2025-06-01T10:00:00+15:00",
+        "\u0662\u0660\u0662\u0665-06-01 10:00:00",
+        "2025-06-01",
+        "yesterday",
+        "",
+        "2025-06-01 10:00:00 ",
+        "2025-06-01T10:00:00.1234567",
+    ],
+)
 def test_start_times_no_board_writes_are_refused(s):
     with pytest.raises(RecordError, match="between 2000 and 2099"):
         start_time(s)
@@ -172,8 +216,16 @@ def test_start_times_no_board_writes_are_refused(s):
         Record.from_dict({"game": "bawo", "rules": "1", "start": s, "moves": []})
 
 
-@pytest.mark.parametrize("s", ["2000-01-01 00:00:00", "2099-12-31 23:59:59", "2024-02-29T12:00",
-                               "2099-12-31T23:59:59-00:00", "2000-01-01T05:30:00+05:30"])
+@pytest.mark.parametrize(
+    "s",
+    [
+        "2000-01-01 00:00:00",
+        "2099-12-31 23:59:59",
+        "2024-02-29T12:00",
+        "2099-12-31T23:59:59-00:00",
+        "2000-01-01T05:30:00+05:30",
+    ],
+)
 def test_the_board_clocks_range_is_taken_to_its_ends(s):
     secs = start_time(s)[0]
     assert START_MIN <= secs <= START_MAX

@@ -3,6 +3,7 @@ traceback, in the answer or the server's log), a client gone before its body no 
 either, a flood of the rules' work leaving the pages answering, another site's requests
 refused, the library's level filter answered from an index, and text from the log shown
 with its controls escaped."""
+
 import json
 import logging
 import socket
@@ -19,8 +20,8 @@ from _serve_helpers import wait_for
 from bawo.db import Log
 from bawo.serve import make, boardview as B, library as L, request as R, stats as S
 
-BIDI = "\u202e"          # RIGHT-TO-LEFT OVERRIDE: "x3-\u202egnp.exe" shows as "x3-exe.png"
-ISOLATE = "\u2066"       # LEFT-TO-RIGHT ISOLATE
+BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "x3-\u202egnp.exe" shows as "x3-exe.png"
+ISOLATE = "\u2066"  # LEFT-TO-RIGHT ISOLATE
 START = "2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S"
 
 
@@ -42,8 +43,10 @@ class Watched:
                     with self.cv:
                         self.done += 1
                         self.cv.notify_all()
-        config = uvicorn.Config(counted, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=1)
+
+        config = uvicorn.Config(
+            counted, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+        )
         self.server = uvicorn.Server(config)
         # After uvicorn.Config: it sets its loggers' handlers itself.
         handler = logging.Handler()
@@ -52,8 +55,9 @@ class Watched:
         for name in ("uvicorn", "uvicorn.error", "uvicorn.asgi"):
             logging.getLogger(name).addHandler(handler)
         self.server.install_signal_handlers = lambda: None
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
         self.thread.start()
         wait_for(lambda: self.server.started, what="the server started")
         self.host = "127.0.0.1:%d" % self.cfg.port
@@ -97,9 +101,9 @@ def get(s, path, **headers):
 
 
 BAD_BODIES = [
-    b"[" * 200000 + b"]" * 200000,                   # nested 200,000 deep
-    b'{"a":' * 3000 + b"1" + b"}" * 3000,            # deep, and over the size bound
-    b'{"a": [[[[[[1]]]]]]}',                         # small, but deeper than any body sent
+    b"[" * 200000 + b"]" * 200000,  # nested 200,000 deep
+    b'{"a":' * 3000 + b"1" + b"}" * 3000,  # deep, and over the size bound
+    b'{"a": [[[[[[1]]]]]]}',  # small, but deeper than any body sent
     b'{"side": 1e999, "game": "bawo", "move": "A1+"}',
     b'{"side": NaN, "game": "bawo"}',
     b'{"side": Infinity, "game": "bawo"}',
@@ -113,10 +117,15 @@ BAD_BODIES = [
     b'{"move": 5}',
     b'{"move": {"x": 1}}',
     b'{"move": "' + b"A" * 5000 + b'"}',
-    b'[]', b'"A1+"', b"null", b"", b"{", b'{"move": "A1+"} x',
-    b'\xff\xfe{"move": "A1+"}',                      # not UTF-8
-    b'{"move": "' + b"\\ud800" + b'"}',              # a lone surrogate: not a move
-    b" " * (1 << 20),                                # a megabyte of nothing
+    b'[]',
+    b'"A1+"',
+    b"null",
+    b"",
+    b"{",
+    b'{"move": "A1+"} x',
+    b'\xff\xfe{"move": "A1+"}',  # not UTF-8
+    b'{"move": "' + b"\\ud800" + b'"}',  # a lone surrogate: not a move
+    b" " * (1 << 20),  # a megabyte of nothing
 ]
 
 
@@ -144,9 +153,13 @@ def test_the_play_page_still_starts_a_game_and_plays(srv):
 def test_a_client_gone_before_its_body_leaves_no_traceback(srv):
     for path in ("/api/move", "/api/play/new", "/api/play/move"):
         c = socket.create_connection(("127.0.0.1", srv.cfg.port))
-        c.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nX-Bawo-Token: %s\r\n"
-                   "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"move\":"
-                   % (path, srv.host, srv.cfg.token)).encode())
+        c.sendall(
+            (
+                "POST %s HTTP/1.1\r\nHost: %s\r\nX-Bawo-Token: %s\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"move\":"
+                % (path, srv.host, srv.cfg.token)
+            ).encode()
+        )
         c.close()
     srv.wait_done(3)
     # One more request: the server has logged whatever those three left by its answer.
@@ -166,22 +179,29 @@ def test_a_flood_of_the_rules_work_leaves_the_pages_answering(srv, monkeypatch):
         inside.append(1)
         release.wait(60)
         return real(*a)
+
     monkeypatch.setattr(B, "sowing", slow)
-    n = 50                      # more than the default thread pool (40) holds
+    n = 50  # more than the default thread pool (40) holds
     answers = []
 
     def sow():
-        answers.append(get(srv, "/api/sow?game=bawo&move=A1%%2B&position=%s" % quote(START)).status_code)
+        answers.append(
+            get(srv, "/api/sow?game=bawo&move=A1%%2B&position=%s" % quote(START)).status_code
+        )
+
     flood = [threading.Thread(target=sow, daemon=True) for _ in range(n)]
     for t in flood:
         t.start()
     try:
         busy = n - R.RULES_THREADS - R.RULES_QUEUE
-        wait_for(lambda: len(inside) == R.RULES_THREADS and answers.count(503) == busy,
-                 timeout=60, what="the rules' threads full and the rest told busy")
+        wait_for(
+            lambda: len(inside) == R.RULES_THREADS and answers.count(503) == busy,
+            timeout=60,
+            what="the rules' threads full and the rest told busy",
+        )
         for path in ("/", "/library", "/board", "/stats", "/game/dev-0001", "/api/layout/bawo"):
             assert get(srv, path).status_code == 200, path
-        assert len(inside) == R.RULES_THREADS       # still held: the pages did not wait for them
+        assert len(inside) == R.RULES_THREADS  # still held: the pages did not wait for them
     finally:
         release.set()
         for t in flood:
@@ -193,13 +213,27 @@ def test_another_sites_requests_cannot_make_the_server_compute(srv):
     sow = "/api/sow?game=bawo&move=A1%%2B&position=%s" % quote(START)
     # An <img> or <script> on another site: the browser names the site, sends no Origin.
     for site in ("cross-site", "same-site"):
-        for path in (sow, "/api/picture?game=bawo&position=" + quote(START), "/library?level=unknown"):
+        for path in (
+            sow,
+            "/api/picture?game=bawo&position=" + quote(START),
+            "/library?level=unknown",
+        ):
             r = get(srv, path, **{"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors"})
             assert r.status_code == 403 and "another site" in r.text, (site, path)
     # A link from another site opens a page; the page's own requests are its own.
-    assert get(srv, "/library", **{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}).status_code == 200
-    assert get(srv, sow, **{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}).status_code == 200
-    assert get(srv, sow, **{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}).status_code == 200
+    assert (
+        get(
+            srv, "/library", **{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+        ).status_code
+        == 200
+    )
+    assert (
+        get(srv, sow, **{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}).status_code
+        == 200
+    )
+    assert (
+        get(srv, sow, **{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}).status_code == 200
+    )
     # DNS rebinding: the server's own address and port only.
     assert get(srv, sow, Host="evil.example:%d" % srv.cfg.port).status_code == 403
 
@@ -208,6 +242,7 @@ def _text(html):
     """What a page shows: its text, not its tags' attributes (data-gid keeps the real id
     for the page's script)."""
     from html.parser import HTMLParser
+
     out = []
     p = HTMLParser()
     p.handle_data = out.append
@@ -222,14 +257,31 @@ def test_ids_and_devices_show_bidi_controls_escaped(tmp_path):
     con = sqlite3.connect(db)
     Log(db).close()
     with con:
-        con.execute("INSERT INTO games (id, game, device, start, result, reason, plies, status,"
-                    " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (gid, rec.header["Game"], "dev" + ISOLATE + "ice", "2025-01-01", "S",
-                     "won" + BIDI, len(rec.moves), "done", "import", "2025-01-01", rec.to_text()))
+        con.execute(
+            "INSERT INTO games (id, game, device, start, result, reason, plies, status,"
+            " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                gid,
+                rec.header["Game"],
+                "dev" + ISOLATE + "ice",
+                "2025-01-01",
+                "S",
+                "won" + BIDI,
+                len(rec.moves),
+                "done",
+                "import",
+                "2025-01-01",
+                rec.to_text(),
+            ),
+        )
     con.close()
     s = Watched(db)
     try:
-        for path in ("/library", "/game/" + quote(gid, safe=""), "/game/" + quote("no" + BIDI, safe="")):
+        for path in (
+            "/library",
+            "/game/" + quote(gid, safe=""),
+            "/game/" + quote("no" + BIDI, safe=""),
+        ):
             shown = _text(get(s, path).text)
             assert BIDI not in shown and ISOLATE not in shown, path
             assert "\\u202e" in shown, path
@@ -240,6 +292,7 @@ def test_ids_and_devices_show_bidi_controls_escaped(tmp_path):
         s.stop()
     # The board page's facts and status: the same escapes (the live stream's message).
     from bawo.serve.live import Bridge, Hub, facts
+
     hub = Hub()
     got = []
     hub.publish = got.append
@@ -260,9 +313,15 @@ def _big_log(path, n):
     """n games, as the library sees them: the board and `bawo play` at levels, old records
     without a level, people alone."""
     Log(path).close()
-    who = [("board (level 2)", "person"), ("person (1 hints)", "board (level 5)"),
-           ("you", "computer (level 3)"), ("board", "person"), ("person", "person"),
-           ("computer", "you"), ("board (level 4)", "board (level 1)")]
+    who = [
+        ("board (level 2)", "person"),
+        ("person (1 hints)", "board (level 5)"),
+        ("you", "computer (level 3)"),
+        ("board", "person"),
+        ("person", "person"),
+        ("computer", "you"),
+        ("board (level 4)", "board (level 1)"),
+    ]
     recs = []
     for i in range(len(who) * 3):
         rec = random_record(i, "big-%02d" % i)
@@ -272,13 +331,28 @@ def _big_log(path, n):
     for k in range(n):
         rec = recs[k % len(recs)]
         rec.header["Id"] = "big-%06d" % k
-        rows.append(("big-%06d" % k, rec.header["Game"], "dev", "2025-01-%02dT10:00" % (1 + k % 28),
-                     rec.header.get("Result", "*"), "", len(rec.moves), "done", "import",
-                     "2025-01-01", rec.to_text()))
+        rows.append(
+            (
+                "big-%06d" % k,
+                rec.header["Game"],
+                "dev",
+                "2025-01-%02dT10:00" % (1 + k % 28),
+                rec.header.get("Result", "*"),
+                "",
+                len(rec.moves),
+                "done",
+                "import",
+                "2025-01-01",
+                rec.to_text(),
+            )
+        )
     con = sqlite3.connect(path)
     with con:
-        con.executemany("INSERT INTO games (id, game, device, start, result, reason, plies, status,"
-                        " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        con.executemany(
+            "INSERT INTO games (id, game, device, start, result, reason, plies, status,"
+            " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
     con.close()
 
 
@@ -290,11 +364,17 @@ def test_the_librarys_filters_are_looked_up_in_an_index(tmp_path):
     con.row_factory = sqlite3.Row
     run = []
     con.set_trace_callback(run.append)
-    for f in ({"opponent": "person", "level": "unknown"}, {"level": "unknown"}, {"level": "3"},
-              {"opponent": "board", "level": "2", "game": "bawo"}):
+    for f in (
+        {"opponent": "person", "level": "unknown"},
+        {"level": "unknown"},
+        {"level": "3"},
+        {"opponent": "board", "level": "2", "game": "bawo"},
+    ):
         run.clear()
         L.page(con, f)
-        keys = sum(1 for k in ("opponent", "level") if k in f) + (f.get("level") == "unknown" and "opponent" not in f)
+        keys = sum(1 for k in ("opponent", "level") if k in f) + (
+            f.get("level") == "unknown" and "opponent" not in f
+        )
         assert len(run) == 2, run
         for sql in run:
             plan = " | ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + sql))
@@ -316,8 +396,13 @@ def test_the_librarys_filters_are_looked_up_in_an_index(tmp_path):
         for lv in L.LEVELS:
             f = {"opponent": o, "level": lv}
             cond = L.level_is(lv) + (" AND %s = 1" % L.played_by(o) if o else "")
-            want = [r[0] for r in con.execute("SELECT id FROM games NOT INDEXED WHERE %s "
-                                              "ORDER BY COALESCE(NULLIF(start, ''), added) DESC, id DESC" % cond)]
+            want = [
+                r[0]
+                for r in con.execute(
+                    "SELECT id FROM games NOT INDEXED WHERE %s "
+                    "ORDER BY COALESCE(NULLIF(start, ''), added) DESC, id DESC" % cond
+                )
+            ]
             rows, total = L.page(con, f, per_page=len(want) + 1)
             assert total == len(want) and [r["id"] for r in rows] == want, f
     con.close()
@@ -328,12 +413,12 @@ def test_the_statistics_are_drawn_once_for_each_state_of_the_log(srv, monkeypatc
     real = S.charts
     monkeypatch.setattr(S, "charts", lambda *a: calls.append(a) or real(*a))
     first = get(srv, "/stats").text
-    assert get(srv, "/stats").text == first and len(calls) == 1      # the same log: drawn once
+    assert get(srv, "/stats").text == first and len(calls) == 1  # the same log: drawn once
     with Log(srv.cfg.db_path) as log:
         for i in range(3):
             log.add(random_record(20 + i, "new-%04d" % i), "import")
     again = get(srv, "/stats").text
-    assert len(calls) == 2 and again != first                       # a changed log: drawn anew
+    assert len(calls) == 2 and again != first  # a changed log: drawn anew
     assert get(srv, "/stats?game=bawo").status_code == 200 and len(calls) == 3
 
 
@@ -346,11 +431,12 @@ def test_a_sowing_request_is_bounded_by_the_boards_own_limits(srv):
     r = get(srv, "/api/sow?game=bawo&move=A1%%2B&position=%s" % quote(crafted))
     assert r.status_code == 400 and "too many seeds" in r.json()["error"], r.text
     from shared_rules import State, game
+
     g = game("bawo")
     counts = [0] * 32
-    for k in range(255):                 # every seed the board can hold, most on South's side
+    for k in range(255):  # every seed the board can hold, most on South's side
         counts[(k * 7) % 16 if k % 5 else 16 + (k % 16)] += 1
-    heavy = "/".join(",".join(str(c) for c in counts[r * 8:r * 8 + 8]) for r in range(4)) + " S"
+    heavy = "/".join(",".join(str(c) for c in counts[r * 8 : r * 8 + 8]) for r in range(4)) + " S"
     moves = State(g, g.parse(heavy)).legal_move_strs()
     assert moves, heavy
     for mv in moves:

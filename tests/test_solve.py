@@ -1,4 +1,5 @@
 """The Bawo solver (bawo.solve) and the independent proof check (bawo.proofcheck)."""
+
 import sys
 from pathlib import Path
 
@@ -225,6 +226,7 @@ def test_the_book_on_the_board_is_the_one_the_solver_builds():
     # firmware/bawo_book.bin is golden data: `bawo solve --opening --book FILE` rebuilds it
     # byte for byte, so nobody can hand-edit a move into the board's book.
     from bawo.solve import build_book
+
     data, south, north = build_book()
     assert (south, north) == (1375, 743)
     assert data == (ROOT / 'firmware' / 'bawo_book.bin').read_bytes()
@@ -232,6 +234,7 @@ def test_the_book_on_the_board_is_the_one_the_solver_builds():
 
 def test_the_c_search_refuses_what_is_not_a_position_and_stops_when_asked():
     from bawo import _pnsearch
+
     s = _pnsearch.Search()
     key = G.start().key()
     for bad in (key[:32], key + b'\0', bytes(32) + b'\x02', 'x' * 33):
@@ -256,14 +259,14 @@ def test_the_c_search_refuses_what_is_not_a_position_and_stops_when_asked():
         raise Stop()
 
     with pytest.raises(Stop):
-        s.prove(key, 0, 10 ** 6, -1.0, stop)
+        s.prove(key, 0, 10**6, -1.0, stop)
     assert s.nodes == 16384 and s.live == 0  # the tree is freed on every way out
-    assert s.prove(key, 0, 10 ** 6, -1.0, None) is True
+    assert s.prove(key, 0, 10**6, -1.0, None) is True
     assert s.get(0, key) in G.legal_moves(G.start())
     # The tree's size is a budget like time: past it the answer is unknown, memory stays flat.
     small = _pnsearch.Search(max_tree=1000)
     for _ in range(3):
-        assert small.prove(key, 0, 10 ** 7, -1.0, None) is None and small.live == 0
+        assert small.prove(key, 0, 10**7, -1.0, None) is None and small.live == 0
 
 
 BOARD = harness.load('check_board_book')
@@ -287,8 +290,10 @@ def test_the_books_north_replies_leave_south_the_largest_proof():
     # bawo.solve.hardest_replies over the book's own South strategy picks, in every North
     # position, the reply the book holds for North.
     from bawo.solve import hardest_replies
+
     sys.path.insert(0, str(ROOT / 'firmware'))
     import book
+
     b = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
 
     class Lookup:
@@ -306,8 +311,10 @@ def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
     # the unix port: as South at level 5 it plays the book's moves, North pressing replies.
     import time
     from bawo.sim import BoardProcess, build_mpy, choose_settings, presses_for, key_of_cell
+
     sys.path.insert(0, str(ROOT / 'firmware'))
     import book
+
     bk = book.Book(str(ROOT / 'firmware' / 'bawo_book.bin'))
     mpy = build_mpy(tmp_path / 'mpy')
     assert (mpy / 'bawo_book.bin').exists()
@@ -337,8 +344,10 @@ def test_the_simulated_board_as_deployed_plays_the_book(tmp_path):
 
 # Two positions from seeded random games (5 random plies each way) that the solver proves won
 # for South, where level 1 with these seeds plays a move that throws the win away.
-PROVED_WON = (("1,0,3,0,1,0,1,3/0,1,5,1,1,2,3,4/1,2,8,0,3,6,0,0/1,0,5,5,2,0,4,1 S", 30),
-              ("2,1,0,1,4,4,1,3/3,0,3,0,2,2,3,2/0,0,1,0,9,4,0,1/1,3,1,4,4,1,0,4 S", 34))
+PROVED_WON = (
+    ("1,0,3,0,1,0,1,3/0,1,5,1,1,2,3,4/1,2,8,0,3,6,0,0/1,0,5,5,2,0,4,1 S", 30),
+    ("2,1,0,1,4,4,1,3/3,0,3,0,2,2,3,2/0,0,1,0,9,4,0,1/1,3,1,4,4,1,0,4 S", 34),
+)
 
 
 @pytest.mark.parametrize("text,seed", PROVED_WON)
@@ -346,11 +355,12 @@ def test_the_pcs_player_plays_the_proved_move(text, seed):
     # Issue 10: `bawo play` plays the solver's move whenever the position is proved.
     from shared_rules.ai import Player
     from bawo.solve import ProvenPlayer
+
     pos = G.parse(text)
     r = solve(pos, max_nodes=20000)
     assert r.value == WIN and not r.unknown
     weak = Player(G, level=1, seed=seed)
-    assert weak.choose(pos) not in r.winning      # the search alone throws it away
+    assert weak.choose(pos) not in r.winning  # the search alone throws it away
     p = ProvenPlayer(Player(G, level=1, seed=seed), seconds=None)  # nodes only: any load
     assert p.choose(pos) in r.winning and p.last_info["proved"]
     # The strategy is kept: every later South move of the won game comes from it.
@@ -364,6 +374,7 @@ def test_the_pcs_player_plays_the_proved_move(text, seed):
 def test_bawo_play_level_5_is_the_proved_player_and_plays_the_book_from_the_opening():
     from bawo.solve import host_player, ProvenPlayer, open_book
     from shared_rules import game
+
     p = host_player(G, 5, 1)
     assert isinstance(p, ProvenPlayer)
     bk = open_book()

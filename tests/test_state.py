@@ -1,4 +1,5 @@
 """State: undo with a bounded history replays from the root, exactly."""
+
 import random
 import sys
 from pathlib import Path
@@ -37,6 +38,7 @@ def test_no_move_after_the_end():
 def _fast_path_games():
     sys.path.insert(0, str(Path(__file__).parent / "mp"))
     from test_rules_mp import fast_path_games
+
     return fast_path_games
 
 

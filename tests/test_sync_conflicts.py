@@ -2,6 +2,7 @@
 whose counter went back, list another game under an id the log holds. The log keeps both (the
 second beside the first as a conflict), says so, and the board acks only what the log holds.
 The boards are firmware/link.py + firmware/journal.py under the MicroPython unix port on a pty."""
+
 import json
 import os
 import subprocess
@@ -14,14 +15,17 @@ from bawo.db import Log
 def _board(tmp_path, name, board, seed):
     journal = tmp_path / name
     recs = seed_journal(journal, 1, board=board, seed=seed)
-    relay = Relay(write_board_script(tmp_path / (name + ".py"), journal, board=board),
-                  stderr_path=str(tmp_path / (name + ".err")))
+    relay = Relay(
+        write_board_script(tmp_path / (name + ".py"), journal, board=board),
+        stderr_path=str(tmp_path / (name + ".err")),
+    )
     return relay, journal, recs[0]
 
 
 def _bawo(*args):
-    r = subprocess.run(bawo_cmd() + list(args), capture_output=True, text=True,
-                       env=env_with_path(), timeout=120)
+    r = subprocess.run(
+        bawo_cmd() + list(args), capture_output=True, text=True, env=env_with_path(), timeout=120
+    )
     assert "Traceback" not in r.stderr, r.stderr
     return r
 
@@ -61,7 +65,9 @@ def test_two_boards_with_one_id_keep_both_games(tmp_path):
     (cid,) = set(rows) - {gid}
     assert rows[cid]["status"] == "conflict" and rows[cid]["record"] == rec_b.to_text()
     r = _bawo("games", "--db", db)
-    assert ("%s" % cid) in r.stdout and ("conflict: another game has id %s" % gid) in r.stdout, r.stdout
+    assert ("%s" % cid) in r.stdout and ("conflict: another game has id %s" % gid) in r.stdout, (
+        r.stdout
+    )
 
 
 def test_a_reused_id_is_fetched_not_acked_unseen(tmp_path):
@@ -74,8 +80,8 @@ def test_a_reused_id_is_fetched_not_acked_unseen(tmp_path):
         relay.ensure_board()
         assert _bawo("sync", "--port", relay.port_name, "--db", db).returncode == 0
         relay.kill_board()
-        os.remove(os.path.join(str(journal), gid + ".syn"))        # pruned to free flash
-        (new,) = seed_journal(journal, 1, board="tb", seed=7)       # the same id again
+        os.remove(os.path.join(str(journal), gid + ".syn"))  # pruned to free flash
+        (new,) = seed_journal(journal, 1, board="tb", seed=7)  # the same id again
         assert new.header["Id"] == gid and new.to_text() != old.to_text()
         relay.ensure_board()
         r = _bawo("sync", "--port", relay.port_name, "--db", db, "--json")
@@ -94,13 +100,16 @@ def test_a_reused_id_is_fetched_not_acked_unseen(tmp_path):
 
 def test_import_keeps_another_game_with_a_taken_id(tmp_path):
     from _host_helpers import random_record
+
     db = str(tmp_path / "games.sqlite")
     a, b = random_record(1, "pico-00000000-0001"), random_record(2, "pico-00000000-0001")
     (tmp_path / "a.txt").write_text(a.to_text())
     (tmp_path / "b.txt").write_text(b.to_text())
     assert _bawo("import", str(tmp_path / "a.txt"), "--db", db).returncode == 0
     r = _bawo("import", str(tmp_path / "b.txt"), "--db", db)
-    assert r.returncode == 1 and "0 added, 0 already in the log, 1 conflict(s) kept" in r.stdout, r.stdout
+    assert r.returncode == 1 and "0 added, 0 already in the log, 1 conflict(s) kept" in r.stdout, (
+        r.stdout
+    )
     assert "kept beside it as pico-00000000-0001~" in r.stdout, r.stdout
     # Seen again: a duplicate of the kept copy, not a second conflict.
     r = _bawo("import", str(tmp_path / "b.txt"), "--db", db)

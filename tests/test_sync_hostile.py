@@ -1,6 +1,7 @@
 """`bawo sync` against a broken or hostile board over a real pty (tests/_hostile_board.py):
 every reply is checked whole before it is used, one bad record is reported (or quarantined)
 and the sync goes on with the next, a sync is bounded, and no traceback ever reaches the user."""
+
 import json
 import subprocess
 
@@ -12,13 +13,20 @@ from _link_helpers import P
 
 
 def _records():
-    return {"evil-01-%04d" % i: random_record(i, "evil-01-%04d" % i).to_text().encode()
-            for i in (1, 2, 3)}
+    return {
+        "evil-01-%04d" % i: random_record(i, "evil-01-%04d" % i).to_text().encode()
+        for i in (1, 2, 3)
+    }
 
 
 def _sync(board, db):
-    r = subprocess.run(bawo_cmd() + ["sync", "--port", board.port, "--db", str(db), "--json"],
-                       capture_output=True, text=True, env=env_with_path(), timeout=120)
+    r = subprocess.run(
+        bawo_cmd() + ["sync", "--port", board.port, "--db", str(db), "--json"],
+        capture_output=True,
+        text=True,
+        env=env_with_path(),
+        timeout=120,
+    )
     assert "Traceback" not in r.stderr + r.stdout, r.stderr
     return r
 
@@ -39,6 +47,7 @@ def _get_of(first, change):
         if typ == P.GET and p["id"] == first and isinstance(good, dict):
             return change(dict(good))
         return None
+
     return broken
 
 
@@ -46,6 +55,7 @@ def _drop(key):
     def change(d):
         d.pop(key)
         return d
+
     return change
 
 
@@ -53,14 +63,35 @@ def _set(key, value):
     def change(d):
         d[key] = value
         return d
+
     return change
 
 
-@pytest.mark.parametrize("change", [_drop("total"), _drop("crc"), _drop("data"), _set("total", "9"),
-                                    _set("total", 10 ** 9), _set("data", 5), _set("data", "!!not base64"),
-                                    _set("off", 3), _set("crc", -1)],
-                         ids=["no-total", "no-crc", "no-data", "string-total", "total-1e9",
-                              "int-data", "bad-base64", "wrong-off", "negative-crc"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        _drop("total"),
+        _drop("crc"),
+        _drop("data"),
+        _set("total", "9"),
+        _set("total", 10**9),
+        _set("data", 5),
+        _set("data", "!!not base64"),
+        _set("off", 3),
+        _set("crc", -1),
+    ],
+    ids=[
+        "no-total",
+        "no-crc",
+        "no-data",
+        "string-total",
+        "total-1e9",
+        "int-data",
+        "bad-base64",
+        "wrong-off",
+        "negative-crc",
+    ],
+)
 def test_a_bad_get_reply_leaves_that_record_and_syncs_the_rest(tmp_path, change):
     recs = _records()
     first = list(recs)[0]
@@ -78,6 +109,7 @@ def _list(change):
         if typ == P.LIST:
             return change(dict(good))
         return None
+
     return broken
 
 
@@ -89,11 +121,29 @@ def _growing(d):
     return d
 
 
-@pytest.mark.parametrize("change", [_drop("games"), _set("games", {"a": 1}), _set("next", "8"),
-                                    _set("total", "3"), _set("total", 10 ** 9), _growing,
-                                    _set("games", [{"id": "../../etc"}]), _set("games", [5])],
-                         ids=["no-games", "games-not-list", "string-next", "string-total",
-                              "total-1e9", "growing-next", "id-a-path", "entry-not-dict"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        _drop("games"),
+        _set("games", {"a": 1}),
+        _set("next", "8"),
+        _set("total", "3"),
+        _set("total", 10**9),
+        _growing,
+        _set("games", [{"id": "../../etc"}]),
+        _set("games", [5]),
+    ],
+    ids=[
+        "no-games",
+        "games-not-list",
+        "string-next",
+        "string-total",
+        "total-1e9",
+        "growing-next",
+        "id-a-path",
+        "entry-not-dict",
+    ],
+)
 def test_a_bad_list_reply_is_one_line_and_nothing_is_fetched(tmp_path, change):
     r, board, acked = _run(tmp_path, _list(change))
     assert r.returncode == 1
@@ -111,6 +161,7 @@ def test_a_bad_hello_is_one_line(tmp_path, proto):
             good["proto"] = proto
             return good
         return None
+
     r, board, _ = _run(tmp_path, broken)
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
@@ -134,7 +185,7 @@ def test_a_deeply_nested_record_is_quarantined_and_blocks_nothing(tmp_path):
         assert [q["id"] for q in rep["quarantined"]] == [deep], rep
         good = sorted(set(recs) - {deep})
         assert sorted(rep["added"] if run == 1 else rep["reacked"]) == good, rep
-        assert reply.acked == set(good)           # the bad one stays on the board
+        assert reply.acked == set(good)  # the bad one stays on the board
 
 
 def test_a_sync_fetches_a_bounded_amount(tmp_path, monkeypatch):
@@ -143,6 +194,7 @@ def test_a_sync_fetches_a_bounded_amount(tmp_path, monkeypatch):
     from bawo.db import Log
     from bawo.boardlink import BoardLink
     import serial
+
     recs = _records()
     monkeypatch.setattr(S, "MAX_SYNC_BYTES", len(recs["evil-01-0001"]))
     board = HostileBoard(records_board(recs))
@@ -156,5 +208,8 @@ def test_a_sync_fetches_a_bounded_amount(tmp_path, monkeypatch):
     finally:
         board.close()
         log.close()
-    assert rep.added == ["evil-01-0001"] and [f[0] for f in rep.failed] == ["evil-01-0002", "evil-01-0003"]
+    assert rep.added == ["evil-01-0001"] and [f[0] for f in rep.failed] == [
+        "evil-01-0002",
+        "evil-01-0003",
+    ]
     assert not rep.ok()

@@ -1,6 +1,7 @@
 """The terminal commands in a real terminal (tmux): `bawo sim`, `bawo sim --pico`, `bawo show`.
 Each test starts the command in its own tmux server (its own socket in a temp dir), types
 keys with send-keys and reads the screen with capture-pane, waiting for what it expects."""
+
 import shutil
 import subprocess
 import sys
@@ -11,12 +12,11 @@ import pytest
 from _host_helpers import env_with_path
 
 
-
 class Tmux:
     """One command in a detached tmux session of a private server."""
 
     def __init__(self, tmp_path, argv, cols=110, rows=40, env=None, after="true"):
-        if not shutil.which("tmux"):   # never skipped: the terminal is what is tested
+        if not shutil.which("tmux"):  # never skipped: the terminal is what is tested
             raise RuntimeError("tmux is missing: bash tools/install-system-deps.sh installs it")
         self.sock = str(tmp_path / "tmux.sock")
         e = env_with_path()
@@ -29,14 +29,30 @@ class Tmux:
         script = tmp_path / ("run%d.sh" % len(list(tmp_path.glob("run*.sh"))))
         # A Ctrl-C is the command's: the shell traps it (a trap, not an ignore, which the
         # command would inherit) and goes on to print the rc.
-        script.write_text("trap true INT\n%s\nrc=$?\n%s\necho rc=$rc\nexec sleep 3600\n"
-                          % (" ".join(_quote(a) for a in argv), after))
-        self._tmux("new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "t",
-                   "sh " + _quote(str(script)))
+        script.write_text(
+            "trap true INT\n%s\nrc=$?\n%s\necho rc=$rc\nexec sleep 3600\n"
+            % (" ".join(_quote(a) for a in argv), after)
+        )
+        self._tmux(
+            "new-session",
+            "-d",
+            "-x",
+            str(cols),
+            "-y",
+            str(rows),
+            "-s",
+            "t",
+            "sh " + _quote(str(script)),
+        )
 
     def _tmux(self, *args):
-        return subprocess.run(["tmux", "-S", self.sock] + list(args), capture_output=True,
-                              text=True, env=self.env, timeout=30)
+        return subprocess.run(
+            ["tmux", "-S", self.sock] + list(args),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=30,
+        )
 
     def screen(self, colours=False):
         """The pane's text; colours: with its colours' escape sequences (capture-pane -e)."""
@@ -50,9 +66,11 @@ class Tmux:
             if words in s and (gone is None or gone not in s):
                 return s
             if "rc=" in s and "rc=" not in words:
-                break   # the command ended without showing it
+                break  # the command ended without showing it
             time.sleep(0.1)
-        raise AssertionError("%r not shown within %d s; the screen:\n%s" % (words, timeout, self.screen()))
+        raise AssertionError(
+            "%r not shown within %d s; the screen:\n%s" % (words, timeout, self.screen())
+        )
 
     def keys(self, *keys):
         self._tmux("send-keys", "-t", "t", *keys)
@@ -63,6 +81,7 @@ class Tmux:
 
 def _quote(a):
     import shlex
+
     return shlex.quote(a)
 
 
@@ -78,6 +97,7 @@ def tmux(tmp_path):
         t = Tmux(tmp_path, argv, **kw)
         made.append(t)
         return t
+
     yield start
     for t in made:
         t.close()
@@ -86,10 +106,10 @@ def tmux(tmp_path):
 def test_bawo_sim_in_a_terminal_plays_a_pocket_and_quits(tmux, tmp_path):
     t = tmux(bawo("sim", "--data", str(tmp_path / "d"), "--game", "bawo"), env={"NO_COLOR": "1"})
     t.wait_for("menu:")
-    t.keys("m")                        # MENU starts the game the menu shows
+    t.keys("m")  # MENU starts the game the menu shows
     t.wait_for("South to move, ply 0")
     t.keys("a")
-    t.keys("s")                        # A1 then A2: the move A1+
+    t.keys("s")  # A1 then A2: the move A1+
     t.wait_for("North to move, ply 1")
     t.keys("Q")
     t.wait_for("quit?")
@@ -114,8 +134,9 @@ def test_bawo_sim_pico_in_a_terminal_plays_a_pocket_and_quits(tmux, tmp_path):
                 return
             time.sleep(0.2)
         raise AssertionError("the LEDs did not change after %r:\n%s" % (key, t.screen()))
-    changes("m")                       # MENU: the game starts
-    changes("a")                       # South's A1: picked
+
+    changes("m")  # MENU: the game starts
+    changes("a")  # South's A1: picked
     t.keys("Q")
     t.wait_for("rc=0", timeout=60)
 
@@ -124,6 +145,7 @@ def _logged_game(tmp_path):
     """A game log holding one short Bawo game; its id."""
     from _host_helpers import random_record
     from bawo.db import Log
+
     db = str(tmp_path / "g.sqlite")
     rec = random_record(5, "sim-test-0001", "bawo", max_plies=6)
     log = Log(db)
@@ -152,16 +174,20 @@ def test_bawo_show_takes_single_keys_in_a_terminal(tmux, tmp_path):
 
 def test_bawo_show_leaves_the_terminal_as_it_found_it_after_ctrl_c(tmux, tmp_path):
     db, gid = _logged_game(tmp_path)
-    t = tmux(bawo("show", gid, "--db", db, "--numbers"), after="stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo | tr '\\n' ' '")
+    t = tmux(
+        bawo("show", gid, "--db", db, "--numbers"),
+        after="stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo | tr '\\n' ' '",
+    )
     t.wait_for("-- start;")
     t.keys("C-c")
     s = t.wait_for("rc=130")
-    tail = s[s.index("bawo: interrupted"):s.index("rc=130")].split()   # what `after` printed
+    tail = s[s.index("bawo: interrupted") : s.index("rc=130")].split()  # what `after` printed
     assert "icanon" in tail and "echo" in tail and "-icanon" not in tail, s
 
 
 def _hello(data):
     from bawo.ports import connect
+
     ser, link, info = connect(None, str(data), timeout=2.0)
     try:
         return info, link.position()
@@ -170,8 +196,9 @@ def _hello(data):
 
 
 def _flash(*args):
-    return subprocess.run(bawo("flash", *args), capture_output=True, text=True, timeout=600,
-                          env=env_with_path())
+    return subprocess.run(
+        bawo("flash", *args), capture_output=True, text=True, timeout=600, env=env_with_path()
+    )
 
 
 def test_flash_dry_run_leaves_an_interactive_sim_running(tmux, tmp_path):
@@ -190,7 +217,7 @@ def test_flash_dry_run_leaves_an_interactive_sim_running(tmux, tmp_path):
     r = _flash("--sim", str(data), "--dry-run")
     assert r.returncode == 0 and "would be copied" in r.stdout, r.stderr
     assert "board answers" in r.stderr, r.stderr
-    t.wait_for("North to move, ply 1")   # drawn again after the reboot
+    t.wait_for("North to move, ply 1")  # drawn again after the reboot
     again, after = _hello(data)
     assert again["board"] == info["board"]
     assert (after["id"], after["ply"], after["position"]) == (before["id"], 1, before["position"])

@@ -4,6 +4,7 @@ club's included (mypy leaves the club's bodies to its own branch for now).
 
 pico/ (the emulated Pico's driver) and serve/static (the page's JavaScript) are left out, as
 firmware/ and shared_rules/ are: they run on MicroPython, which has no use for hints."""
+
 import ast
 import os
 import subprocess
@@ -38,9 +39,14 @@ def unannotated(tree):
     def check(fn, method):
         a = fn.args
         params = a.posonlyargs + a.args + a.kwonlyargs
-        if method and params and not any(
-                isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
-            params = params[1:]             # self, or cls
+        if (
+            method
+            and params
+            and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list
+            )
+        ):
+            params = params[1:]  # self, or cls
         params += [p for p in (a.vararg, a.kwarg) if p is not None]
         missing = [p.arg for p in params if p.annotation is None]
         if fn.returns is None:
@@ -49,8 +55,9 @@ def unannotated(tree):
             found.append((fn.lineno, fn.name, missing))
 
     def public(node):
-        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            and not node.name.startswith("_")
+        return isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ) and not node.name.startswith("_")
 
     for node in tree.body:
         if public(node):
@@ -74,17 +81,23 @@ def test_the_public_annotation_check_catches_a_missing_hint():
         "    def s(x) -> None: ...\n"
         "    def _p(self, x): ...\n"
         "class _D:\n"
-        "    def m(self, x): ...\n")
+        "    def m(self, x): ...\n"
+    )
     assert [(name, missing) for _, name, missing in unannotated(tree)] == [
-        ("f", ["b"]), ("g", ["return"]), ("n", ["x", "return"]), ("s", ["x"])]
+        ("f", ["b"]),
+        ("g", ["return"]),
+        ("n", ["x", "return"]),
+        ("s", ["x"]),
+    ]
 
 
 def test_every_public_host_function_has_its_hints():
     missing = []
     for path in host_modules():
         for line, name, params in unannotated(ast.parse(path.read_text(), str(path))):
-            missing.append("%s:%d: %s (%s)" % (path.relative_to(ROOT), line, name,
-                                                ", ".join(params)))
+            missing.append(
+                "%s:%d: %s (%s)" % (path.relative_to(ROOT), line, name, ", ".join(params))
+            )
     assert not missing, "public functions without type hints:\n" + "\n".join(missing)
 
 
@@ -98,13 +111,18 @@ def test_mypy_checks_the_host_but_the_micropython_side():
     # Only what cannot be checked is let off: pico/ and the MicroPython side are read for
     # their names, third-party libraries without hints are not looked for.
     for o in mp["overrides"]:
-        assert set(o) - {"module"} <= {"follow_imports", "ignore_missing_imports",
-                                       "ignore_errors"}, o
+        assert set(o) - {"module"} <= {
+            "follow_imports",
+            "ignore_missing_imports",
+            "ignore_errors",
+        }, o
         if o.get("follow_imports"):
             assert {m.split(".")[0] for m in o["module"]} <= {"shared_rules", "bawo"}, o
-            assert all(m in ("shared_rules", "shared_rules.*") or m.startswith("bawo.pico")
-                       for m in o["module"]), o
-        if o.get("ignore_errors"):     # the club's bodies, until its branch has landed
+            assert all(
+                m in ("shared_rules", "shared_rules.*") or m.startswith("bawo.pico")
+                for m in o["module"]
+            ), o
+        if o.get("ignore_errors"):  # the club's bodies, until its branch has landed
             assert o["module"] == ["bawo.club", "bawo.club.*"], o
 
 
@@ -116,8 +134,22 @@ def test_mypy_passes_on_the_host(tmp_path):
     # A cache of its own, cold each run: 3 to 7 s on this tree (2 cores), 0.3 s warm.
     env = dict(os.environ, MYPYPATH="")
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                        "--cache-dir", str(tmp_path / "mypy-cache"), "--no-color-output"],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            "--no-color-output",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     took = time.monotonic() - t0
     assert r.returncode == 0, "mypy failed (%.1f s):\n%s%s" % (took, r.stdout, r.stderr)

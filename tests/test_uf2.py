@@ -1,5 +1,6 @@
 """`bawo build-uf2` and what `bawo flash --uf2` accepts, on the PC (issue 25). The image on an
 emulated Pico: tests/test_pico.py."""
+
 import json
 import subprocess
 import sys
@@ -13,8 +14,13 @@ CIRCUITPYTHON = PICO_DIR / "images" / "circuitpython-10.2.1-raspberry_pi_pico.uf
 
 
 def bawo(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "bawo.cli", *args], capture_output=True,
-                          text=True, cwd=str(ROOT), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bawo.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=timeout,
+    )
 
 
 def test_build_uf2_writes_the_image_of_this_tree(tmp_path):
@@ -33,10 +39,12 @@ def test_the_frozen_tree_holds_every_game_the_book_and_the_profile():
     rules = {p for p in tree if p.startswith("shared_rules/")}
     # Every engine, whatever the profile plays: a profile.json may choose the 5x5 build.
     assert {"shared_rules/bawo.py", "shared_rules/oware.py", "shared_rules/baghchal.py"} <= rules
-    assert "shared_rules/record.py" not in rules      # the host's reader: never on the board
+    assert "shared_rules/record.py" not in rules  # the host's reader: never on the board
     profile = tree["default_profile.py"].decode()
     assert json.loads(eval(profile.split("JSON = ", 1)[1]))["name"] == "bawo-4x8"
-    assert eval(tree["book_data.py"].split(b"DATA = ", 1)[1]) == Path(flash.book_path()).read_bytes()
+    assert (
+        eval(tree["book_data.py"].split(b"DATA = ", 1)[1]) == Path(flash.book_path()).read_bytes()
+    )
     info = tree["buildinfo.py"].decode()
     assert "KIND = 'uf2'" in info and "SOURCE = %r" % flash.source_hash("bawo-4x8", True) in info
     assert "main.py" in tree and not [p for p in tree if not p.endswith(".py")]
@@ -67,11 +75,15 @@ def test_flash_uf2_refuses_what_is_not_a_whole_rp2040_image(tmp_path):
     cut = tmp_path / "cut.uf2"
     cut.write_bytes(good[:-100])
     other = bytearray(good)
-    other[512 * 3 + 28:512 * 3 + 32] = (0x68ED2B88).to_bytes(4, "little")   # the RP2350's
+    other[512 * 3 + 28 : 512 * 3 + 32] = (0x68ED2B88).to_bytes(4, "little")  # the RP2350's
     (tmp_path / "other.uf2").write_bytes(bytes(other))
     (tmp_path / "text.uf2").write_text("not an image\n" * 100)
-    cases = {"cut.uf2": "is not a UF2 image", "other.uf2": "block 3 names another chip family",
-             "text.uf2": "is not a UF2 image", "missing.uf2": "cannot read"}
+    cases = {
+        "cut.uf2": "is not a UF2 image",
+        "other.uf2": "block 3 names another chip family",
+        "text.uf2": "is not a UF2 image",
+        "missing.uf2": "cannot read",
+    }
     for name, words in cases.items():
         r = _no_board(str(tmp_path / name))
         assert r.returncode != 0 and words in r.stderr, (name, r.stderr)
@@ -81,6 +93,7 @@ def test_flash_uf2_refuses_what_is_not_a_whole_rp2040_image(tmp_path):
 def _elf(segments):
     """A minimal 32-bit little-endian ELF with these (type, paddr, data) program headers."""
     import struct
+
     head = bytearray(52)
     head[:6] = b"\x7fELF\x01\x01"
     phoff = 52
@@ -88,7 +101,9 @@ def _elf(segments):
     table = bytearray()
     offset = phoff + 32 * len(segments)
     for typ, paddr, data in segments:
-        table += struct.pack("<8I", typ, offset + len(body), paddr, paddr, len(data), len(data), 5, 4)
+        table += struct.pack(
+            "<8I", typ, offset + len(body), paddr, paddr, len(data), len(data), 5, 4
+        )
         body += data
     struct.pack_into("<I", head, 0x1C, phoff)
     struct.pack_into("<HH", head, 0x2A, 32, len(segments))
@@ -99,15 +114,21 @@ def test_elf_to_uf2_writes_each_flash_page_a_segment_touches():
     # The build's UF2 was compared once with picotool 2.2.0's `uf2 convert` of the same ELF:
     # byte for byte the same (the closing note of issue 25). Here, what it must do.
     from bawo.pico import uf2_blocks
-    a = bytes(range(256)) * 2 + b"\x01\x02\x03"          # 515 bytes from the flash's start
-    b = b"\xaa" * 10                                    # 10 bytes in the middle of a page
-    ram = b"\x55" * 64                                  # loaded to RAM, not from flash: left out
-    img = uf2.elf_to_uf2(_elf([(1, 0x10000000, a), (1, 0x10000F05, b), (1, 0x20000000, ram),
-                               (4, 0x10002000, b"note")]))
+
+    a = bytes(range(256)) * 2 + b"\x01\x02\x03"  # 515 bytes from the flash's start
+    b = b"\xaa" * 10  # 10 bytes in the middle of a page
+    ram = b"\x55" * 64  # loaded to RAM, not from flash: left out
+    img = uf2.elf_to_uf2(
+        _elf(
+            [(1, 0x10000000, a), (1, 0x10000F05, b), (1, 0x20000000, ram), (4, 0x10002000, b"note")]
+        )
+    )
     blocks = list(uf2_blocks(img))
     assert [off for off, _ in blocks] == [0, 0x100, 0x200, 0xF00]
     assert blocks[0][1] + blocks[1][1] == a[:512]
     assert blocks[2][1] == a[512:] + bytes(253)
     assert blocks[3][1] == bytes(5) + b + bytes(241)
-    assert all(len(img[i:i + 512]) == 512 and img[i + 28:i + 32] == (0xE48BFF56).to_bytes(4, "little")
-               for i in range(0, len(img), 512))
+    assert all(
+        len(img[i : i + 512]) == 512 and img[i + 28 : i + 32] == (0xE48BFF56).to_bytes(4, "little")
+        for i in range(0, len(img), 512)
+    )

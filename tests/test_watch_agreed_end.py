@@ -2,6 +2,7 @@
 END, its `end` EVENT with result and reason while the moves go on) is shown ended by `bawo
 watch` and logged with the record's Result and Reason, not taken for a gap and joined again.
 The board is the real firmware on the simulated board, behind a pty (tests/_host_helpers)."""
+
 import io
 
 import pytest
@@ -25,6 +26,7 @@ def sim_board(tmp_path):
 def _events_until_end(link, w, timeout=10.0):
     """Hand the board's EVENTs to the watcher until the end one; the kinds it answered."""
     import time
+
     kinds = []
     deadline = time.monotonic() + timeout
     while "end" not in kinds and time.monotonic() < deadline:
@@ -33,18 +35,21 @@ def _events_until_end(link, w, timeout=10.0):
     return kinds
 
 
-@pytest.mark.parametrize("result,reason,words", [
-    ("S", "resign", "South wins (North resigned)"),
-    ("draw", "agreement", "draw (agreed)"),
-    ("N", "time", "North wins (South ran out of time)"),
-])
+@pytest.mark.parametrize(
+    "result,reason,words",
+    [
+        ("S", "resign", "South wins (North resigned)"),
+        ("draw", "agreement", "draw (agreed)"),
+        ("N", "time", "North wins (South ran out of time)"),
+    ],
+)
 def test_an_end_by_the_players_word_is_shown_and_logged(sim_board, tmp_path, result, reason, words):
     ser, link, info = connect(sim_board, None, timeout=3.0)
     log = Log(str(tmp_path / "g.sqlite"))
     out = io.StringIO()
     try:
         w = Watcher(log, info.get("board", "sim"), out, draw_board=False)
-        st = link.new_game("bawo", opponent="host-first")     # the host plays South
+        st = link.new_game("bawo", opponent="host-first")  # the host plays South
         gid = st["id"]
         w.join(link)
         mv = sim.random_moves("bawo", st["position"], 5, 1)[0]
@@ -55,8 +60,8 @@ def test_an_end_by_the_players_word_is_shown_and_logged(sim_board, tmp_path, res
         assert kinds[-1] == "end" and "gap" not in kinds, (kinds, out.getvalue())
         assert w.state is None and w.ended == gid and w.final.ply == 1
         assert "game %s over: %s" % (gid, words) in out.getvalue(), out.getvalue()
-        assert "in progress" not in out.getvalue()          # never joined again
-        assert w.result_text() == words                   # what the serve page shows
+        assert "in progress" not in out.getvalue()  # never joined again
+        assert w.result_text() == words  # what the serve page shows
         row = log.get(gid)
         assert row["status"] == "watched" and row["plies"] == 1, dict(row)
         assert (row["result"], row["reason"]) == (result, reason), dict(row)
@@ -74,12 +79,13 @@ def test_bawo_watch_prints_the_agreed_result(sim_board, tmp_path):
     ser, link, info = connect(sim_board, None, timeout=3.0)
     log = Log(str(tmp_path / "g.sqlite"))
     try:
-        st = link.new_game("oware", opponent="host-second")   # the host plays North
+        st = link.new_game("oware", opponent="host-second")  # the host plays North
         gid = st["id"]
         link.end("N", "resign")
         out = io.StringIO()
-        assert watch(link, log, info, draw_board=False, exit_after_game=True, timeout=10,
-                     out=out) == 0
+        assert (
+            watch(link, log, info, draw_board=False, exit_after_game=True, timeout=10, out=out) == 0
+        )
         text = out.getvalue()
         assert "over: North wins (South resigned)" in text, text
         row = log.get(gid)
@@ -91,12 +97,20 @@ def test_bawo_watch_prints_the_agreed_result(sim_board, tmp_path):
 
 def test_the_serve_page_says_an_agreed_end_of_a_board_it_did_not_follow_the_same_way():
     from bawo.serve.live import _result_text
-    assert _result_text("bawo", {"result": {"result": "N", "reason": "resign"}}) == \
-        "North wins (South resigned)"
-    assert _result_text("bagh-chal", {"result": {"result": "G", "reason": "time"}}) == \
-        "Goats win (Tigers ran out of time)"
-    assert _result_text("oware", {"result": {"result": "draw", "reason": "agreement"}}) == \
-        "draw (agreed)"
+
+    assert (
+        _result_text("bawo", {"result": {"result": "N", "reason": "resign"}})
+        == "North wins (South resigned)"
+    )
+    assert (
+        _result_text("bagh-chal", {"result": {"result": "G", "reason": "time"}})
+        == "Goats win (Tigers ran out of time)"
+    )
+    assert (
+        _result_text("oware", {"result": {"result": "draw", "reason": "agreement"}})
+        == "draw (agreed)"
+    )
     # A result that does not fit its reason is shown as the board said it, not as agreed.
-    assert _result_text("oware", {"result": {"result": "draw", "reason": "resign"}}) == \
-        "draw (resign)"
+    assert (
+        _result_text("oware", {"result": {"result": "draw", "reason": "resign"}}) == "draw (resign)"
+    )

@@ -12,6 +12,7 @@ each side then storing its own row. The third repetition ends it the same way.
 Position text: North's pits c,b,a (as seen from South) / South's A,B,C, the stores, the
 side to move: "3,3,3/3,3,3 S:0 N:0 S". A move is its pit: A..C for South, a..c for North.
 """
+
 from shared_rules import register
 from shared_rules.errors import InvalidMoveError, InvalidPositionError, IllegalMoveError, quote
 from shared_rules.events import PICKUP, DROP, LAP_END, CAPTURE, STORE, SWEEP, TURN_END
@@ -28,7 +29,7 @@ class Position(BasePosition):
     GAME = "Toy"
 
     def __init__(self, board, stores, turn):
-        self.board = board    # bytearray(6): South's pits 0..2, North's 3..5
+        self.board = board  # bytearray(6): South's pits 0..2, North's 3..5
         self.stores = stores  # bytearray(2): South, North
         self.turn = turn
         self._legal = None
@@ -38,8 +39,17 @@ class Position(BasePosition):
 
     def format(self):
         b = self.board
-        return "%d,%d,%d/%d,%d,%d S:%d N:%d %s" % (b[5], b[4], b[3], b[0], b[1], b[2],
-                                                  self.stores[0], self.stores[1], SIDES[self.turn])
+        return "%d,%d,%d/%d,%d,%d S:%d N:%d %s" % (
+            b[5],
+            b[4],
+            b[3],
+            b[0],
+            b[1],
+            b[2],
+            self.stores[0],
+            self.stores[1],
+            SIDES[self.turn],
+        )
 
 
 def evaluate(g, pos):
@@ -81,14 +91,18 @@ class Toy(BaseGame):
         for r in range(2):
             cells = rows[r].split(",")
             if len(cells) != 3:
-                raise InvalidPositionError("bad position: row %d has %d pits, expected 3" % (r + 1, len(cells)))
+                raise InvalidPositionError(
+                    "bad position: row %d has %d pits, expected 3" % (r + 1, len(cells))
+                )
             for x in range(3):
                 b[5 - x if r == 0 else x] = parse_count(cells[x], 18)
         if s[:2] != "S:" or n[:2] != "N:":
             raise InvalidPositionError("bad stores: expected S:n N:n")
         stores = bytearray((parse_count(s[2:], 18, "store"), parse_count(n[2:], 18, "store")))
         if sum(b) + stores[0] + stores[1] != 18:
-            raise InvalidPositionError("bad position: %d seeds, expected 18" % (sum(b) + stores[0] + stores[1]))
+            raise InvalidPositionError(
+                "bad position: %d seeds, expected 18" % (sum(b) + stores[0] + stores[1])
+            )
         return Position(b, stores, turn)
 
     def format(self, pos):
@@ -137,7 +151,7 @@ class Toy(BaseGame):
 
     def _over(self, pos):
         s = pos.stores
-        return s[0] >= GOAL or s[1] >= GOAL or not sum(pos.board[pos.turn * 3:pos.turn * 3 + 3])
+        return s[0] >= GOAL or s[1] >= GOAL or not sum(pos.board[pos.turn * 3 : pos.turn * 3 + 3])
 
     def why_illegal(self, pos, move):
         return "illegal move %s: the pit is empty" % self.move_str(move, pos)
@@ -178,7 +192,7 @@ class Toy(BaseGame):
         s = pos.stores
         if s[0] >= GOAL or s[1] >= GOAL:
             return _by_stores(s, "%d seeds" % GOAL)
-        if not sum(pos.board[pos.turn * 3:pos.turn * 3 + 3]):
+        if not sum(pos.board[pos.turn * 3 : pos.turn * 3 + 3]):
             return _by_stores(self.repetition_end(pos).stores, "no seeds to move")
         return None
 
@@ -189,7 +203,7 @@ class Toy(BaseGame):
         b = bytearray(6)
         stores = bytearray(pos.stores)
         for side in (0, 1):
-            got = sum(pos.board[side * 3:side * 3 + 3])
+            got = sum(pos.board[side * 3 : side * 3 + 3])
             if got:
                 stores[side] += got
                 if events is not None:

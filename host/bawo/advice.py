@@ -3,6 +3,7 @@ web's Play page: the firmware's own choice (firmware/hint.py's best_move: the pr
 move while South is on its line, else the board's level-5 search), run here, so the board,
 the simulator, the terminal and the page give one hint for one position and seed. The record
 says so as the board's does (firmware/session.py): the helped side's name with '(N hints)'."""
+
 from __future__ import annotations
 
 from . import firmware
@@ -23,7 +24,7 @@ class _Asking:
 
 
 def _go_on() -> bool:
-    return False   # nothing here stops the search (the board's keys and link do there)
+    return False  # nothing here stops the search (the board's keys and link do there)
 
 
 def best_move(state: State, seed: int = 1, position: str | None = None) -> str:

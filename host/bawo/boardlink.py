@@ -24,7 +24,7 @@ class BoardLinkError(BawoError):
     def __init__(self, message: str, code: int | None = None, words: str | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.words = words or message   # the board's own text, for a person (no codes)
+        self.words = words or message  # the board's own text, for a person (no codes)
 
 
 class ReplyError(BoardLinkError):
@@ -41,9 +41,11 @@ CRC_MAX = 0xFFFFFFFF
 
 def _int(r: Any, name: str, lo: int, hi: int, what: str) -> int:
     v = r.get(name) if isinstance(r, dict) else None
-    if type(v) is not int or not lo <= v <= hi:   # bool is not int here
-        raise ReplyError("the board sent a malformed %s reply: %s is %s, not an integer in %d..%d"
-                         % (what, name, _show(v), lo, hi))
+    if type(v) is not int or not lo <= v <= hi:  # bool is not int here
+        raise ReplyError(
+            "the board sent a malformed %s reply: %s is %s, not an integer in %d..%d"
+            % (what, name, _show(v), lo, hi)
+        )
     return v
 
 
@@ -73,29 +75,34 @@ def _listed(g: Any) -> dict[str, Any]:
     """One LIST entry, checked: a dict with a game id, 'synced' a bool if there, 'crc' an
     unsigned 32-bit int or absent (an older board: its records are fetched, never just acked)."""
     if not isinstance(g, dict) or not game_id_ok(g.get("id")):
-        raise ReplyError("the board sent a malformed LIST reply: entry %s has no valid game id" % _show(g))
+        raise ReplyError(
+            "the board sent a malformed LIST reply: entry %s has no valid game id" % _show(g)
+        )
     for k in ("synced", "acked", "done", "finished"):
         if g.get(k) is not None and type(g[k]) is not bool:
-            raise ReplyError("the board sent a malformed LIST reply: %s of %s is %s, not true/false"
-                             % (k, g["id"], _show(g[k])))
+            raise ReplyError(
+                "the board sent a malformed LIST reply: %s of %s is %s, not true/false"
+                % (k, g["id"], _show(g[k]))
+            )
     if g.get("crc") is not None:
         _int(g, "crc", 0, CRC_MAX, "LIST")
     return g
 
 
-NOMEM_TRIES = 5       # a request the board had no room for, asked again (BoardLink.request)
+NOMEM_TRIES = 5  # a request the board had no room for, asked again (BoardLink.request)
 NOMEM_PAUSE_S = 0.2
 
 
 class BoardLink:
     """Request/response client. port: has read(n), write(b) and a timeout attribute."""
 
-    def __init__(self, port: Any, timeout: float = 2.0, retries: int = 3,
-                 busy_s: float = 10.0) -> None:
+    def __init__(
+        self, port: Any, timeout: float = 2.0, retries: int = 3, busy_s: float = 10.0
+    ) -> None:
         self.port = port
         self.timeout = timeout
         self.retries = retries
-        self.busy_s = busy_s   # how long to ask again while the board answers busy (6)
+        self.busy_s = busy_s  # how long to ask again while the board answers busy (6)
         self.parser = P.Parser()
         self._seq = int.from_bytes(os.urandom(2), "big") % P.SEQ_MAX
         self._events: collections.deque[dict[str, Any]] = collections.deque()
@@ -142,8 +149,9 @@ class BoardLink:
             return False
         return r.type == P.NAK
 
-    def request(self, typ: int, payload: dict[str, Any] | None = None,
-                timeout: float | None = None) -> dict[str, Any]:
+    def request(
+        self, typ: int, payload: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
         """Send one request and return the OK payload (dict). Raises BoardLinkError. A board busy
         thinking (error 6) is asked again, each time as a new request, for busy_s seconds:
         NEW and MOVE stop its search, a sync's requests wait for it (at most ~2 s). A request
@@ -156,8 +164,12 @@ class BoardLink:
             try:
                 return self._request_once(typ, payload, timeout)
             except BoardLinkError as e:
-                if (e.code == P.E_INTERNAL and typ not in (P.NEW, P.MOVE, P.END)
-                        and "memory" in str(e) and nomem < NOMEM_TRIES):
+                if (
+                    e.code == P.E_INTERNAL
+                    and typ not in (P.NEW, P.MOVE, P.END)
+                    and "memory" in str(e)
+                    and nomem < NOMEM_TRIES
+                ):
                     nomem += 1
                     self.stats["nomem"] += 1
                     time.sleep(NOMEM_PAUSE_S)
@@ -167,8 +179,9 @@ class BoardLink:
                 self.stats["busy"] += 1
                 time.sleep(0.05)
 
-    def _request_once(self, typ: int, payload: dict[str, Any] | None,
-                      timeout: float | None) -> dict[str, Any]:
+    def _request_once(
+        self, typ: int, payload: dict[str, Any] | None, timeout: float | None
+    ) -> dict[str, Any]:
         self._seq = P.next_seq(self._seq)
         seq = self._seq
         frame = P.encode(seq, typ, payload)
@@ -193,12 +206,15 @@ class BoardLink:
             if tries > self.retries:
                 raise BoardLinkError(
                     "no valid reply from the board to %s after %d tries: check the cable/port and "
-                    "that the Bawo firmware is running (not the REPL)" % (typ, tries))
+                    "that the Bawo firmware is running (not the REPL)" % (typ, tries)
+                )
 
     def _reply(self, r: Any, typ: int) -> dict[str, Any]:
         if r.ver != P.VERSION:
-            raise BoardLinkError("board speaks protocol v%d, this host v%d: update the %s"
-                            % (r.ver, P.VERSION, "host tools" if r.ver > P.VERSION else "firmware"))
+            raise BoardLinkError(
+                "board speaks protocol v%d, this host v%d: update the %s"
+                % (r.ver, P.VERSION, "host tools" if r.ver > P.VERSION else "firmware")
+            )
         if r.type == P.ERROR:
             code = r.payload.get("code")
             text = r.payload.get("text") or P.ERROR_TEXT.get(code, "error")
@@ -212,7 +228,9 @@ class BoardLink:
         _int(info, "proto", 0, 65535, "HELLO")
         for k in ("board", "fw", "profile", "build", "image"):
             if info.get(k) is not None and (type(info[k]) is not str or len(info[k]) > 64):
-                raise ReplyError("the board sent a malformed HELLO reply: %s is %s" % (k, _show(info[k])))
+                raise ReplyError(
+                    "the board sent a malformed HELLO reply: %s is %s" % (k, _show(info[k]))
+                )
         self.info = info
         return info
 
@@ -240,14 +258,20 @@ class BoardLink:
             if nxt is not None:
                 _int(page, "next", start + 1, total - 1, "LIST")
                 if nxt != start + len(got):
-                    raise ReplyError("the board sent a malformed LIST reply: next is %s after %d "
-                                     "games from %d" % (_show(nxt), len(got), start))
+                    raise ReplyError(
+                        "the board sent a malformed LIST reply: next is %s after %d "
+                        "games from %d" % (_show(nxt), len(got), start)
+                    )
             games.extend(_listed(g) for g in got)
             start = nxt
         return games
 
-    def fetch_record(self, game_id: str, progress: Callable[[int, int], None] | None = None,
-                     chunk: int = P.MAX_CHUNK) -> bytes:
+    def fetch_record(
+        self,
+        game_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        chunk: int = P.MAX_CHUNK,
+    ) -> bytes:
         """Fetch a whole game record (bytes) in chunks; verifies the record's CRC32. Every
         reply is checked whole (ReplyError), the record is at most MAX_RECORD bytes and each
         chunk brings some: a fetch ends."""
@@ -256,10 +280,14 @@ class BoardLink:
         while total is None or len(out) < total:
             r = self.request(P.GET, {"id": game_id, "off": len(out), "n": chunk})
             if r.get("id") != game_id:
-                raise ReplyError("the board answered GET %s with record %s" % (game_id, _show(r.get("id"))))
+                raise ReplyError(
+                    "the board answered GET %s with record %s" % (game_id, _show(r.get("id")))
+                )
             t = _int(r, "total", 0, MAX_RECORD, "GET")
             c = _int(r, "crc", 0, CRC_MAX, "GET")
-            if _int(r, "off", 0, P.OFF_MAX, "GET") != len(out) or (total is not None and (t, c) != (total, crc)):
+            if _int(r, "off", 0, P.OFF_MAX, "GET") != len(out) or (
+                total is not None and (t, c) != (total, crc)
+            ):
                 raise ReplyError("record %s changed while being fetched: fetch it again" % game_id)
             total, crc = t, c
             data = r.get("data")
@@ -267,13 +295,17 @@ class BoardLink:
                 if type(data) is not str or len(data) > 4 * ((chunk + 2) // 3):
                     raise ValueError
                 data = P.unb64(data)
-            except ValueError:   # binascii.Error too
-                raise ReplyError("the board sent a malformed GET reply: data of record %s is not "
-                                 "base64 of at most %d bytes" % (game_id, chunk))
+            except ValueError:  # binascii.Error too
+                raise ReplyError(
+                    "the board sent a malformed GET reply: data of record %s is not "
+                    "base64 of at most %d bytes" % (game_id, chunk)
+                )
             if len(data) > min(chunk, total - len(out)):
                 raise ReplyError("the board sent more of record %s than asked for" % game_id)
             if not data and len(out) < total:
-                raise ReplyError("board sent an empty chunk of record %s at %d/%d" % (game_id, len(out), total))
+                raise ReplyError(
+                    "board sent an empty chunk of record %s at %d/%d" % (game_id, len(out), total)
+                )
             out += data
             if progress:
                 progress(len(out), total)
@@ -297,9 +329,15 @@ class BoardLink:
             if "moves" not in r or r.get("id") is None:
                 return r
             page, ply = r["moves"], r.get("ply")
-            if (not isinstance(page, list) or not all(isinstance(m, str) for m in page)
-                    or not isinstance(ply, int) or r.get("from") != len(got)):
-                raise BoardLinkError("the board sent a malformed move list for game %s" % r.get("id"))
+            if (
+                not isinstance(page, list)
+                or not all(isinstance(m, str) for m in page)
+                or not isinstance(ply, int)
+                or r.get("from") != len(got)
+            ):
+                raise BoardLinkError(
+                    "the board sent a malformed move list for game %s" % r.get("id")
+                )
             if gid is not None and r["id"] != gid:
                 got = []  # a new game began while paging: start over
                 gid = r["id"]
@@ -310,12 +348,16 @@ class BoardLink:
                 r["moves"] = got[:ply]
                 return r
             if not page:
-                raise BoardLinkError("the board sent no moves of game %s past ply %d of %d"
-                                % (gid, len(got), ply))
-        raise BoardLinkError("the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES))
+                raise BoardLinkError(
+                    "the board sent no moves of game %s past ply %d of %d" % (gid, len(got), ply)
+                )
+        raise BoardLinkError(
+            "the board's move list of game %s did not end within %d pages" % (gid, MAX_PAGES)
+        )
 
-    def new_game(self, kind: str, position: str | None = None,
-                 opponent: str | None = None) -> dict[str, Any]:
+    def new_game(
+        self, kind: str, position: str | None = None, opponent: str | None = None
+    ) -> dict[str, Any]:
         """opponent: 'host-first'/'host-second', the side the host plays (the board then
         refuses presses for it), or None for the board's menu setting."""
         p = {"kind": kind}
@@ -328,8 +370,9 @@ class BoardLink:
     def move(self, text: str) -> dict[str, Any]:
         return self.request(P.MOVE, {"move": text})
 
-    def peer(self, here: bool, offer: bool | None = None, bar: int | None = None,
-             low: bool | None = None) -> dict[str, Any]:
+    def peer(
+        self, here: bool, offer: bool | None = None, bar: int | None = None, low: bool | None = None
+    ) -> dict[str, Any]:
         """PEER (a remote game, docs/protocol.md): whether the opponent behind the host's
         side is connected (here), offers a draw (offer), the side to move's clock in eighths
         of its start (bar 0..8, None: no clock) and whether it is low. ValueError for a bar
@@ -353,13 +396,16 @@ class BoardLink:
         anything is sent; BoardLinkError code 4 when the board has no host game in progress
         (a retry after a lost reply: read position() instead), 3 a result that does not fit."""
         if result not in P.RESULTS or reason not in P.REASONS:
-            raise ValueError("END needs a result of %s and a reason of %s, not %s %s"
-                             % ("/".join(P.RESULTS), "/".join(P.REASONS), _show(result),
-                                _show(reason)))
+            raise ValueError(
+                "END needs a result of %s and a reason of %s, not %s %s"
+                % ("/".join(P.RESULTS), "/".join(P.REASONS), _show(result), _show(reason))
+            )
         r = self.request(P.END, {"result": result, "reason": reason})
         if r.get("mode") != "over" or r.get("result") != {"result": result, "reason": reason}:
-            raise ReplyError("the board answered END %s %s with %s %s" % (
-                result, reason, _show(r.get("mode")), _show(r.get("result"))))
+            raise ReplyError(
+                "the board answered END %s %s with %s %s"
+                % (result, reason, _show(r.get("mode")), _show(r.get("result")))
+            )
         return r
 
     # --- events ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The `bawo` command. Every failure ends as one line `bawo: error: ...` and exit status 1
 (2 for a wrong command line), never a traceback. Each command's parser and run function are
 in bawo.commands, one module a group; this file puts the parsers together and runs one."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,8 @@ PROG = "bawo"
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=PROG, formatter_class=Formatter,
+        prog=PROG,
+        formatter_class=Formatter,
         description="Host tools for the Bawo Board: sync, browse and export the games played on it.",
         epilog=textwrap.dedent("""
             examples:
@@ -28,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
               bawo games --game bawo      list the logged Bawo games
               bawo show pico-1a2b-0007    replay a game step by step
               bawo export -f text -o games.txt
-            Run `bawo COMMAND --help` for each command's options.""").strip())
+            Run `bawo COMMAND --help` for each command's options.""").strip(),
+    )
     p.add_argument("--version", action="version", version="%(prog)s " + _version())
     subs = p.add_subparsers(dest="command", metavar="COMMAND")
     subs.required = True
@@ -40,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _version() -> str:
     try:
         from importlib.metadata import version
+
         return version("bawo-board")
     except Exception:
         return "0.1.0"
@@ -50,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         import serial
+
         serial_errors: tuple[type[Exception], ...] = (serial.SerialException,)
     except ImportError:
         serial_errors = ()
@@ -67,14 +72,20 @@ def main(argv: list[str] | None = None) -> int:
     except BawoError as e:
         msg = one_line(e)
     except serial_errors as e:
-        msg = "serial port: %s: check the cable and that no other program uses the port" % one_line(e)
+        msg = "serial port: %s: check the cable and that no other program uses the port" % one_line(
+            e
+        )
     except sqlite3.Error as e:
         from .db import LogError
+
         msg = one_line(LogError(db_path(args), e))
     except ValueError as e:  # shared_rules.RulesError and friends
         msg = one_line(e)
     except OSError as e:
-        msg = "%s%s" % (e.strerror or one_line(e), (": " + e.filename) if getattr(e, "filename", None) else "")
+        msg = "%s%s" % (
+            e.strerror or one_line(e),
+            (": " + e.filename) if getattr(e, "filename", None) else "",
+        )
     sys.stderr.write("%s: error: %s\n" % (PROG, safe(msg)))
     return 1
 

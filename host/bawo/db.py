@@ -9,6 +9,7 @@ log holds, so sync acks only those.
 A game watched live is a `games` row with status 'live' (then 'watched' once it ended), rewritten
 move by move and replaced by the board's own record when that is synced.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -67,11 +68,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
 
 # Outcomes of Log.add().
 ADDED = "added"
-SAME = "duplicate"      # already there, identical
-REPLACED = "replaced"   # a live (watched) row completed by the final record
-CONFLICT = "conflict"   # the Id is taken by a different game: kept beside it (conflict_id)
+SAME = "duplicate"  # already there, identical
+REPLACED = "replaced"  # a live (watched) row completed by the final record
+CONFLICT = "conflict"  # the Id is taken by a different game: kept beside it (conflict_id)
 
-Path = Union[str, "os.PathLike[str]"]   # a log's file
+Path = Union[str, "os.PathLike[str]"]  # a log's file
 
 
 def now_iso() -> str:
@@ -80,6 +81,7 @@ def now_iso() -> str:
 
 def default_path() -> str:
     from platformdirs import user_data_dir
+
     return os.path.join(user_data_dir("bawo", appauthor=False), "games.sqlite")
 
 
@@ -141,9 +143,15 @@ class Log:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, rec: Record, source: str, status: str = "done",
-            check: Callable[[], object] | None = None, text: str | None = None,
-            crc: int | None = None) -> tuple[str, str]:
+    def add(
+        self,
+        rec: Record,
+        source: str,
+        status: str = "done",
+        check: Callable[[], object] | None = None,
+        text: str | None = None,
+        crc: int | None = None,
+    ) -> tuple[str, str]:
         """Store a record that replayed. Returns (outcome, id): the id it is stored under,
         conflict_id() for a CONFLICT (another game has its Id: both are kept, the new one
         with status 'conflict'). check: called (rec.replay, say) only when the record is not
@@ -158,7 +166,7 @@ class Log:
         row = self.db.execute("SELECT record, status FROM games WHERE id=?", (rid,)).fetchone()
         if row is not None:
             same = row["record"] == text
-            if row["status"] in ("done", "conflict"):   # a kept game is never overwritten
+            if row["status"] in ("done", "conflict"):  # a kept game is never overwritten
                 if same or status != "done":  # watch never touches a synced game
                     return self._held(SAME, rid, rid, crc)
                 cid = conflict_id(rid, text)
@@ -172,26 +180,42 @@ class Log:
         self.db.execute(
             "INSERT OR REPLACE INTO games (id, game, device, start, result, reason, plies, status,"
             " source, added, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (rid, h.get("Game"), h.get("Device"), h.get("Start"), h.get("Result", "*"),
-             h.get("Reason"), len(rec.moves), status, source, now_iso(), text))
+            (
+                rid,
+                h.get("Game"),
+                h.get("Device"),
+                h.get("Start"),
+                h.get("Result", "*"),
+                h.get("Reason"),
+                len(rec.moves),
+                status,
+                source,
+                now_iso(),
+                text,
+            ),
+        )
         if outcome is None:
             outcome = REPLACED if row is not None else ADDED
         return self._held(outcome, rid, record_id(rec, text), crc)
 
-    def _held(self, outcome: str, rid: str, board_id: str,
-              crc: int | None) -> tuple[str, str]:
+    def _held(self, outcome: str, rid: str, board_id: str, crc: int | None) -> tuple[str, str]:
         # Notes (board id, crc) as held, then commits what add() wrote (unless in a batch).
         if crc is not None:
-            self.db.execute("INSERT OR IGNORE INTO board_records (id, crc) VALUES (?,?)",
-                            (board_id, int(crc)))
+            self.db.execute(
+                "INSERT OR IGNORE INTO board_records (id, crc) VALUES (?,?)", (board_id, int(crc))
+            )
         if not self._batch:
             self.db.commit()
         return outcome, rid
 
     def holds(self, board_id: str, crc: int) -> bool:
         """True if this log holds the record a board lists as board_id with this CRC-32."""
-        return self.db.execute("SELECT 1 FROM board_records WHERE id=? AND crc=?",
-                               (board_id, int(crc))).fetchone() is not None
+        return (
+            self.db.execute(
+                "SELECT 1 FROM board_records WHERE id=? AND crc=?", (board_id, int(crc))
+            ).fetchone()
+            is not None
+        )
 
     def batch(self, on: bool = True) -> None:
         """batch(True): add() leaves its games in one open transaction; batch(False) commits
@@ -203,18 +227,30 @@ class Log:
     def commit(self) -> None:
         self.db.commit()
 
-    def quarantine(self, rec_or_text: Record | str, error: object, ply: int | None, source: str,
-                   rid: str | None = None, text: str | None = None) -> str:
+    def quarantine(
+        self,
+        rec_or_text: Record | str,
+        error: object,
+        ply: int | None,
+        source: str,
+        rid: str | None = None,
+        text: str | None = None,
+    ) -> str:
         if text is None:
             text = rec_or_text if isinstance(rec_or_text, str) else rec_or_text.to_text()
         if rid is None:
-            rid = record_id(rec_or_text, text) if isinstance(rec_or_text, Record) else (
-                "sha-" + hashlib.sha256(text.encode()).hexdigest()[:16])
+            rid = (
+                record_id(rec_or_text, text)
+                if isinstance(rec_or_text, Record)
+                else ("sha-" + hashlib.sha256(text.encode()).hexdigest()[:16])
+            )
         sha = hashlib.sha256(text.encode()).hexdigest()
         with self.db:
             self.db.execute(
                 "INSERT OR IGNORE INTO quarantine (id, sha, error, ply, source, added, record)"
-                " VALUES (?,?,?,?,?,?,?)", (rid, sha, str(error), ply, source, now_iso(), text))
+                " VALUES (?,?,?,?,?,?,?)",
+                (rid, sha, str(error), ply, source, now_iso(), text),
+            )
         return rid
 
     # -- reading -------------------------------------------------------------------------
@@ -226,33 +262,62 @@ class Log:
         """The row of game rid, or of the one game whose id starts with rid (as with git
         hashes), as a dict; None if there is none; BawoError naming the matches if rid is
         ambiguous, or naming the row if it cannot be read."""
-        rows = self.db.execute("SELECT rowid, %s FROM games WHERE id=?" % _SELECT, (rid,)).fetchall()
+        rows = self.db.execute(
+            "SELECT rowid, %s FROM games WHERE id=?" % _SELECT, (rid,)
+        ).fetchall()
         if not rows:
-            ids = self.db.execute("SELECT rowid FROM games WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 11",
-                                  (_like_escape(rid) + "%",)).fetchall()
+            ids = self.db.execute(
+                "SELECT rowid FROM games WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 11",
+                (_like_escape(rid) + "%",),
+            ).fetchall()
             if len(ids) > 1:
-                names = [safe(_name(r)) for r in self.db.execute(
-                    "SELECT rowid, CAST(id AS BLOB) AS id FROM games WHERE rowid IN (%s) ORDER BY id"
-                    % ",".join(str(r[0]) for r in ids[:10]))]
-                raise BawoError("%r is ambiguous: it starts %s game ids: %s%s; give more of the id"
-                                % (safe(rid), "more than 10" if len(ids) > 10 else len(ids),
-                                   ", ".join(names), ", ..." if len(ids) > 10 else ""))
+                names = [
+                    safe(_name(r))
+                    for r in self.db.execute(
+                        "SELECT rowid, CAST(id AS BLOB) AS id FROM games WHERE rowid IN (%s) ORDER BY id"
+                        % ",".join(str(r[0]) for r in ids[:10])
+                    )
+                ]
+                raise BawoError(
+                    "%r is ambiguous: it starts %s game ids: %s%s; give more of the id"
+                    % (
+                        safe(rid),
+                        "more than 10" if len(ids) > 10 else len(ids),
+                        ", ".join(names),
+                        ", ..." if len(ids) > 10 else "",
+                    )
+                )
             if not ids:
                 return None
-            rows = self.db.execute("SELECT rowid, %s FROM games WHERE rowid=?" % _SELECT,
-                                   (ids[0][0],)).fetchall()
+            rows = self.db.execute(
+                "SELECT rowid, %s FROM games WHERE rowid=?" % _SELECT, (ids[0][0],)
+            ).fetchall()
         d, why = _decode(rows[0], COLUMNS, NOT_NULL)
         if d is None:
-            raise BawoError("game %s %s: `bawo export` writes the others" % (safe(_name(rows[0])), why))
+            raise BawoError(
+                "game %s %s: `bawo export` writes the others" % (safe(_name(rows[0])), why)
+            )
         return d
 
-    def games(self, game: str | None = None, since: str | None = None, until: str | None = None,
-              result: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    def games(
+        self,
+        game: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        result: str | None = None,
+        status: str | None = None,
+    ) -> list[dict[str, Any]]:
         """The rows of select(), as a list."""
         return list(self.select(game, since, until, result, status))
 
-    def select(self, game: str | None = None, since: str | None = None, until: str | None = None,
-               result: str | None = None, status: str | None = None) -> Iterator[dict[str, Any]]:
+    def select(
+        self,
+        game: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        result: str | None = None,
+        status: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """The rows (dicts) sorted by when the game was played (played()); games whose start is
         unknown come last, in the order they were logged. since/until (YYYY-MM-DD, local
         dates) keep only games known to be played in that range. SQLite sorts (spilling to a
@@ -262,7 +327,10 @@ class Log:
         wrote it, or a bad disk) is skipped and named in self.unreadable as (name, why): one
         bad row never hides the others. Columns are read as bytes and decoded here, since
         SQLite's own decoding fails the whole query on the first bad row."""
-        q = "SELECT rowid, %s, bawo_played(CAST(start AS BLOB)) AS played FROM games WHERE 1=1" % _SELECT
+        q = (
+            "SELECT rowid, %s, bawo_played(CAST(start AS BLOB)) AS played FROM games WHERE 1=1"
+            % _SELECT
+        )
         args: list[str] = []
         if game:
             q += " AND game=?"
@@ -283,12 +351,15 @@ class Log:
         # a row, not once for each use of `played` in the ORDER BY.
         cur = self.db.execute(
             "SELECT * FROM (%s LIMIT -1 OFFSET 0) ORDER BY played IS NULL, played, "
-            "CASE WHEN played IS NULL THEN added END, id" % q, args)
+            "CASE WHEN played IS NULL THEN added END, id" % q,
+            args,
+        )
         self.unreadable = []
         return self._readable(cur, COLUMNS, NOT_NULL)
 
-    def _readable(self, cur: sqlite3.Cursor, columns: tuple[str, ...],
-                  not_null: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    def _readable(
+        self, cur: sqlite3.Cursor, columns: tuple[str, ...], not_null: tuple[str, ...]
+    ) -> Iterator[dict[str, Any]]:
         for raw in cur:
             d, why = _decode(raw, columns, not_null)
             if d is None:
@@ -299,21 +370,37 @@ class Log:
     def quarantined(self) -> list[dict[str, Any]]:
         """The quarantined records (dicts), oldest first; unreadable ones named as select()'s."""
         self.unreadable = []
-        cur = self.db.execute("SELECT rowid, %s FROM quarantine ORDER BY added, id"
-                              % ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in Q_COLUMNS))
+        cur = self.db.execute(
+            "SELECT rowid, %s FROM quarantine ORDER BY added, id"
+            % ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in Q_COLUMNS)
+        )
         return list(self._readable(cur, Q_COLUMNS, Q_NOT_NULL))
 
     def count(self, table: str = "games") -> int:
         """The number of games (or of quarantined records: table="quarantine")."""
-        sql = {"games": "SELECT COUNT(*) FROM games", "quarantine": "SELECT COUNT(*) FROM quarantine"}
+        sql = {
+            "games": "SELECT COUNT(*) FROM games",
+            "quarantine": "SELECT COUNT(*) FROM quarantine",
+        }
         return self.db.execute(sql[table]).fetchone()[0]
 
 
 # A row as its readers get it: every column read as bytes (CAST ... AS BLOB) and decoded
 # by _decode, so that a row another program (or a bad disk) left unreadable is named and
 # skipped instead of failing the query that meets it.
-COLUMNS = ("id", "game", "device", "start", "result", "reason", "plies", "status", "source",
-           "added", "record")
+COLUMNS = (
+    "id",
+    "game",
+    "device",
+    "start",
+    "result",
+    "reason",
+    "plies",
+    "status",
+    "source",
+    "added",
+    "record",
+)
 NOT_NULL = ("id", "plies", "status", "source", "added", "record")
 Q_COLUMNS = ("id", "sha", "error", "ply", "source", "added", "record")
 Q_NOT_NULL = ("id", "sha", "error", "source", "added", "record")
@@ -321,8 +408,9 @@ _INTS = ("plies", "ply")
 _SELECT = ", ".join("CAST(%s AS BLOB) AS %s" % (c, c) for c in COLUMNS)
 
 
-def _decode(raw: sqlite3.Row, columns: tuple[str, ...],
-            not_null: tuple[str, ...]) -> tuple[dict[str, Any], None] | tuple[None, str]:
+def _decode(
+    raw: sqlite3.Row, columns: tuple[str, ...], not_null: tuple[str, ...]
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
     """(dict, None) of a row read as bytes, or (None, why it cannot be read)."""
     d: dict[str, Any] = {}
     for k in columns:
@@ -359,8 +447,10 @@ class LogError(BawoError):
         msg = str(e)
         low = msg.lower()
         if "locked" in low or "busy" in low:
-            why = ("is locked by another program (a running `bawo sync`, `bawo watch` or "
-                   "`bawo import`?): try again when it has finished")
+            why = (
+                "is locked by another program (a running `bawo sync`, `bawo watch` or "
+                "`bawo import`?): try again when it has finished"
+            )
         elif "readonly" in low or "read-only" in low:
             why = "is read-only: the reading commands (games, show, export) work on it; choose another --db to write"
         elif "no such table" in low or "not a database" in low or "no such column" in low:
@@ -372,11 +462,14 @@ class LogError(BawoError):
 
 def _open_readonly(path: Path) -> sqlite3.Connection:
     if not os.path.exists(path):
-        raise BawoError("no game log at %s: `bawo sync` or `bawo import` creates it; "
-                        "check --db (or BAWO_DB)" % safe(path))
+        raise BawoError(
+            "no game log at %s: `bawo sync` or `bawo import` creates it; "
+            "check --db (or BAWO_DB)" % safe(path)
+        )
     if os.path.isdir(path):
-        raise BawoError("game log %s is a directory, not a bawo game log: choose another with --db"
-                        % safe(path))
+        raise BawoError(
+            "game log %s is a directory, not a bawo game log: choose another with --db" % safe(path)
+        )
     uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
     db = sqlite3.connect(uri, uri=True, timeout=READ_WAIT)
     try:
@@ -435,7 +528,20 @@ def played_text(start: str | None) -> str:
 def row_dict(row: Any) -> dict[str, Any]:
     """A games row as a JSON-able summary (no record text); played: the start in UTC, or
     None when unknown."""
-    d = {k: row[k] for k in ("id", "game", "device", "start", "result", "reason", "plies",
-                             "status", "source", "added")}
+    d = {
+        k: row[k]
+        for k in (
+            "id",
+            "game",
+            "device",
+            "start",
+            "result",
+            "reason",
+            "plies",
+            "status",
+            "source",
+            "added",
+        )
+    }
     d["played"] = _played_utc(row["start"])
     return d

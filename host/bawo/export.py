@@ -3,6 +3,7 @@
 JSON lines and text carry every record whole (every tag, the moves): exported and imported
 again, a log holds the same games. The CSV is a summary by design: the columns of CSV_FIELDS,
 one row a game, no moves and no other tags, so it cannot be imported."""
+
 from __future__ import annotations
 
 import collections
@@ -87,7 +88,7 @@ def _lines(f: IO[bytes]) -> Iterator[Line]:
             return
         n += 1
         if n == 1 and b.startswith(BOM):
-            b = b[len(BOM):]
+            b = b[len(BOM) :]
         if len(b) > MAX_RECORD and not b.endswith(b"\n"):
             while b and not b.endswith(b"\n"):  # the rest of the over-long line
                 b = f.readline(MAX_RECORD + 1)
@@ -96,8 +97,14 @@ def _lines(f: IO[bytes]) -> Iterator[Line]:
         try:
             yield n, b.decode("utf-8").rstrip("\r\n"), None
         except UnicodeDecodeError as e:
-            yield n, None, _failed(RecordError("not UTF-8 text (byte %d of the line)" % (e.start + 1)),
-                                   b.decode("utf-8", "backslashreplace").rstrip("\r\n"))
+            yield (
+                n,
+                None,
+                _failed(
+                    RecordError("not UTF-8 text (byte %d of the line)" % (e.start + 1)),
+                    b.decode("utf-8", "backslashreplace").rstrip("\r\n"),
+                ),
+            )
 
 
 def read(src: IO[bytes] | str) -> Iterator[Item]:
@@ -133,13 +140,16 @@ def _not_csv(first: str | None) -> None:
     if line.startswith("[") or "," not in line:
         return
     cols = next(csv.reader([line]))
-    if len(cols) < 2 or not all(c.strip() and c.strip().replace("_", "").replace("-", "").isalnum()
-                                for c in cols):
+    if len(cols) < 2 or not all(
+        c.strip() and c.strip().replace("_", "").replace("-", "").isalnum() for c in cols
+    ):
         return
-    raise BawoError("the file is CSV (columns %s), not game records: a record needs its game, "
-                    "rules version and moves, and a CSV summary (`bawo export -f csv`) holds "
-                    "no moves; import reads JSON lines or text records, as `bawo export -f "
-                    "jsonl` or `-f text` writes them" % ", ".join(c.strip()[:20] for c in cols[:8]))
+    raise BawoError(
+        "the file is CSV (columns %s), not game records: a record needs its game, "
+        "rules version and moves, and a CSV summary (`bawo export -f csv`) holds "
+        "no moves; import reads JSON lines or text records, as `bawo export -f "
+        "jsonl` or `-f text` writes them" % ", ".join(c.strip()[:20] for c in cols[:8])
+    )
 
 
 def _chain(pending: list[Line], lines: Iterator[Line]) -> Iterator[Line]:
@@ -153,7 +163,7 @@ def _read_jsonl(pending: list[Line], lines: Iterator[Line]) -> Iterator[Item]:
         if err is not None:
             yield where, None, err
             continue
-        assert line is not None   # _lines gives a line or an error
+        assert line is not None  # _lines gives a line or an error
         if not line.strip():
             continue
         try:
@@ -186,7 +196,7 @@ def _read_text(pending: list[Line], lines: Iterator[Line]) -> Iterator[Item]:
                 block = None
         if block is None:
             continue
-        assert line is not None   # _lines gives a line or an error with its text
+        assert line is not None  # _lines gives a line or an error with its text
         size += len(line) + 1
         if size > MAX_RECORD:
             err = err or RecordError("longer than %d bytes: not a record" % MAX_RECORD)
@@ -208,8 +218,9 @@ def _text_record(block: list[str] | None, start: int, err: RecordError | None) -
             yield where, None, _failed(e, text)
 
 
-def replayed(items: Iterable[Item], jobs: int = 1,
-             chunk: int = 256) -> Generator[Replayed, None, None]:
+def replayed(
+    items: Iterable[Item], jobs: int = 1, chunk: int = 256
+) -> Generator[Replayed, None, None]:
     """(where, rec, err) items of read() -> (where, rec, err, text): err is also a record that
     does not replay, text the record's text once it did. With jobs > 1 the replays (the rules'
     work, nearly all of an import's time) run in that many worker processes, chunk records at
@@ -229,6 +240,7 @@ def replayed(items: Iterable[Item], jobs: int = 1,
                 continue
             if pool is None:
                 import multiprocessing
+
                 pool = multiprocessing.Pool(jobs, initializer=_worker_start)
             todo = [(r.header, r.moves) for _, r, e in buf if e is None]
             pending.append((buf, pool.apply_async(replay_all, (todo,))))
@@ -249,11 +261,13 @@ def _worker_start() -> None:
     # Ctrl-C reaches every process of the terminal's group: the importer ends the workers
     # (pool.terminate); one with its own KeyboardInterrupt would print a traceback.
     import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def replay_all(recs: list[tuple[dict[str, str], list[str]]]
-               ) -> list[tuple[str | None, str | None, int | None]]:
+def replay_all(
+    recs: list[tuple[dict[str, str], list[str]]],
+) -> list[tuple[str | None, str | None, int | None]]:
     """In a worker: [(header, moves)] -> [(text, None, None) or (None, message, ply)]."""
     out: list[tuple[str | None, str | None, int | None]] = []
     for h, moves in recs:

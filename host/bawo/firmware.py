@@ -4,6 +4,7 @@ The one locator: the firmware, `shared_rules` and the hardware profiles are inst
 (`bawo_firmware`, `shared_rules`, `bawo_profiles`), so a wheel finds them as an editable
 install does. Nothing here reads the repository's layout.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -25,9 +26,10 @@ def _package_dir(package: str, probe: str) -> str:
     for d in (spec.submodule_search_locations or []) if spec else []:
         if os.path.isfile(os.path.join(d, probe)):
             return os.path.abspath(d)
-    raise FirmwareFilesError("the %s package is missing %s: reinstall bawo-board "
-                             "(pip install bawo-board, or pip install -e . in its source)"
-                             % (package, probe))
+    raise FirmwareFilesError(
+        "the %s package is missing %s: reinstall bawo-board "
+        "(pip install bawo-board, or pip install -e . in its source)" % (package, probe)
+    )
 
 
 def firmware_dir() -> str:
@@ -43,6 +45,7 @@ def sim_firmware_dir() -> str:
 
 def rules_dir() -> str:
     import shared_rules
+
     return os.path.dirname(os.path.abspath(shared_rules.__file__))
 
 
@@ -65,12 +68,14 @@ def profile_names() -> list[str]:
 def profile_path(name: str) -> str:
     """name: a shipped profile's name (bawo-4x8) or the path of a .json file of one's own.
     A name is looked up among the shipped files, never joined into a path."""
-    if name.endswith(".json"):   # one's own file: the firmware names what is wrong with it
+    if name.endswith(".json"):  # one's own file: the firmware names what is wrong with it
         return name
     known = profile_names()
     if name not in known:
-        raise FirmwareFilesError("no hardware profile %r: choose one of %s, or give a .json path"
-                                 % (name, ", ".join(known)))
+        raise FirmwareFilesError(
+            "no hardware profile %r: choose one of %s, or give a .json path"
+            % (name, ", ".join(known))
+        )
     return os.path.join(profiles_dir(), name + ".json")
 
 
@@ -87,8 +92,9 @@ def book_path() -> str:
 _loaded: dict[str, ModuleType] = {}
 
 
-def _firmware_import(name: str, globals: Any = None, locals: Any = None,
-                     fromlist: Any = (), level: int = 0) -> ModuleType:
+def _firmware_import(
+    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+) -> ModuleType:
     if level == 0 and name in _names():
         return module(name)
     return builtins.__import__(name, globals, locals, fromlist, level)
@@ -125,7 +131,7 @@ def module(name: str) -> Any:
         own = dict(vars(builtins))
         own["__import__"] = _firmware_import
         m.__dict__["__builtins__"] = own
-        _loaded[name] = m   # before running it: the firmware's lazy circular imports see it
+        _loaded[name] = m  # before running it: the firmware's lazy circular imports see it
         try:
             spec.loader.exec_module(m)
         except BaseException:

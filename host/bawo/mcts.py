@@ -12,6 +12,7 @@ move.
 >>> MctsPlayer(g, playouts=50, seed=1).choose(g.start()) in g.legal_moves(g.start())
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -94,9 +95,13 @@ class MctsPlayer:
                 elif winner != n.pos.turn:
                     n.wins += 1.0
         best = max(root.children, key=lambda ch: ch.visits)
-        self.last_info = {"playouts": self.playouts, "move": best.move,
-                          "visits": best.visits, "value": best.wins / best.visits}
-        assert best.move is not None    # only the root has none
+        self.last_info = {
+            "playouts": self.playouts,
+            "move": best.move,
+            "visits": best.visits,
+            "value": best.wins / best.visits,
+        }
+        assert best.move is not None  # only the root has none
         return best.move
 
     def _rollout(self, node: _Node) -> int | None:

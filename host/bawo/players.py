@@ -1,10 +1,11 @@
 """Who played a side of a game, read from a record's First/Second tag: the one place that
 parses what the board ('board (level 5)', 'person (2 hints)', 'host') and `bawo play`
 ('computer (level 3)', 'you', 'you (1 hints)') write there."""
+
 from __future__ import annotations
 
 KINDS = ("board", "host", "person", "computer", "you")
-AI = ("board", "computer")   # the kinds whose tag carries the AI's level
+AI = ("board", "computer")  # the kinds whose tag carries the AI's level
 LEVELS = range(1, 9)
 
 
@@ -26,7 +27,12 @@ def parse(tag: str | None) -> tuple[str | None, int | None, int]:
             pass
         elif kind in AI and words[0] == "level" and words[1].isdigit() and len(words[1]) == 1:
             level = int(words[1]) if int(words[1]) in LEVELS else None
-        elif kind in ("person", "you") and words[1] == "hints" and words[0].isdigit() and len(words[0]) <= 4:
+        elif (
+            kind in ("person", "you")
+            and words[1] == "hints"
+            and words[0].isdigit()
+            and len(words[0]) <= 4
+        ):
             hints = int(words[0])
     return kind, level, hints
 
@@ -44,9 +50,11 @@ def played_by_sql(kind: str) -> str:
     """SQL true when `kind` (one of KINDS, never request text) played a side: the tag alone
     or with its parenthesis ('board', 'board (level 5)')."""
     assert kind in KINDS
-    return ("(instr(record, '[First \"%s\"]') + instr(record, '[First \"%s (') + "
-            "instr(record, '[Second \"%s\"]') + instr(record, '[Second \"%s (') > 0)"
-            % (kind, kind, kind, kind))
+    return (
+        "(instr(record, '[First \"%s\"]') + instr(record, '[First \"%s (') + "
+        "instr(record, '[Second \"%s\"]') + instr(record, '[Second \"%s (') > 0)"
+        % (kind, kind, kind, kind)
+    )
 
 
 def level_sql(level: int | None) -> str:

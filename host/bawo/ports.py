@@ -5,6 +5,7 @@ USB port with the Raspberry Pi vendor id (0x2E8A), or CircuitPython's Pico id (2
 answers the handshake, then a simulator running in its default data dir (`bawo sim` with no
 --data), found as a USB board is.
 """
+
 from __future__ import annotations
 
 import errno
@@ -23,9 +24,11 @@ CIRCUITPY_PICO = (0x239A, 0x80F4)
 BAUD = 115200  # ignored by USB CDC and ptys, but pyserial needs one
 # Names the simulator may use for the file holding its pty path, in its data dir.
 SIM_PORT_FILES = ("port", "pty", "pty.txt", "port.txt")
-DIALOUT_FIX = ("add yourself to the serial group and log in again: sudo usermod -aG dialout $USER "
-               "(Arch: uucp), or install a udev rule: SUBSYSTEM==\"tty\", ATTRS{idVendor}==\"2e8a\", "
-               "MODE=\"0666\"")
+DIALOUT_FIX = (
+    "add yourself to the serial group and log in again: sudo usermod -aG dialout $USER "
+    "(Arch: uucp), or install a udev rule: SUBSYSTEM==\"tty\", ATTRS{idVendor}==\"2e8a\", "
+    "MODE=\"0666\""
+)
 
 
 class PortError(BawoError):
@@ -48,11 +51,15 @@ def sim_port(data_dir: str) -> str:
                 path = f.read().strip()
             if path:
                 if not os.path.exists(path):
-                    raise PortError("the simulator in %s is not running (its pty %s is gone): "
-                                    "start it with `bawo sim`" % (data_dir, path))
+                    raise PortError(
+                        "the simulator in %s is not running (its pty %s is gone): "
+                        "start it with `bawo sim`" % (data_dir, path)
+                    )
                 return path
-    raise PortError("no simulator port file in %s: start the simulator with `bawo sim --data %s`"
-                    % (data_dir, data_dir))
+    raise PortError(
+        "no simulator port file in %s: start the simulator with `bawo sim --data %s`"
+        % (data_dir, data_dir)
+    )
 
 
 def running_sim_port(data_dir: str) -> str | None:
@@ -74,13 +81,14 @@ def running_sim_port(data_dir: str) -> str | None:
     except ProcessLookupError:
         return None
     except PermissionError:
-        pass   # alive, another user's
+        pass  # alive, another user's
     return path
 
 
 def default_sim_port() -> str | None:
     """running_sim_port of the simulator's default data dir."""
     from .sim.process import default_data_dir
+
     return running_sim_port(default_data_dir())
 
 
@@ -88,19 +96,22 @@ def candidates() -> list[dict[str, Any]]:
     """USB serial ports, Raspberry Pi ones first: dicts for `bawo ports`."""
     try:
         from serial.tools import list_ports
+
         found = list_ports.comports()
     except Exception:  # some platforms cannot enumerate; --port still works
         found = []
     out = []
     for p in found:
-        out.append({
-            "device": p.device,
-            "vid": "%04x" % p.vid if p.vid is not None else None,
-            "pid": "%04x" % p.pid if p.pid is not None else None,
-            "serial": p.serial_number,
-            "description": p.description,
-            "pico": p.vid == RPI_VID or (p.vid, p.pid) == CIRCUITPY_PICO,
-        })
+        out.append(
+            {
+                "device": p.device,
+                "vid": "%04x" % p.vid if p.vid is not None else None,
+                "pid": "%04x" % p.pid if p.pid is not None else None,
+                "serial": p.serial_number,
+                "description": p.description,
+                "pico": p.vid == RPI_VID or (p.vid, p.pid) == CIRCUITPY_PICO,
+            }
+        )
     out.sort(key=lambda d: (not d["pico"], d["device"]))
     return out
 
@@ -108,6 +119,7 @@ def candidates() -> list[dict[str, Any]]:
 def open_port(path: str, exclusive: bool = True) -> Any:
     """Open a port by path; every failure becomes a PortError saying what to do."""
     import serial
+
     try:
         return serial.Serial(path, BAUD, timeout=0.05, write_timeout=5, exclusive=exclusive)
     except serial.SerialException as e:
@@ -124,10 +136,19 @@ def explain_open_error(path: str, e: Exception) -> str:
     if code in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
         if sys.platform.startswith("linux"):
             return "permission denied on %s: %s" % (path, DIALOUT_FIX)
-        return "permission denied on %s: close other programs or run with access to serial ports" % path
-    if code in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK) or "exclusively lock" in text or "busy" in text:
-        return ("port %s is busy: another program (Thonny, mpremote, a serial monitor, a running "
-                "`bawo watch`) has it open; close it and try again" % path)
+        return (
+            "permission denied on %s: close other programs or run with access to serial ports"
+            % path
+        )
+    if (
+        code in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK)
+        or "exclusively lock" in text
+        or "busy" in text
+    ):
+        return (
+            "port %s is busy: another program (Thonny, mpremote, a serial monitor, a running "
+            "`bawo watch`) has it open; close it and try again" % path
+        )
     return "cannot open %s: %s" % (path, text)
 
 
@@ -146,9 +167,11 @@ def resolve(port: str | None = None, sim: str | None = None) -> list[str]:
     if sim_pty:
         picos.append(sim_pty)
     if not picos:
-        raise PortError("no board found: plug it in with a data USB cable (the board shows up with "
-                        "USB id 2e8a:xxxx, or 239a:80f4 under CircuitPython), or give --port PATH; "
-                        "`bawo sim` starts a simulated board, found here while it runs")
+        raise PortError(
+            "no board found: plug it in with a data USB cable (the board shows up with "
+            "USB id 2e8a:xxxx, or 239a:80f4 under CircuitPython), or give --port PATH; "
+            "`bawo sim` starts a simulated board, found here while it runs"
+        )
     return picos
 
 
@@ -157,6 +180,7 @@ def set_clock(link: BoardLink) -> None:
     ERROR 2; a PC clock outside the range it accepts: ERROR 3) still works: its records just
     lack a start time, which is no reason to refuse the link. No reply at all is an error."""
     from .boardlink import BoardLinkError
+
     try:
         link.set_time()
     except BoardLinkError as e:
@@ -164,14 +188,16 @@ def set_clock(link: BoardLink) -> None:
             raise
 
 
-def connect(port: str | None = None, sim: str | None = None,
-            timeout: float = 2.0) -> tuple[Any, BoardLink, dict[str, Any]]:
+def connect(
+    port: str | None = None, sim: str | None = None, timeout: float = 2.0
+) -> tuple[Any, BoardLink, dict[str, Any]]:
     """Open the board, shake hands and set its clock. Returns (serial, BoardLink, hello info).
 
     Every host command that opens the link comes through here, so the board always knows the
     time once a PC has talked to it: the games it starts get a start time in their records."""
     from .boardlink import BoardLink, BoardLinkError
     from .boardlink import P
+
     paths = resolve(port, sim)
     errors: list[str] = []
     for path in paths:
@@ -188,8 +214,10 @@ def connect(port: str | None = None, sim: str | None = None,
         except BoardLinkError as e:
             ser.close()
             if e.code == P.E_VERSION:
-                raise PortError("the board's firmware speaks another protocol version (%s): update it "
-                                "with `bawo flash`" % e)
+                raise PortError(
+                    "the board's firmware speaks another protocol version (%s): update it "
+                    "with `bawo flash`" % e
+                )
             errors.append("%s: %s" % (path, e))
             continue
         except Exception:
@@ -198,21 +226,33 @@ def connect(port: str | None = None, sim: str | None = None,
         proto = info.get("proto")
         if proto != P.VERSION:
             ser.close()
-            raise PortError("the board's firmware speaks protocol %s, these tools %d: %s"
-                            % (proto, P.VERSION, "run `bawo flash` to update the board"
-                               if (proto or 0) < P.VERSION else "update the host tools (pip install -U bawo-board)"))
+            raise PortError(
+                "the board's firmware speaks protocol %s, these tools %d: %s"
+                % (
+                    proto,
+                    P.VERSION,
+                    "run `bawo flash` to update the board"
+                    if (proto or 0) < P.VERSION
+                    else "update the host tools (pip install -U bawo-board)",
+                )
+            )
         set_clock(link)
         return ser, link, info
     if len(errors) == 1:
         msg = errors[0]
     else:
         msg = "; ".join(errors)
-    raise PortError("no Bawo board answered on %s (%s): if the board shows a REPL instead of the "
-                    "game, install the firmware with `bawo flash`" % (", ".join(paths), msg))
+    raise PortError(
+        "no Bawo board answered on %s (%s): if the board shows a REPL instead of the "
+        "game, install the firmware with `bawo flash`" % (", ".join(paths), msg)
+    )
 
 
-KINDS = {"uf2": "the frozen UF2 image", "files": "files copied by bawo flash",
-         "source": "run from the source tree, as the simulator does"}
+KINDS = {
+    "uf2": "the frozen UF2 image",
+    "files": "files copied by bawo flash",
+    "source": "run from the source tree, as the simulator does",
+}
 
 
 def install_words(info: dict[str, Any]) -> str:
@@ -221,7 +261,11 @@ def install_words(info: dict[str, Any]) -> str:
     kind = KINDS.get(info.get("image") or "")
     build = info.get("build")
     extra = [kind] if kind else []
-    if isinstance(build, str) and 0 < len(build) <= 16 and all(c in "0123456789abcdef" for c in build):
+    if (
+        isinstance(build, str)
+        and 0 < len(build) <= 16
+        and all(c in "0123456789abcdef" for c in build)
+    ):
         extra.append("build %s" % build)
     return ", ".join(extra)
 
@@ -230,7 +274,7 @@ def firmware_words(info: dict[str, Any]) -> str:
     """What a HELLO says of the firmware, as a person reads it: 'Bawo Board 0.1.0 (the frozen
     UF2 image, build 1a92625bc2d09661)'."""
     fw = str(info.get("fw") or info.get("firmware") or "unknown")[:32]
-    fw = "".join(c for c in fw if " " < c < "\x7f") or "unknown"   # a board's text, shown raw
+    fw = "".join(c for c in fw if " " < c < "\x7f") or "unknown"  # a board's text, shown raw
     how = install_words(info)
     return "Bawo Board %s%s" % (fw, " (%s)" % how if how else "")
 
@@ -239,6 +283,7 @@ def hello_once(path: str) -> dict[str, Any] | None:
     """The HELLO answer of the Bawo firmware on path right now (one short try), or None if
     nothing answers as it; PortError if the port cannot be opened."""
     from .boardlink import BoardLink, BoardLinkError
+
     ser = open_port(path)
     try:
         return BoardLink(ser, timeout=0.5, retries=1).hello()
@@ -257,6 +302,6 @@ def ask_firmware(path: str) -> str:
     if info is None:
         return "no Bawo firmware answered (MicroPython at its REPL, or another device)"
     board = str(info.get("board") or "")[:40]
-    board = "".join(c for c in board if " " < c < "\x7f")   # a board's text, shown raw
+    board = "".join(c for c in board if " " < c < "\x7f")  # a board's text, shown raw
     # The board's id: what a club's admin issues its token for.
     return firmware_words(info) + (", board %s" % board if board else "")

@@ -10,7 +10,8 @@ Its hints are written as strings and their names imported for mypy only: MicroPy
 typing module and no __future__, and never evaluates a hint (CPython, without the future
 import, evaluates only the unquoted ones).
 """
-TYPE_CHECKING = False   # mypy takes any constant of this name as true
+
+TYPE_CHECKING = False  # mypy takes any constant of this name as true
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
@@ -22,13 +23,17 @@ class ProofError(ValueError):
     pass
 
 
-def check(game: "Game", pos: "Position", choose: "Callable[[Position], Move | None]",
-          side: "int | None" = None) -> "tuple[int, int, int]":
+def check(
+    game: "Game",
+    pos: "Position",
+    choose: "Callable[[Position], Move | None]",
+    side: "int | None" = None,
+) -> "tuple[int, int, int]":
     """Check the strategy of `side` (default: the side to move) from pos. Returns (decisions, positions, longest):
     the positions where it moved, all positions it reached, the plies of its longest line."""
     if side is None:
         side = pos.turn
-    done: dict[Any, int] = {}   # key -> plies to the end of the longest line from there
+    done: dict[Any, int] = {}  # key -> plies to the end of the longest line from there
     # The keys of the current line (a strategy that repeats one would loop).
     on_line: dict[Any, bool] = {}
     decisions = 0
@@ -98,7 +103,7 @@ def read_strategy(game: "Game", lines: "Iterable[str]") -> "dict[Any, Move]":
         i = line.rfind(" ")
         try:
             pos = game.parse(line[:i])
-            m = game.parse_move(line[i + 1:], pos)
+            m = game.parse_move(line[i + 1 :], pos)
         except ValueError as e:
             raise ProofError("strategy line %d: %s" % (n, e))
         out[pos.key()] = m

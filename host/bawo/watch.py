@@ -4,6 +4,7 @@ The log row (status 'live', then 'watched' when the game ends) is rewritten afte
 a game watched to its end survives even if the board's flash fails before the next sync; sync
 replaces it with the board's own record (db.Log.add).
 """
+
 from __future__ import annotations
 
 import sys
@@ -43,16 +44,22 @@ def _kind(d: dict[str, Any]) -> str:
 
 
 class Watcher:
-    def __init__(self, log: GameLog, device: str, out: Stream | None = None,
-                 draw_board: bool = True, style: str = "numbers") -> None:
+    def __init__(
+        self,
+        log: GameLog,
+        device: str,
+        out: Stream | None = None,
+        draw_board: bool = True,
+        style: str = "numbers",
+    ) -> None:
         self.log = log
         self.style = style
         try:
             check_tag("Device", device)
         except RecordError:
-            device = "board"   # an id no record may hold: named as the board names its own
+            device = "board"  # an id no record may hold: named as the board names its own
         self.device = device
-        self.unlogged: str | None = None   # the id of a game the log refused (said once)
+        self.unlogged: str | None = None  # the id of a game the log refused (said once)
         self.out = out or sys.stdout
         self.draw_board = draw_board
         self.state: State | None = None
@@ -83,15 +90,19 @@ class Watcher:
         self.gid = str(d.get("id") or "%s-live-%d" % (self.device, int(time.time())))
         pos = d.get("start") or d.get("root")
         try:
-            self.state = State(make_game(kind), pos if isinstance(pos, str) and pos != "start" else None)
+            self.state = State(
+                make_game(kind), pos if isinstance(pos, str) and pos != "start" else None
+            )
         except RulesError:
             self.state = State(make_game(kind))
         try:
             for m in d.get("moves") or []:
                 self.state.push(m)
         except RulesError as e:
-            self.say("the board's moves of game %s do not replay at ply %d (%s): not logged; "
-                     "`bawo sync` fetches the board's record" % (self.gid, self.state.ply + 1, e))
+            self.say(
+                "the board's moves of game %s do not replay at ply %d (%s): not logged; "
+                "`bawo sync` fetches the board's record" % (self.gid, self.state.ply + 1, e)
+            )
             self.state = None
             return
         if not d.get("moves") and isinstance(d.get("position"), str) and self.state.ply == 0:
@@ -102,8 +113,14 @@ class Watcher:
                     self.state = State(g, d["position"])
             except RulesError:
                 pass
-        self.say("game %s (%s) %s" % (self.gid, kind, "started" if self.state.ply == 0 else
-                                      "in progress, ply %d" % self.state.ply))
+        self.say(
+            "game %s (%s) %s"
+            % (
+                self.gid,
+                kind,
+                "started" if self.state.ply == 0 else "in progress, ply %d" % self.state.ply,
+            )
+        )
         self._show()
         self._store()
 
@@ -118,8 +135,10 @@ class Watcher:
             return  # it refused (an old board without POSITION): wait for the next game
         gid = cur.get("id")
         if self.state is not None and str(gid) != self.gid:
-            self.say("game %s left at ply %d on this screen; `bawo sync` fetches the board's record"
-                     % (self.gid, self.state.ply))
+            self.say(
+                "game %s left at ply %d on this screen; `bawo sync` fetches the board's record"
+                % (self.gid, self.state.ply)
+            )
             self.state = None
         over = cur.get("mode") == "over"
         if not gid or (over and str(gid) != self.gid) or str(gid) == self.ended:
@@ -150,14 +169,21 @@ class Watcher:
             mover = self.state.game.sides[self.state.turn]
             self.state.push(text)
         except RulesError as e:
-            self.say("board played %s, which does not replay here (%s): the log keeps the moves up to "
-                     "ply %d; `bawo sync` will fetch the board's record" % (text, e, self.state.ply))
+            self.say(
+                "board played %s, which does not replay here (%s): the log keeps the moves up to "
+                "ply %d; `bawo sync` will fetch the board's record" % (text, e, self.state.ply)
+            )
             self.state = None
             return None
         self.say("ply %d: %s plays %s" % (self.state.ply, mover, text))
         board_pos = d.get("position")
         mine = self.state.game.format(self.state.position)
-        if isinstance(board_pos, str) and board_pos != mine and "/" in board_pos and " " in board_pos:
+        if (
+            isinstance(board_pos, str)
+            and board_pos != mine
+            and "/" in board_pos
+            and " " in board_pos
+        ):
             self.say("warning: the board shows %s, the rules give %s" % (board_pos, mine))
         self._show()
         self._store()
@@ -204,7 +230,7 @@ class Watcher:
             self.out.flush()
 
     def _store(self, final: bool = False) -> None:
-        assert self.state is not None   # called while a game is followed
+        assert self.state is not None  # called while a game is followed
         done = final or self.state.outcome() is not None
         agreed: dict[str, str] = {}
         if final and self.agreed is not None:
@@ -226,8 +252,12 @@ class Watcher:
         elif kind == "move":
             return self.move(ev) or kind
         elif kind == "end":
-            if (self.state is not None and self.state.outcome() is None
-                    and str(ev.get("id")) == self.gid and self.agreed_end(ev) is None):
+            if (
+                self.state is not None
+                and self.state.outcome() is None
+                and str(ev.get("id")) == self.gid
+                and self.agreed_end(ev) is None
+            ):
                 # The board's game is over and ours is not: a move event is still to come
                 # (a resent frame arrives after the end) or was lost. join() takes the board's
                 # move list, so the log holds every ply and the result. (An end by the
@@ -245,15 +275,23 @@ def agreed_line(g: Game, result: str, reason: str) -> str:
     if result == "draw":
         return result_line(g.name, None, "agreed")
     loser = SIDE_NAMES.get(g.sides[1 - g.sides.index(result)], "the other side")
-    return result_line(g.name, result, "%s %s" % (
-        loser, "resigned" if reason == "resign" else "ran out of time"))
+    return result_line(
+        g.name, result, "%s %s" % (loser, "resigned" if reason == "resign" else "ran out of time")
+    )
 
 
-def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool = True,
-          exit_after_game: bool = False, timeout: float | None = None, out: Stream | None = None,
-          style: str = "numbers",
-          reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]] | None = None,
-          watcher: type[Watcher] | None = None) -> int:
+def watch(
+    link: BoardLink,
+    log: GameLog,
+    info: dict[str, Any],
+    draw_board: bool = True,
+    exit_after_game: bool = False,
+    timeout: float | None = None,
+    out: Stream | None = None,
+    style: str = "numbers",
+    reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]] | None = None,
+    watcher: type[Watcher] | None = None,
+) -> int:
     """Follow the board. reconnect: () -> (serial, link, info), called when the board goes
     away (unplugged, reset) until it is back; None: a lost board ends watch with the error.
     timeout: seconds without news (or without the board) before stopping; None: never.
@@ -271,7 +309,7 @@ def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool 
                     if kind == "gap":
                         w.join(link)
                         if w.state is None and w.ended is not None:
-                            kind = "end"   # the board's move list ended the game
+                            kind = "end"  # the board's move list ended the game
                     if kind == "end" and exit_after_game:
                         return 0
                 return 0
@@ -286,8 +324,14 @@ def watch(link: BoardLink, log: GameLog, info: dict[str, Any], draw_board: bool 
                 link = _wait_for(reconnect, opened, timeout)
                 w.say("board back")
     except KeyboardInterrupt:
-        w.say("stopped watching%s" % ((" (game %s logged up to ply %d)" % (w.gid, w.state.ply))
-                                      if w.state is not None else ""))
+        w.say(
+            "stopped watching%s"
+            % (
+                (" (game %s logged up to ply %d)" % (w.gid, w.state.ply))
+                if w.state is not None
+                else ""
+            )
+        )
     finally:
         for ser in opened:
             ser.close()
@@ -303,9 +347,13 @@ def _why_lost(e: Exception) -> str:
     return "its serial port closed: unplugged, reset, or taken by another program"
 
 
-def _wait_for(reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]], opened: list[Any],
-              timeout: float | None) -> BoardLink:
+def _wait_for(
+    reconnect: Callable[[], tuple[Any, BoardLink, dict[str, Any]]],
+    opened: list[Any],
+    timeout: float | None,
+) -> BoardLink:
     from .errors import BawoError
+
     t0 = time.monotonic()
     while True:
         try:

@@ -3,6 +3,7 @@
 # both: same moves, same scores, same nodes. Runs under python3 (the bytecode twice: it still
 # pins the checks themselves) and micropython (where shared_rules/baghchal_viper.py is in use).
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -35,7 +36,7 @@ def random_position(r):
     if r.below(3):
         captured = r.below(6)
         hand = r.below(21 - captured)
-    else:   # all but a goat or two on the board: the tigers often blocked
+    else:  # all but a goat or two on the board: the tigers often blocked
         captured = 0
         hand = r.below(3)
     on_board = 20 - captured - hand
@@ -57,7 +58,9 @@ def same_engine(fast, plain, pos):
         SEEN['blocked'] += 1
     out = fast.outcome(a)
     want = plain.outcome(c)
-    assert (out is None) == (want is None) and (out is None or out.winner == want.winner), pos.format()
+    assert (out is None) == (want is None) and (out is None or out.winner == want.winner), (
+        pos.format()
+    )
     ev = fast.fast_eval or evaluate.bagh_chal
     assert ev(fast, a) == evaluate.bagh_chal(plain, c), pos.format()
     for m in moves:
@@ -116,8 +119,9 @@ def test_table_slot_is_key_hashs():
 def test_level_5_searches_alike():
     # The same move, score, depth and node count at every budget, kernel or not.
     fast, plain = games()
-    searched = kernelcheck.searched_alike(fast, plain, kernelcheck.played_positions(C.BaghChal(), 24, 5, 60),
-                                          (60, 500, 1500), copy)
+    searched = kernelcheck.searched_alike(
+        fast, plain, kernelcheck.played_positions(C.BaghChal(), 24, 5, 60), (60, 500, 1500), copy
+    )
     assert searched > 10000, searched
 
 

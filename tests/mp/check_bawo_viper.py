@@ -3,6 +3,7 @@
 # same scores, same nodes. Runs under python3 (bytecode only: the play-with-events check still
 # pins the generation's boards) and micropython (where shared_rules/bawo_viper.py is in use).
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -94,6 +95,7 @@ def test_played_positions_generate_alike():
 def test_table_slot_is_key_hashs():
     # The kernel's slot and check of the search's table, against evaluate.key_hash's long int.
     from shared_rules import ai
+
     fast, plain = games()
     for size in (509, 1021, 16381):
         assert ai._inverse(size, 65521) * size % 65521 == 1
@@ -116,7 +118,7 @@ def test_level_5_searches_alike():
         for budget in (60, 500, 2000):
             infos = []
             for g, boards in ((fast, True), (plain, True), (plain, False)):
-                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
+                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10**6)
                 if not boards:
                     p._boards = None
                 m = p.choose(B.Position(bytearray(pos.board), pos.turn))

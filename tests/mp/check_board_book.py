@@ -3,6 +3,7 @@
 # every North reply at every North turn, to the end of every line. Runs under python3 and
 # micropython (the unix port needs -X heapsize=8M for the check's table).
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -20,11 +21,11 @@ import book
 BOOK = mpcheck.FIRMWARE + '/bawo_book.bin'
 
 
-
 def key_of(a, cell):
     """The key over `cell` of App a's game."""
     ck = a.scene.cell_of_key
     return [k for k in range(len(ck)) if ck[k] == cell][0]
+
 
 def board_south(level=5, header=None):
     g = game('bawo')
@@ -39,15 +40,20 @@ def test_the_board_as_south_wins_against_every_north_reply():
     assert isinstance(opp, book.BookOpponent)
     assert opp.path == BOOK or opp.path.endswith('/firmware/bawo_book.bin'), opp.path
     decisions, positions, longest = check(g, g.start(), opp.choose)
-    print('board as South: %d decisions, %d positions, longest line %d plies, AI moves %d'
-          % (decisions, positions, longest, opp.ai_moves))
+    print(
+        'board as South: %d decisions, %d positions, longest line %d plies, AI moves %d'
+        % (decisions, positions, longest, opp.ai_moves)
+    )
     assert opp.ai_moves == 0 and opp.book_moves == decisions
 
 
 def test_the_book_is_only_for_level_5_from_the_opening():
-    for level, header, side in ((4, None, 0), (5, {'position': '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/'
-                                                  '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'}, 0),
-                                (4, None, 1), (5, None, 2)):
+    for level, header, side in (
+        (4, None, 0),
+        (5, {'position': '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 S'}, 0),
+        (4, None, 1),
+        (5, None, 2),
+    ):
         g = game('bawo')
         h = {'game': 'bawo', 'level': level}
         if header:
@@ -83,16 +89,21 @@ def test_a_damaged_book_is_refused_not_read():
 def test_the_running_app_plays_the_books_first_move():
     import hw_sim
     from journal import Journal
+
     tmp = mpcheck.tmpdir('book-app')
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
-    a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': 'bawo', 'opponent': 'board-first', 'level': 5})
+    a = app.App(
+        board,
+        Journal(tmp, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': 'bawo', 'opponent': 'board-first', 'level': 5},
+    )
     a.new_game('bawo', opponent='board-first')
     g = game('bawo')
     b = book.Book(BOOK)
     want = b.lookup(g.start().key())
     b.close()
-    a._think()   # the board's opponent is made at its first move
+    a._think()  # the board's opponent is made at its first move
     assert isinstance(a.opponent, book.BookOpponent)
     assert a.session.s.ply == 1 and a.opponent.book_moves == 1 and a.opponent.ai_moves == 0
     assert a.session.s.position == g.play(g.start(), want)
@@ -103,10 +114,15 @@ def test_the_running_app_plays_the_books_first_move():
 def _app(opponent, level):
     import hw_sim
     from journal import Journal
+
     tmp = mpcheck.tmpdir('book-app')
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
-    a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': 'bawo', 'opponent': opponent, 'level': level})
+    a = app.App(
+        board,
+        Journal(tmp, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': 'bawo', 'opponent': opponent, 'level': level},
+    )
     a.new_game('bawo', opponent=opponent)
     return a, tmp
 
@@ -115,6 +131,7 @@ def test_the_menus_perfect_pocket_is_level_5_in_bawo_alone():
     # The level bar's fifth pocket is the "perfect" choice in Bawo (the book above), and
     # looks it: gold, where the other levels and the other games' fifth level are pink.
     import menu
+
     a, tmp = _app('board-second', 5)
     p = a.board.profile
     row, col = menu.level_at(p.grid_rows, p.grid_cols)
@@ -130,11 +147,11 @@ def test_the_menus_perfect_pocket_is_level_5_in_bawo_alone():
 
 
 def test_a_hint_lights_the_books_move_and_the_record_says_so():
-    a, tmp = _app('board-second', 1)   # the person plays South, the board North
+    a, tmp = _app('board-second', 1)  # the person plays South, the board North
     g = game('bawo')
     k = a.keys
-    k.is_pressed = lambda key: key == k.back   # BACK held down ...
-    a.on_press(k.menu)                         # ... and MENU pressed: a hint
+    k.is_pressed = lambda key: key == k.back  # BACK held down ...
+    a.on_press(k.menu)  # ... and MENU pressed: a hint
     b = book.Book(BOOK)
     want = b.lookup(g.start().key())
     b.close()
@@ -147,14 +164,14 @@ def test_a_hint_lights_the_books_move_and_the_record_says_so():
     a.draw()
     lit = [t for t, m in sc.starts[sc.sel] if a.view._bg[key_of(a, t)] == app.V.BG_TARGET]
     assert lit == [t for t, m in sc.starts[sc.sel] if m == want] and len(lit) == 1, lit
-    a.on_press(key_of(a, lit[0]))          # the person plays it
+    a.on_press(key_of(a, lit[0]))  # the person plays it
     a.skip()
     assert a.session.s.ply == 1 and a.session.s.position == g.play(g.start(), want)
     a._finish()
     text = a.journal.read_record(a.session.header['id'])
     text = text.decode() if isinstance(text, bytes) else text
     assert '[First "person (1 hints)"]' in text, text
-    assert '[Second "board (level 1)"]' in text, text   # the board's AI and its level
+    assert '[Second "board (level 1)"]' in text, text  # the board's AI and its level
     for n in os.listdir(tmp):
         os.remove(tmp + '/' + n)
 
@@ -164,6 +181,7 @@ def test_a_hint_survives_a_power_cut():
     # resumes the game with it, and the record still says the person had help.
     import hw_sim
     from journal import Journal
+
     a, tmp = _app('board-second', 1)
     k = a.keys
     k.is_pressed = lambda key: key == k.back
@@ -172,10 +190,17 @@ def test_a_hint_survives_a_power_cut():
     assert a.session.hints == 2 and a.session.s.ply == 0
     gid = a.session.header['id']
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock(), bounce_ms=3)
-    b = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': 'bawo', 'opponent': 'board-second', 'level': 1})
+    b = app.App(
+        board,
+        Journal(tmp, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': 'bawo', 'opponent': 'board-second', 'level': 1},
+    )
     b.boot()
-    assert b.mode == app.PLAY and b.session.header['id'] == gid and b.session.hints == 2, (b.mode, b.session.hints)
+    assert b.mode == app.PLAY and b.session.header['id'] == gid and b.session.hints == 2, (
+        b.mode,
+        b.session.hints,
+    )
     b.play(b.session.g.legal_moves(b.session.s.position)[0])
     b.skip()
     assert b.session.s.ply == 1
@@ -196,7 +221,7 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
     m = a.scene.hint_move
     assert a.session.hints == 1 and m >= 0 and a.scene.sel == a.session.g.move_cell(m, 0)
     before = a.session.s.position
-    a.on_press(key_of(a, a.scene.sel))   # the hinted pit: one press plays it
+    a.on_press(key_of(a, a.scene.sel))  # the hinted pit: one press plays it
     a.skip()
     assert a.session.s.ply == 1 and a.session.s.position == a.session.g.play(before, m)
     for n in os.listdir(tmp):
@@ -205,9 +230,12 @@ def test_a_hint_in_oware_is_played_by_pressing_its_pit():
 
 def test_the_board_as_north_follows_the_book_while_south_does():
     from shared_rules import State
+
     g = game('bawo')
     south = book.Book(BOOK)
-    north = opponent.with_book(opponent.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    north = opponent.with_book(
+        opponent.make_opponent(g, 5, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1
+    )
     assert isinstance(north, book.BookOpponent) and north.side == 1
     s = State(g)
     while s.outcome() is None:
@@ -218,7 +246,9 @@ def test_the_board_as_north_follows_the_book_while_south_does():
     south.close()
     assert s.outcome().winner == 0 and north.ai_moves == 0 and north.book_moves == s.ply // 2
     # South leaves the book's line: the board leaves the book for good and searches.
-    north = opponent.with_book(opponent.make_opponent(g, 1, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1)
+    north = opponent.with_book(
+        opponent.make_opponent(g, 1, 1), 'bawo', {'game': 'bawo', 'level': 5}, 1
+    )
     s = State(g)
     b = book.Book(BOOK)
     off = [m for m in g.legal_moves(s.position) if m != b.lookup(s.position.key())][0]

@@ -3,6 +3,7 @@
 # board makes (*.bad, renamed, never deleted), warned about once, and the board goes on.
 # Runs the real app and journal on the simulated board, under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -91,7 +92,7 @@ def _boots_twice(root, damaged):
     _plays(a)
     a2, warned2 = _boot(root)
     assert warned2 == [], warned2
-    assert a2.mode == app.PLAY and a2.session.s.ply == 1   # the game above resumed
+    assert a2.mode == app.PLAY and a2.session.s.ply == 1  # the game above resumed
     return a
 
 
@@ -99,8 +100,17 @@ def test_directory_where_a_file_belongs():
     # Every file the board keeps, and the temp files it writes them through.
     root = _fresh('files')
     os.mkdir(root)
-    names = ('cur.jnl', 'counter', 'settings', 'board_id', 'cur.jnl.tmp', 'counter.tmp',
-             'settings.tmp', 'tb-0003.rec', 'tb-0004.syn')
+    names = (
+        'cur.jnl',
+        'counter',
+        'settings',
+        'board_id',
+        'cur.jnl.tmp',
+        'counter.tmp',
+        'settings.tmp',
+        'tb-0003.rec',
+        'tb-0004.syn',
+    )
     for n in names:
         _dir_with_a_file(root + '/' + n)
     a = _boots_twice(root, names)
@@ -131,11 +141,11 @@ def test_set_aside_never_overwrites_an_earlier_one():
 
 
 BAD_SETTINGS = (
-    b'\xff\x00garbage',                                        # not ours at all
-    seal('{"speed": 3'),                                       # checksum right, JSON cut
-    seal('[1, 2]'),                                            # not an object
-    seal('{"brightness": "x"}'),                               # would crash the LED driver
-    seal('{"speed": 99}'),                                     # would index past SPEED_MS
+    b'\xff\x00garbage',  # not ours at all
+    seal('{"speed": 3'),  # checksum right, JSON cut
+    seal('[1, 2]'),  # not an object
+    seal('{"brightness": "x"}'),  # would crash the LED driver
+    seal('{"speed": 99}'),  # would index past SPEED_MS
     seal('{"level": true}'),
     seal('{"opponent": "nobody"}'),
     seal('{"game": 7}'),
@@ -176,7 +186,11 @@ def test_huge_files_do_not_fill_the_heap():
     # 2 MB of garbage (more than the unix port's default heap, 16 times a Pico's): read a
     # line or a few bytes at a time, never whole.
     chunk = b'7' * 65536
-    for name, damaged in (('cur.jnl', ['cur.jnl.bad']), ('counter', []), ('settings', ['settings.bad'])):
+    for name, damaged in (
+        ('cur.jnl', ['cur.jnl.bad']),
+        ('counter', []),
+        ('settings', ['settings.bad']),
+    ):
         root = _fresh('huge')
         os.mkdir(root)
         _write_big(root + '/' + name, chunk, 32)
@@ -184,13 +198,13 @@ def test_huge_files_do_not_fill_the_heap():
 
 
 BAD_HEADERS = (
-    {'game': 'bawo', 'id': '../../etc/x'},     # an id that names a path
+    {'game': 'bawo', 'id': '../../etc/x'},  # an id that names a path
     {'game': 'bawo', 'id': ['tb-0001']},
     {'game': 'bawo', 'id': 'tb-0001', 'opponent': ['board-first']},
     {'game': 'bawo', 'id': 'tb-0001', 'level': 'x', 'opponent': 'board-first'},
     {'game': 'bawo', 'id': 'tb-0001', 'position': 7},
-    {'game': 'bawo', 'id': 'tb-0001', 'hints': -1},     # the hints a person took: 0..9999
-    {'game': 'bawo', 'id': 'tb-0001', 'hints': 10 ** 9},
+    {'game': 'bawo', 'id': 'tb-0001', 'hints': -1},  # the hints a person took: 0..9999
+    {'game': 'bawo', 'id': 'tb-0001', 'hints': 10**9},
     {'game': 'bawo', 'id': 'tb-0001', 'hints': '2'},
     {'game': ['bawo'], 'id': 'tb-0001'},
     [1, 2],
@@ -210,14 +224,31 @@ def test_journal_headers_that_are_not_ours():
 def test_good_settings_are_kept():
     root = _fresh('good')
     os.mkdir(root)
-    _write(root + '/settings', seal(json.dumps({'speed': 8, 'brightness': 2, 'level': 5,
-                                                'opponent': 'board-first', 'game': 'oware',
-                                                'future': 1})))
+    _write(
+        root + '/settings',
+        seal(
+            json.dumps(
+                {
+                    'speed': 8,
+                    'brightness': 2,
+                    'level': 5,
+                    'opponent': 'board-first',
+                    'game': 'oware',
+                    'future': 1,
+                }
+            )
+        ),
+    )
     a, warned = _boot(root)
     assert warned == []
     s = a.settings
-    assert (s['speed'], s['brightness'], s['level'], s['opponent'], s['game']) == \
-        (8, 2, 5, 'board-first', 'oware'), s
+    assert (s['speed'], s['brightness'], s['level'], s['opponent'], s['game']) == (
+        8,
+        2,
+        5,
+        'board-first',
+        'oware',
+    ), s
 
 
 if __name__ == '__main__':

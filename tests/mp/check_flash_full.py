@@ -8,6 +8,7 @@
 # byte budget, where a write past it writes what fits and raises OSError(28) (ENOSPC), as POSIX
 # does. Runs the real app, journal and handler on the simulated board, under both runtimes.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -23,8 +24,8 @@ from journal import Journal
 
 app.print = lambda *a: None
 BLOCK = 512
-BLOCKS = 48           # a 24 KB littlefs: a few records fill it
-CAP = BLOCK * BLOCKS // 2   # CPython's budget, in bytes of file content
+BLOCKS = 48  # a 24 KB littlefs: a few records fill it
+CAP = BLOCK * BLOCKS // 2  # CPython's budget, in bytes of file content
 _n = [0]
 
 
@@ -36,11 +37,11 @@ class RAMBlockDev:
 
     def readblocks(self, n, buf, off=0):
         a = n * self.block_size + off
-        buf[:] = self.data[a:a + len(buf)]
+        buf[:] = self.data[a : a + len(buf)]
 
     def writeblocks(self, n, buf, off=None):
         a = n * self.block_size + (off or 0)
-        self.data[a:a + len(buf)] = buf
+        self.data[a : a + len(buf)] = buf
 
     def ioctl(self, op, arg):
         if op == 4:
@@ -79,7 +80,7 @@ class _Limited:
     def write(self, data):
         room = self.fs.cap - self.fs.used()
         if len(data) > room:
-            self.f.write(data[:max(0, room)])
+            self.f.write(data[: max(0, room)])
             raise OSError(28, 'No space left on device')
         return self.f.write(data)
 
@@ -98,6 +99,7 @@ def _flash():
     _n[0] += 1
     if mpcheck.MICROPYTHON:
         import vfs
+
         bd = RAMBlockDev(BLOCK, BLOCKS)
         vfs.VfsLfs2.mkfs(bd)
         mnt = '/bawo-lfs-%d' % _n[0]
@@ -137,11 +139,17 @@ def _records(root):
 def _boot(root):
     board = hw_sim.Board(mpcheck.prof(), clock=hw_sim.SimClock())
     # On CPython the journal's own model of the flash size (capacity) is the budget's.
-    j = Journal(root, 'tb', min_free=4096, capacity=0 if mpcheck.MICROPYTHON else CAP,
-                log=lambda m: None)
+    j = Journal(
+        root, 'tb', min_free=4096, capacity=0 if mpcheck.MICROPYTHON else CAP, log=lambda m: None
+    )
     said = []
-    a = app.App(board, j, 'tb', settings={'game': 'bawo', 'opponent': 'people', 'speed': 8},
-                hook=lambda k, d: said.append(d) if k == 'msg' else None)
+    a = app.App(
+        board,
+        j,
+        'tb',
+        settings={'game': 'bawo', 'opponent': 'people', 'speed': 8},
+        hook=lambda k, d: said.append(d) if k == 'msg' else None,
+    )
     a.said = said
     a.attach_link(lambda: b'', lambda b: None)
     a.boot()
@@ -171,6 +179,7 @@ def _is_red(rgb):
 def _sync(a, ids):
     # What `bawo sync` ends with for each game: ACK_GAME through the board's own handler.
     from handler import Handler
+
     for gid in ids:
         Handler(a).ack_game(gid)
         a.step(a.now + 10)
@@ -181,30 +190,34 @@ def test_new_game_on_a_full_flash_plays_on_and_is_saved_after_a_sync():
     ids = _fill(root)
     assert len(ids) >= 3, ids
     a, board = _boot(root)
-    assert a.new_game('bawo') is True        # was: OSError 28, at every boot
+    assert a.new_game('bawo') is True  # was: OSError 28, at every boot
     _play(a, 30)
     assert a.mode == app.PLAY and a.session.s.ply == 30
     assert a.full(), 'flash full is not shown'
     full = [m for m in a.said if m.startswith('flash full')]
-    assert len(full) == 1 and 'bawo sync' in full[0], a.said   # said once, not every move
+    assert len(full) == 1 and 'bawo sync' in full[0], a.said  # said once, not every move
     assert any(_is_red(x) for x in _warning_shown(a, board))
-    assert _records(root) == [i + '.rec' for i in ids]   # nothing unsynced went
+    assert _records(root) == [i + '.rec' for i in ids]  # nothing unsynced went
     moves = a.session.s.moves
     half = len(ids) // 2
     _sync(a, ids[:half])
     # Synced games were deleted to make room (oldest first), and the game was written.
     left = _records(root)
-    assert left[-(len(ids) - half):] == [i + '.rec' for i in ids[half:]], left
+    assert left[-(len(ids) - half) :] == [i + '.rec' for i in ids[half:]], left
     assert len(left) < len(ids), left
     assert not a.full(), 'a sync made room but the game was not saved'
     assert a.said[-1].startswith('flash has room again'), a.said
     cur = a.journal.read_current()
     assert cur is not None and cur[1] == moves, (cur, moves)
     assert not any(_is_red(x) for x in _warning_shown(a, board))
-    _play(a, 2)   # journaled again, line by line
+    _play(a, 2)  # journaled again, line by line
     assert not a.full(), (len(ids), a.journal.free_bytes(), a.said)
     a2, _ = _boot(root)
-    assert a2.mode == app.PLAY and a2.session.s.moves == a.session.s.moves, (a2.mode, a2.session.s.ply, a.session.s.ply)
+    assert a2.mode == app.PLAY and a2.session.s.moves == a.session.s.moves, (
+        a2.mode,
+        a2.session.s.ply,
+        a.session.s.ply,
+    )
 
 
 def test_a_reboot_on_a_full_flash_resumes_what_fit():
@@ -219,7 +232,7 @@ def test_a_reboot_on_a_full_flash_resumes_what_fit():
     a2, _ = _boot(root)
     assert a2.journal.aside == []
     if a2.mode == app.PLAY:
-        assert a2.session.s.moves == a.session.s.moves[:a2.session.s.ply]
+        assert a2.session.s.moves == a.session.s.moves[: a2.session.s.ply]
         _play(a2, 2)
     else:
         assert a2.new_game('bawo') is True
@@ -240,11 +253,12 @@ def test_a_game_that_does_not_fit_is_never_replaced():
     assert a.new_game('bawo') is False
     assert a.session.header['id'] == first and a.session.s.moves == moves and a.mode == app.MENU
     assert a.full() and any(_is_red(x) for x in _warning_shown(a, board))
-    a.on_press(a.keys.back)        # its AI and journal are closed: no way back into it
+    a.on_press(a.keys.back)  # its AI and journal are closed: no way back into it
     assert a.mode == app.MENU
     # The host cannot start one either: error 7, flash full.
     from link import LinkError
     from handler import Handler
+
     try:
         Handler(a).new_game('bawo')
         raise AssertionError('NEW was accepted')

@@ -1,6 +1,7 @@
 # Key matrix scan, debounce, ghosting, wrap-around and the event queue, driven through
 # the simulator's bouncing fake Pins. Runs under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -20,12 +21,12 @@ def test_bounce_is_ignored():
     b = board(bounce_ms=8, seed=7)
     b.press(9)
     b.run(15)
-    assert b.events() == [(9, True)]   # eager: reported while the contact still bounces
+    assert b.events() == [(9, True)]  # eager: reported while the contact still bounces
     b.run(30)
     assert b.events() == []
     b.release(9)
     b.run(25)
-    assert b.events() == []            # release bounce + 20 ms open not yet over
+    assert b.events() == []  # release bounce + 20 ms open not yet over
     b.run(25)
     assert b.events() == [(9, False)]
 
@@ -115,9 +116,9 @@ def test_ticks_wraparound():
         assert b.events() == [(4, True)], start
         b.release(4)
         b.run(20)
-        assert b.events() == [], start    # open for 19 ms: not yet released
+        assert b.events() == [], start  # open for 19 ms: not yet released
         b.run(1)
-        assert b.clock.now < 100          # the clock did wrap
+        assert b.clock.now < 100  # the clock did wrap
         assert b.events() == [(4, False)], start
 
 
@@ -131,14 +132,15 @@ def test_debounce_exact_threshold_across_wrap():
             if v is None:
                 return self.v
             self.v = v
+
     row, col = P(), P()
     k = Keys([row], [col], debounce_ms=20)
-    col.v = 0    # reads pressed: one row only, so the row level doesn't matter
+    col.v = 0  # reads pressed: one row only, so the row level doesn't matter
     t0 = (1 << 30) - 25
     k.scan(t0)
     k.scan(t0 + 1)
     assert k.get() == 0 | PRESSED
-    col.v = 1    # the release needs 20 ms of open readings, counted across the wrap
+    col.v = 1  # the release needs 20 ms of open readings, counted across the wrap
     t0 = (1 << 30) - 5
     k.scan(t0)
     k.scan((t0 + 19) & ((1 << 30) - 1))
@@ -162,13 +164,13 @@ def test_menu_and_back_buttons():
 
 def test_ghost_rectangle_rejected_without_diodes():
     b = board(diodes=False, bounce_ms=0)
-    b.press(0)       # (0, 0)
-    b.press(1)       # (0, 1)
+    b.press(0)  # (0, 0)
+    b.press(1)  # (0, 1)
     b.run(30)
     assert b.events() == [(0, True), (1, True)]
-    b.press(8)       # (1, 0): with (0,0) and (0,1) the sneak path lights (1, 1)
+    b.press(8)  # (1, 0): with (0,0) and (0,1) the sneak path lights (1, 1)
     b.run(50)
-    assert b.events() == []          # neither the real (1,0) nor the phantom (1,1)
+    assert b.events() == []  # neither the real (1,0) nor the phantom (1,1)
     assert b.keys.ghost_scans > 0
     assert not b.keys.is_pressed(9) and not b.keys.is_pressed(8)
     b.release(8)
@@ -213,6 +215,7 @@ def test_event_encoding():
     ev = 21 | PRESSED
     assert ev & KEY_MASK == 21 and ev & PRESSED
     import keys
+
     assert keys.decode(ev) == (21, True) and keys.decode(21) == (21, False)
 
 
@@ -248,7 +251,7 @@ def test_scan_allocates_nothing():
     rows = [_Pin() for _ in range(4)]
     cols = [_Pin() for _ in range(8)]
     k = Keys(rows, cols, [_Pin(), _Pin()], queue=8)
-    cols[3].v = 0    # a "pressed" column: events get queued and popped under the lock
+    cols[3].v = 0  # a "pressed" column: events get queued and popped under the lock
     assert mpcheck.no_alloc(lambda: _scan_many(k, 1000, 200))
 
 

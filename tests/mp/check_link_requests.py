@@ -2,6 +2,7 @@
 # field out of range, game ids that are paths, a bad set-up position during a game. The real
 # app, handler, link and journal on the simulated board, under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -14,11 +15,11 @@ from real_board import RealBoard, tmpdir, rmtree, snapshot, BOARD_ID
 BAD = P.E_BAD_PAYLOAD
 
 
-
 def key_of(a, cell):
     """The key over `cell` of App a's game."""
     ck = a.scene.cell_of_key
     return [k for k in range(len(ck)) if ck[k] == cell][0]
+
 
 def _board(tag, **kw):
     root = tmpdir(tag)
@@ -47,6 +48,7 @@ def _power_on_with(root, resume):
     """A power-on of the board in root with the journaled game's replay (app.resume)
     replaced."""
     import app
+
     real = app.resume
     app.resume = resume
     try:
@@ -65,6 +67,7 @@ def _no_room(real, n, size, when=None):
             left[0] -= 1
             raise MemoryError('memory allocation failed, allocating %d bytes' % size)
         return real(*args)
+
     return call, left
 
 
@@ -72,12 +75,16 @@ def test_new_with_a_bad_position_during_a_game_changes_nothing():
     b = _board('newbad')
     before = _game_with_a_move(b)
     names = sorted(os.listdir(b.data))
-    for kind, pos in (('bawo', '2,2 N'), ('bawo', 'x'), ('oware', '4,4/4 S'),
-                      ('bawo', '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 Q')):
+    for kind, pos in (
+        ('bawo', '2,2 N'),
+        ('bawo', 'x'),
+        ('oware', '4,4/4 S'),
+        ('bawo', '2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 Q'),
+    ):
         r = b.request(P.NEW, {'kind': kind, 'position': pos})
         assert r.type == P.ERROR and r.payload['code'] == BAD, r
         assert b.state() == before, (b.state(), before)
-        b.step(1000)   # redraws the game still in progress
+        b.step(1000)  # redraws the game still in progress
     assert sorted(os.listdir(b.data)) == names and not b.records
     pos = b.ok(P.POSITION)
     assert pos['id'] == before[0]
@@ -89,24 +96,43 @@ def test_new_with_a_bad_position_during_a_game_changes_nothing():
 def test_game_ids_are_never_paths():
     b = _board('ids')
     _game_with_a_move(b)
-    b.ok(P.NEW, {'kind': 'oware'})   # archives the bawo game: fuzz-0001.rec
+    b.ok(P.NEW, {'kind': 'oware'})  # archives the bawo game: fuzz-0001.rec
     mine = BOARD_ID + '-0001'
     assert os.listdir(b.data).count(mine + '.rec') == 1
     # Records outside the data directory, and one inside under a name the board never makes.
     with open(b.data + '/' + mine + '.rec', 'rb') as f:
         rec = f.read()
-    for p in (b.root + '/outside-0001.rec', b.root + '/x/fuzz-0001.rec',
-              b.data + '/fuzz-00001.rec'):
+    for p in (
+        b.root + '/outside-0001.rec',
+        b.root + '/x/fuzz-0001.rec',
+        b.data + '/fuzz-00001.rec',
+    ):
         try:
-            os.mkdir(p[:p.rfind('/')])
+            os.mkdir(p[: p.rfind('/')])
         except OSError:
             pass
         with open(p, 'wb') as f:
             f.write(rec)
     outside = snapshot(b.root, b.data)
-    for gid in ('../outside-0001', '../x/fuzz-0001', '/tmp/fuzz-0001', 'fuzz-0001/../fuzz-0001',
-                'fuzz-0001.rec', '.-0001', 'fuzz-0001\x00', 'fuzz-' + '1' * 40, 'fuzz_0001',
-                'fuzz-001', '-0001', 1, 1.0, True, [mine], {'id': mine}, ''):
+    for gid in (
+        '../outside-0001',
+        '../x/fuzz-0001',
+        '/tmp/fuzz-0001',
+        'fuzz-0001/../fuzz-0001',
+        'fuzz-0001.rec',
+        '.-0001',
+        'fuzz-0001\x00',
+        'fuzz-' + '1' * 40,
+        'fuzz_0001',
+        'fuzz-001',
+        '-0001',
+        1,
+        1.0,
+        True,
+        [mine],
+        {'id': mine},
+        '',
+    ):
         for typ, pl in ((P.GET, {'id': gid}), (P.ACK_GAME, {'id': gid})):
             assert b.code(typ, pl) == BAD, (typ, gid)
     # Well formed, no such record in the board's data (one exists outside it): no such game.
@@ -126,12 +152,14 @@ def test_game_ids_are_never_paths():
 
 def test_new_without_memory_for_the_game_leaves_the_menu_not_a_broken_game():
     import app
+
     b = _board('newmem')
     _game_with_a_move(b)
     setup = app.Session
 
     def full(*args):
         raise MemoryError('memory allocation failed, allocating 752 bytes')
+
     app.Session = full
     try:
         r = b.request(P.NEW, {'kind': 'oware'})
@@ -139,7 +167,7 @@ def test_new_without_memory_for_the_game_leaves_the_menu_not_a_broken_game():
         app.Session = setup
     assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
     for _ in range(5):
-        b.step(1000)   # the loop goes on: the menu shows
+        b.step(1000)  # the loop goes on: the menu shows
     assert b.app.mode == 0 and b.app.session is None
     assert b.ok(P.POSITION)['mode'] == 'menu'
     b.ok(P.NEW, {'kind': 'bawo'})
@@ -156,6 +184,7 @@ def test_new_without_memory_for_the_journal_leaves_the_menu_not_a_game_without_i
 
     def full(header):
         raise MemoryError('memory allocation failed, allocating 256 bytes')
+
     b.app.journal.start = full
     r = b.request(P.NEW, {'kind': 'oware'})
     assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
@@ -176,16 +205,18 @@ def test_new_without_memory_for_the_old_games_record_keeps_that_game_and_its_ai(
     b = _board('newrec', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
     b.ok(P.NEW, {'kind': 'oware'})
     first = b.ok(P.POSITION)
+
     def full():
         raise MemoryError('memory allocation failed, allocating 512 bytes')
+
     b.app.session.record_text = full
     mv = first['legal'][0]
-    b.app.play(b.app.session.s.parse_move(mv), True)   # the person's move: the board to move next
+    b.app.play(b.app.session.s.parse_move(mv), True)  # the person's move: the board to move next
     r = b.request(P.NEW, {'kind': 'bawo'})
     assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
     del b.app.session.record_text
     for _ in range(10):
-        b.step(1000)   # the board's turn comes: it must think and play
+        b.step(1000)  # the board's turn comes: it must think and play
     pos = b.ok(P.POSITION)
     assert pos['id'] == first['id'] and pos['ply'] >= 2, pos
     rmtree(b.root)
@@ -196,7 +227,7 @@ def test_a_sync_between_the_boards_moves_keeps_its_ai():
     # moves leaves it (and its tables) alone.
     b = _board('aisync', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
     b.ok(P.NEW, {'kind': 'oware'})
-    assert b.app.opponent is None   # made at the board's first move
+    assert b.app.opponent is None  # made at the board's first move
     _person_then_board(b)
     ai = b.app.opponent
     assert b.ok(P.POSITION)['ply'] == 2 and ai is not None
@@ -210,13 +241,16 @@ def test_a_sync_between_the_boards_moves_keeps_its_ai():
 def test_a_sync_while_the_board_thinks_is_asked_again_and_leaves_the_search_alone():
     b = _board('aibusy', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
     b.ok(P.NEW, {'kind': 'oware'})
-    b.app.thinking = True   # as inside the search's poll, where the link is polled
-    for typ, pl in ((P.LIST, {'start': 0}), (P.GET, {'id': BOARD_ID + '-0001'}),
-                    (P.ACK_GAME, {'id': BOARD_ID + '-0001'})):
+    b.app.thinking = True  # as inside the search's poll, where the link is polled
+    for typ, pl in (
+        (P.LIST, {'start': 0}),
+        (P.GET, {'id': BOARD_ID + '-0001'}),
+        (P.ACK_GAME, {'id': BOARD_ID + '-0001'}),
+    ):
         b.app.abort_think = False
         r = b.request(typ, pl)
         assert r.type == P.ERROR and r.payload['code'] == P.E_BUSY, r
-        assert not b.app.abort_think   # the search goes on: the host asks again after it
+        assert not b.app.abort_think  # the search goes on: the host asks again after it
     b.app.thinking = False
     b.ok(P.LIST, {'start': 0})
     rmtree(b.root)
@@ -224,6 +258,7 @@ def test_a_sync_while_the_board_thinks_is_asked_again_and_leaves_the_search_alon
 
 def test_no_room_for_the_ai_gives_a_random_move_and_asks_again_next_time():
     import opponent
+
     b = _board('airetry', settings={'speed': 8, 'opponent': 'board-second', 'level': 1})
     b.ok(P.NEW, {'kind': 'oware'})
     made = []
@@ -231,9 +266,10 @@ def test_no_room_for_the_ai_gives_a_random_move_and_asks_again_next_time():
 
     def no_room(*args):
         r = opponent.RandomOpponent(7)
-        r.retry = True   # what make_opponent gives when the AI's import ran out of memory
+        r.retry = True  # what make_opponent gives when the AI's import ran out of memory
         made.append(r)
         return r
+
     opponent.new = no_room
     try:
         _person_then_board(b)
@@ -257,16 +293,16 @@ def test_no_room_after_the_boards_move_is_journaled_sheds_its_ai_not_the_board()
     # the check of the board's own move, once
     s.outcome, fails = _no_room(s.outcome, 1, 256, when=lambda: s.ply == 2)
     for _ in range(10):
-        b.step(1000)   # the board thinks and plays: its check fails once
+        b.step(1000)  # the board thinks and plays: its check fails once
     del s.outcome
     pos = b.ok(P.POSITION)
     assert fails[0] == 0 and pos['ply'] == 2 and pos['turn'] == 'S', pos
-    assert len(b.journal.read_current()[1]) == 2   # its move is on flash
+    assert len(b.journal.read_current()[1]) == 2  # its move is on flash
     mv = pos['legal'][0]
     b.app.play(b.app.session.s.parse_move(mv), True)
     for _ in range(10):
         b.step(1000)
-    assert b.ok(P.POSITION)['ply'] == 4 and b.app.opponent.last_info   # the AI came back
+    assert b.ok(P.POSITION)['ply'] == 4 and b.app.opponent.last_info  # the AI came back
     rmtree(b.root)
 
 
@@ -314,15 +350,17 @@ def test_no_room_for_a_big_reply_sends_a_smaller_page_never_silence():
         for _ in range(12 + k):
             b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     import link
+
     LP = link.P
     encode = LP.encode
 
     room = [300]
 
-    def tight(seq, typ, payload=None):   # a heap without a block for more than `room` bytes
+    def tight(seq, typ, payload=None):  # a heap without a block for more than `room` bytes
         if len(LP.dumps(payload or {})) > room[0]:
             raise MemoryError('memory allocation failed, allocating 1024 bytes')
         return encode(seq, typ, payload)
+
     LP.encode = tight
     try:
         # HELLO's list of games is not a page: never cut (the host would think the board
@@ -332,7 +370,7 @@ def test_no_room_for_a_big_reply_sends_a_smaller_page_never_silence():
         b.send(hello)
         assert not [r for r in b.replies() if r.seq == 9]
         room[0] = 1000
-        b.send(hello)   # the host's resend: the kept reply, whole
+        b.send(hello)  # the host's resend: the kept reply, whole
         rs = [r for r in b.replies() if r.seq == 9]
         assert len(rs) == 1 and rs[0].payload['games'] == b.app.games, rs
         room[0] = 300
@@ -347,7 +385,7 @@ def test_no_room_for_a_big_reply_sends_a_smaller_page_never_silence():
         LP.encode = encode
     assert len(got) == 8 and all(g.endswith(b'\n') for g in got.values()), sorted(got)
     assert moves == b.app.session.s.moves and len(moves) == 20, moves
-    assert b.link.stats['nomem'] == 1, b.link.stats   # the HELLO above, once
+    assert b.link.stats['nomem'] == 1, b.link.stats  # the HELLO above, once
     rmtree(b.root)
 
 
@@ -360,14 +398,16 @@ def test_no_room_for_the_list_cache_leaves_it_empty_never_missing():
         b.ok(P.NEW, {'kind': 'oware'})
         b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     import archive
+
     real = archive.array
     fails = [1]
 
-    def array(typecode, *init):   # the cache's second array (the only 'H' one) finds no room
+    def array(typecode, *init):  # the cache's second array (the only 'H' one) finds no room
         if typecode == 'H' and fails[0]:
             fails[0] -= 1
             raise MemoryError('memory allocation failed, allocating 1024 bytes')
         return real(typecode, *init)
+
     archive.array = array
     try:
         r = b.request(P.LIST, {'start': 0})
@@ -394,6 +434,7 @@ def test_a_request_that_found_no_room_gets_the_same_error_when_sent_again():
             fails[0] -= 1
             raise MemoryError('memory allocation failed, allocating 368 bytes')
         return real(**kw)
+
     b.app.snapshot = snapshot
     frame = P.encode(500, P.POSITION)
     b.send(frame)
@@ -401,10 +442,12 @@ def test_a_request_that_found_no_room_gets_the_same_error_when_sent_again():
     b.send(frame)
     again = [r for r in b.replies() if r.seq == 500]
     del b.app.snapshot
-    assert len(first) == 1 and first[0].type == P.ERROR and 'memory' in first[0].payload['text'], first
+    assert len(first) == 1 and first[0].type == P.ERROR and 'memory' in first[0].payload['text'], (
+        first
+    )
     assert len(again) == 1 and again[0].payload == first[0].payload, (first, again)
-    assert fails[0] == 1, fails   # the resend did not run the request again
-    assert b.ok(P.POSITION)['game'] == 'oware'   # a new request runs
+    assert fails[0] == 1, fails  # the resend did not run the request again
+    assert b.ok(P.POSITION)['game'] == 'oware'  # a new request runs
     rmtree(b.root)
 
 
@@ -423,7 +466,7 @@ def test_no_room_to_journal_a_move_keeps_it_in_ram_until_the_next_move():
     del j.append
     assert b.app.session.s.ply == 2 and len(j.read_current()[1]) == 2 and not b.app.full()
     gid = b.app.session.header['id']
-    b.ok(P.NEW, {'kind': 'bawo'})   # the game given up: its record has both moves
+    b.ok(P.NEW, {'kind': 'bawo'})  # the game given up: its record has both moves
     assert [g['plies'] for g in j.list_games() if g['id'] == gid] == [2]
     rmtree(b.root)
 
@@ -446,9 +489,9 @@ def test_a_move_the_journal_lacks_is_never_followed_by_the_next_one():
     say = se.say
     se.say, _ = _no_room(say, 5, 48)
     r = b.request(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
-    assert left[0] == 0 and b.app.session.s.ply == 2, r   # played
-    assert r.type == P.OK, r     # and the host is told so: a resend must not play it twice
-    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})   # move 3 brings move 2 with it
+    assert left[0] == 0 and b.app.session.s.ply == 2, r  # played
+    assert r.type == P.OK, r  # and the host is told so: a resend must not play it twice
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})  # move 3 brings move 2 with it
     assert len(j.read_current()[1]) == 3 and not b.app.full()
     # Move 4: its write fails half way (OSError), the message too: behind, and move 5 is
     # kept in RAM with it, not appended after the torn line.
@@ -458,6 +501,7 @@ def test_a_move_the_journal_lacks_is_never_followed_by_the_next_one():
         with open(j.path('cur.jnl'), 'ab') as f:
             f.write(b'M %d' % ply)
         raise OSError(28)
+
     j.append = torn
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     j.append = real
@@ -465,10 +509,10 @@ def test_a_move_the_journal_lacks_is_never_followed_by_the_next_one():
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     del j.append
     se.say = say
-    c = RealBoard(b.root)   # a power cut now: the journal's 3 moves, its torn tail dropped
+    c = RealBoard(b.root)  # a power cut now: the journal's 3 moves, its torn tail dropped
     assert c.ok(P.POSITION)['id'] == b.app.session.header['id'] and c.app.session.s.ply == 3
     assert not [n for n in os.listdir(b.data) if n.endswith('.bad')], os.listdir(b.data)
-    assert se.save() and len(j.read_current()[1]) == 5   # room back: the whole game
+    assert se.save() and len(j.read_current()[1]) == 5  # room back: the whole game
     # The journal's own guard: a move that is not the next one is refused, never appended.
     for ply in (5, 7):
         try:
@@ -487,7 +531,7 @@ def test_a_move_played_is_answered_ok_though_the_heap_had_no_room_for_its_answer
     # collects the heap and answers with the position.
     b = _board('moveans', settings={'speed': 8, 'opponent': 'people'})
     b.ok(P.NEW, {'kind': 'oware'})
-    b.ok(P.LIST, {})   # the records' code on the heap, as after a sync
+    b.ok(P.LIST, {})  # the records' code on the heap, as after a sync
     real = b.app.snapshot
     left = [1]
 
@@ -496,6 +540,7 @@ def test_a_move_played_is_answered_ok_though_the_heap_had_no_room_for_its_answer
             left[0] -= 1
             raise MemoryError('memory allocation failed, allocating 512 bytes')
         return real(**kw)
+
     b.app.snapshot = snapshot
     r = b.request(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
     del b.app.snapshot
@@ -520,7 +565,7 @@ def test_a_game_over_whose_record_found_no_room_is_recorded_before_a_new_game():
         legal = b.ok(P.POSITION)['legal']
         r = b.request(P.MOVE, {'move': legal[b.app.session.s.ply * 7 % len(legal)]})
     del j.finish
-    assert left[0] == 0 and r.type == P.ERROR, (left, r)   # the last move's record failed
+    assert left[0] == 0 and r.type == P.ERROR, (left, r)  # the last move's record failed
     plies = b.app.session.s.ply
     assert gid not in b.records
     b.ok(P.NEW, {'kind': 'bawo'})
@@ -533,6 +578,7 @@ def test_a_get_without_room_for_its_bytes_answers_fewer_never_error():
     # base64) found no room, ERROR 9 every time. Now it answers with fewer and the host asks
     # on from where they end; below GET_LEAST bytes it is ERROR 9 as before.
     import link
+
     b = _board('gethalf', settings={'speed': 8, 'opponent': 'people'})
     for kind in ('bawo', 'oware'):
         _game_with_a_move(b)
@@ -546,17 +592,19 @@ def test_a_get_without_room_for_its_bytes_answers_fewer_never_error():
         if n > 100:
             raise MemoryError('memory allocation failed, allocating %d bytes' % n)
         return real(gid, off, n)
+
     j.record_bytes = tight
     gid = b.ok(P.LIST, {})['games'][0]['id']
     r = b.ok(P.GET, {'id': gid, 'off': 0, 'n': 512})
     assert asked[:3] == [512, 256, 128] and len(P.unb64(r['data'])) == 64, (asked, r)
-    got = b.sync_all()   # every record, CRC checked, a chunk of 64 at a time
+    got = b.sync_all()  # every record, CRC checked, a chunk of 64 at a time
     assert len(got) == 2 and all(len(v) > 100 for v in got.values())
     asked.clear()
 
     def none(gid, off, n):
         asked.append(n)
         raise MemoryError('memory allocation failed, allocating %d bytes' % n)
+
     j.record_bytes = none
     assert b.code(P.GET, {'id': gid, 'off': 0, 'n': 512}) == P.E_INTERNAL
     assert asked == [512, 256, 128, 64] and link.GET_LEAST == 48, asked
@@ -587,6 +635,7 @@ def test_a_list_page_without_room_for_all_its_games_is_shorter_never_error():
                 fails[0] -= 1
                 raise MemoryError('memory allocation failed, allocating 160 bytes')
             return self.games[i]
+
     j.list_games = lambda: Tight(real())
     page = b.ok(P.LIST, {'start': 0})
     assert [g['id'] for g in page['games']] == [g['id'] for g in real()][:2], page
@@ -603,6 +652,7 @@ def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
     # game could start until then. Now BACK in the menu, MENU and a host's NEW try the replay
     # again, each on the heap of that moment: the game comes back, or stays kept and says so.
     import app
+
     b = _board('resumemem')
     _game_with_a_move(b)
     gid = b.app.session.header['id']
@@ -611,11 +661,12 @@ def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
 
     def full(*args):
         raise MemoryError('memory allocation failed, allocating 1024 bytes')
+
     c = _power_on_with(b.root, full)
     assert c.app.mode == 0 and c.app.session is None and c.app.unresumed
     assert 'press BACK to try again' in c.app.message, c.app.message
     real = app.resume
-    app.resume = full   # still no room: the NEW and the BACK press find none either
+    app.resume = full  # still no room: the NEW and the BACK press find none either
     try:
         r = c.request(P.NEW, {'kind': 'oware'})
         assert r.type == P.ERROR and r.payload['code'] == P.E_INTERNAL, r
@@ -629,7 +680,7 @@ def test_no_room_to_resume_at_power_on_keeps_the_game_and_the_board():
         app.resume = real
     with open(b.journal.path('cur.jnl'), 'rb') as f:
         assert f.read() == kept
-    c.app.on_press(c.app.keys.back)   # room now: BACK brings the game back, at its ply
+    c.app.on_press(c.app.keys.back)  # room now: BACK brings the game back, at its ply
     assert not c.app.unresumed and c.app.mode == 1, c.app.mode
     assert c.ok(P.POSITION)['id'] == gid and c.app.session.s.ply == 1
     rmtree(b.root)
@@ -644,6 +695,7 @@ def test_a_new_game_over_a_kept_game_records_it_first():
 
     def full(*args):
         raise MemoryError('memory allocation failed, allocating 1024 bytes')
+
     c = _power_on_with(b.root, full)
     assert c.app.unresumed
     c.ok(P.NEW, {'kind': 'oware'})
@@ -657,6 +709,7 @@ def test_no_room_to_resume_tries_once_more():
     # The fuzz's restarted board: its journaled game found no room to replay. The replay's
     # garbage goes and it is tried once more on the cleaner heap.
     import app
+
     b = _board('resumeagain')
     _game_with_a_move(b)
     gid = b.app.session.header['id']
@@ -668,6 +721,7 @@ def test_no_room_to_resume_tries_once_more():
         if len(calls) == 1:
             raise MemoryError('memory allocation failed, allocating 960 bytes')
         return real(*args)
+
     c = _power_on_with(b.root, once)
     assert len(calls) == 2 and not c.app.unresumed
     assert c.ok(P.POSITION)['id'] == gid and c.app.session.s.ply == 1
@@ -685,7 +739,7 @@ def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     v.cell, fails = _no_room(cell, 2, 32)
     b.app.redraw = True
     b.step(100)
-    assert b.app.redraw   # that frame could not be drawn: it is due again
+    assert b.app.redraw  # that frame could not be drawn: it is due again
     b.step(100)
     b.step(100)
     assert not b.app.redraw and fails[0] == 0
@@ -695,10 +749,11 @@ def test_a_full_heap_costs_a_frame_or_a_search_never_the_board():
     class Full:
         def choose(self, state):
             raise MemoryError('memory allocation failed, allocating 2048 bytes')
+
     b.app.opponent = Full()
     _person_then_board(b)
     pos = b.ok(P.POSITION)
-    assert pos['ply'] >= 2 and pos['turn'] == 'S', pos   # the board moved, at random
+    assert pos['ply'] >= 2 and pos['turn'] == 'S', pos  # the board moved, at random
     b.app.opponent = opp
     rmtree(b.root)
 
@@ -707,8 +762,10 @@ def _probe(spec):
     """(bad values, good values) of one schema field."""
     name, kind, lo, hi, default = spec
     if kind == P.INT:
-        return ([lo - 1, hi + 1, -1 if lo >= 0 else None, 1 << 64, 10 ** 30, 1.5, True, '1', [1]],
-                [lo, hi])
+        return (
+            [lo - 1, hi + 1, -1 if lo >= 0 else None, 1 << 64, 10**30, 1.5, True, '1', [1]],
+            [lo, hi],
+        )
     if kind == P.CHOICE:
         return (['', lo[0] + 'x', 1, [lo[0]]], list(lo))
     bad = ['a' * (hi + 1), 7, False, ['a'], {'a': 1}]
@@ -720,9 +777,18 @@ def _probe(spec):
     return bad + ['a-0001/'], ['fuzz-0001', 'z' * (hi - 5) + '-0001']
 
 
-BASE = {P.HELLO: {}, P.TIME: {'t': 1750000000}, P.LIST: {}, P.GET: {'id': 'fuzz-0001'},
-        P.ACK_GAME: {'id': 'fuzz-0001'}, P.POSITION: {}, P.NEW: {'kind': 'bawo'},
-        P.MOVE: {'move': 'A1+'}, P.PEER: {}, P.END: {'result': 'S', 'reason': 'resign'}}
+BASE = {
+    P.HELLO: {},
+    P.TIME: {'t': 1750000000},
+    P.LIST: {},
+    P.GET: {'id': 'fuzz-0001'},
+    P.ACK_GAME: {'id': 'fuzz-0001'},
+    P.POSITION: {},
+    P.NEW: {'kind': 'bawo'},
+    P.MOVE: {'move': 'A1+'},
+    P.PEER: {},
+    P.END: {'result': 'S', 'reason': 'resign'},
+}
 
 
 def test_every_field_out_of_range_is_bad_payload():
@@ -748,9 +814,10 @@ def test_every_field_out_of_range_is_bad_payload():
                 pl = dict(BASE[typ])
                 pl[spec[0]] = v
                 r = b.request(typ, pl)
-                assert r.type == P.OK or (r.payload['code'] not in (P.E_INTERNAL, P.E_TOO_LARGE)
-                                          and not r.payload['text'].startswith('bad payload')), \
-                    (typ, spec[0], v, r)
+                assert r.type == P.OK or (
+                    r.payload['code'] not in (P.E_INTERNAL, P.E_TOO_LARGE)
+                    and not r.payload['text'].startswith('bad payload')
+                ), (typ, spec[0], v, r)
                 b.step(3000)
             if spec[4] is P.REQUIRED:
                 pl = dict(BASE[typ])
@@ -766,7 +833,7 @@ def test_the_issue_cases():
     assert b.code(P.TIME, {'t': 1 << 62}) == BAD
     assert b.code(P.TIME, {'t': -(1 << 40)}) == BAD
     assert b.code(P.GET, {'id': 'fuzz-0001', 'off': -1}) == BAD
-    assert b.code(P.LIST, {}, seq=0) == BAD   # seq 0 is no request's
+    assert b.code(P.LIST, {}, seq=0) == BAD  # seq 0 is no request's
     # The latest clock the board accepts still makes a start time for the next game.
     assert b.code(P.TIME, {'t': P.T_MAX}) == 0
     b.ok(P.NEW, {'kind': 'bawo'})
@@ -779,8 +846,7 @@ def test_the_issue_cases():
 def test_hello_has_the_documented_fields():
     b = _board('hello')
     info = b.ok(P.HELLO, {'proto': 1, 'host': 'bawo-host'})
-    for k in ('fw', 'proto', 'rules', 'board', 'flash_free', 'heap_free', 'max_line',
-              'max_chunk'):
+    for k in ('fw', 'proto', 'rules', 'board', 'flash_free', 'heap_free', 'max_line', 'max_chunk'):
         assert k in info, (k, info)
     assert info['board'] == BOARD_ID and info['proto'] == P.VERSION
     assert isinstance(info['heap_free'], int) and isinstance(info['flash_free'], int)
@@ -794,7 +860,7 @@ def test_a_press_that_finds_no_room_flashes_red_and_the_next_one_plays():
     b = _board('pressroom', settings={'speed': 8, 'opponent': 'people'})
     b.ok(P.NEW, {'kind': 'oware'})
     a = b.app
-    key = key_of(a, 0)          # South's pit A: one press plays it
+    key = key_of(a, 0)  # South's pit A: one press plays it
     a.session.s.push, left = _no_room(a.session.s.push, 1, 512)
 
     def press():
@@ -804,11 +870,12 @@ def test_a_press_that_finds_no_room_flashes_red_and_the_next_one_plays():
         b.board.release(key)
         for _ in range(4):
             b.step(5)
+
     press()
     assert left[0] == 0, 'the press never reached the move'
     assert a.session.s.ply == 0 and a.scene.flash_key == key, (a.session.s.ply, a.scene.flash_key)
     assert a.flashes == 1
-    b.step(1000)                    # the red goes
+    b.step(1000)  # the red goes
     assert a.scene.flash_key == -1
     press()
     assert a.session.s.ply == 1 and a.session.s.moves[0] == 'A', a.session.s.moves

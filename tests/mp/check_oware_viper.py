@@ -3,6 +3,7 @@
 # moves, same positions, same scores, same nodes. Runs under python3 (the bytecode twice: it
 # still pins the checks themselves) and micropython (where shared_rules/oware_viper.py is in use).
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -86,7 +87,11 @@ def same_engine(fast, plain, pos):
         assert t is None or t.key() == want.key(), (pos.format(), m)
         assert (t is None) == (plain.try_play(c, m) is None), (pos.format(), m)
     ev, one, every = search_functions(fast)
-    assert search_functions(plain) == (evaluate.oware, evaluate.oware_capture, evaluate.oware_captures)
+    assert search_functions(plain) == (
+        evaluate.oware,
+        evaluate.oware_capture,
+        evaluate.oware_captures,
+    )
     mask = 0
     for m in range(6):
         got = one(fast, a, m)
@@ -110,7 +115,11 @@ def test_viper_in_use_on_micropython():
     assert (g._fast_sow is not None) == MICROPYTHON
     fast, plain = games()
     if MICROPYTHON:
-        assert fast._fast_legal is not None and fast.fast_eval is not None and fast.fast_noisy is not None
+        assert (
+            fast._fast_legal is not None
+            and fast.fast_eval is not None
+            and fast.fast_noisy is not None
+        )
         print('fast path: viper')
     else:
         assert fast._fast_legal is None and fast.fast_eval is None and fast.fast_noisy is None
@@ -129,7 +138,7 @@ def test_random_positions_play_alike():
         n = same_engine(fast, plain, pos)
         total += n
         opp = 6 - pos.turn * 6
-        if n and not sum(pos.pits[opp:opp + 6]):
+        if n and not sum(pos.pits[opp : opp + 6]):
             starving += 1
     # Enough of every case: a row to feed, sowings of a lap or more, captures.
     assert total > 6000 and starving > 100, (total, starving)
@@ -156,7 +165,9 @@ def test_table_slot_is_key_hashs():
 def test_level_5_searches_alike():
     # The same move, score, depth and node count at every budget, kernel or not.
     fast, plain = games()
-    searched = kernelcheck.searched_alike(fast, plain, played_positions(30, 5), (60, 1000, 3000), copy)
+    searched = kernelcheck.searched_alike(
+        fast, plain, played_positions(30, 5), (60, 1000, 3000), copy
+    )
     assert plain._fast_sow is None and plain.fast_eval is None
     assert searched > 20000, searched
 

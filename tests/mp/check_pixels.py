@@ -1,6 +1,7 @@
 # Frame buffer, gamma, brightness, current limiter and the _transmit seam.
 # Runs under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -37,7 +38,7 @@ def test_transmit_is_the_only_output():
 def test_gamma_table():
     g = Capture(prof())._gamma
     assert g[0] == 0 and g[255] == 255
-    assert 35 <= g[128] <= 39          # 255 * 0.502**2.8 = 36.9
+    assert 35 <= g[128] <= 39  # 255 * 0.502**2.8 = 36.9
     for i in range(255):
         assert g[i] <= g[i + 1]
 
@@ -49,7 +50,7 @@ def test_brightness_and_cap():
     c.set_pixel(0, 0, (255, 0, 0))
     c.show()
     out = c.sent[-1]
-    assert out[0] == 0 and out[1] == (255 * 64 + 127) // 255 and out[2] == 0   # GRB
+    assert out[0] == 0 and out[1] == (255 * 64 + 127) // 255 and out[2] == 0  # GRB
     c.set_brightness(0)
     c.show()
     assert max(c.sent[-1]) == 0
@@ -69,8 +70,8 @@ def test_limiter_scales_full_white_below_budget():
         assert c.last_scale < 256
         assert c.last_ma <= pr.budget_ma
         assert c.estimate_ma(sum(out)) == c.last_ma
-        assert c.last_ma > pr.budget_ma * 9 // 10   # scaled to the budget, not far below
-        assert min(out) == max(out) > 0             # uniform: white stays white
+        assert c.last_ma > pr.budget_ma * 9 // 10  # scaled to the budget, not far below
+        assert min(out) == max(out) > 0  # uniform: white stays white
 
 
 def test_limiter_leaves_small_frames_alone():
@@ -83,14 +84,14 @@ def test_limiter_leaves_small_frames_alone():
 
 def test_set_pixel_goes_through_serpentine_map():
     c = Capture(prof(), brightness=128)
-    c.set_pixel(16, 0, 0x0000FF)       # panel 1, LED 496
-    c.set_pixel(1, 0, 0x00FF00)        # panel 0, LED 31
-    c.set_pixel(99, 0, 0xFFFFFF)       # off the canvas: ignored
+    c.set_pixel(16, 0, 0x0000FF)  # panel 1, LED 496
+    c.set_pixel(1, 0, 0x00FF00)  # panel 0, LED 31
+    c.set_pixel(99, 0, 0xFFFFFF)  # off the canvas: ignored
     c.show()
     out = c.sent[-1]
     top = c._lut[255]
     assert out[496 * 3 + 2] == top and out[496 * 3] == 0
-    assert out[31 * 3] == top                    # G first on the wire
+    assert out[31 * 3] == top  # G first on the wire
     assert sum(out) == 2 * top
     assert c.get_pixel(16, 0) == 0x0000FF
 
@@ -146,12 +147,14 @@ def test_grid_lines():
 
 def test_sim_pixels_stream_roundtrip():
     from binascii import unhexlify
+
     class Sink:
         def __init__(self):
             self.lines = []
 
         def write(self, b):
             self.lines.append(bytes(b))
+
     s = Sink()
     sp = hw_sim.SimPixels(prof(), brightness=128, out=s)
     sp.set_pixel(16, 0, 0xFF0000)
@@ -159,7 +162,7 @@ def test_sim_pixels_stream_roundtrip():
     # One frame, one line, written in pieces (write_frame: no 3 KB block at once).
     line = b''.join(s.lines)
     assert sp.frames == 1 and len(s.lines) > 1 and line.count(b'\n') == 1 and line.endswith(b'\n')
-    size, data = line.strip().split(b' ')   # as the simulator's terminal reads it (render.py)
+    size, data = line.strip().split(b' ')  # as the simulator's terminal reads it (render.py)
     w, h = [int(x) for x in size.split(b'x')]
     rgb = unhexlify(data)
     assert (w, h) == (32, 16) and len(rgb) == 32 * 16 * 3
@@ -184,7 +187,7 @@ def _frame(c):
 
 def test_render_loop_allocates_nothing():
     c = _Null(prof())
-    _frame(c)                          # warm up (first call may intern attributes)
+    _frame(c)  # warm up (first call may intern attributes)
     assert mpcheck.no_alloc(lambda: _frame(c))
     assert c.last_scale < 256
 

@@ -2,6 +2,7 @@
 # (host/bawo/watch.py, play --board resuming). The real app, handler and link, in memory,
 # under python3 and micropython; hostile `from` values are refused or harmless.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -20,10 +21,15 @@ TMP = '/tmp/bawo-position-moves-%d' % (time.time_ns() % 1000000007)
 
 def _app(game, plies, seed=1):
     mpcheck.empty_dir(TMP)
-    board = hw_sim.Board(mpcheck.prof() if game != 'bagh-chal' else mpcheck.prof('grid-5x5'),
-                         clock=hw_sim.SimClock())
-    a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': game, 'opponent': 'people', 'speed': 0})
+    board = hw_sim.Board(
+        mpcheck.prof() if game != 'bagh-chal' else mpcheck.prof('grid-5x5'), clock=hw_sim.SimClock()
+    )
+    a = app.App(
+        board,
+        Journal(TMP, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': game, 'opponent': 'people', 'speed': 0},
+    )
     a.new_game(game, opponent='people')
     x = seed
     while a.session.s.ply < plies and a.session.s.outcome() is None:
@@ -90,7 +96,7 @@ def test_without_from_no_moves():
 def test_hostile_from_values():
     h = _Host(_app('bawo', 5))
     # the range of every field (docs/protocol.md): from is 0..65535
-    for bad in (-1, '3', True, 1.5, [], {}, 65536, 10 ** 30):
+    for bad in (-1, '3', True, 1.5, [], {}, 65536, 10**30):
         r = h.ask(P.POSITION, {'from': bad})
         assert r.type == P.ERROR and r.payload['code'] == P.E_BAD_PAYLOAD, (bad, r)
     for far in (5, 6, 65535):

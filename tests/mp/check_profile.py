@@ -1,5 +1,6 @@
 # Profile loading, validation and derived LED maps. Runs under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -44,7 +45,7 @@ def test_serpentine_panel0_column_major_top_left():
     b = load('bawo-4x8')
     assert b.led_index(0, 0) == 0
     assert b.led_index(0, 15) == 15
-    assert b.led_index(1, 15) == 16   # second column runs back up
+    assert b.led_index(1, 15) == 16  # second column runs back up
     assert b.led_index(1, 0) == 31
     assert b.led_index(2, 0) == 32
     assert b.led_index(15, 0) == 255  # last column is odd: ends at the top
@@ -81,10 +82,26 @@ def test_every_panel_orientation_chains_as_wired():
                 L = d['leds']
                 L['width'], L['height'] = 5, 2
                 L['block'] = {'w': 1, 'h': 1, 'pitch_x': 1, 'pitch_y': 1, 'x0': 0, 'y0': 0}
-                L['panels'] = [{'x': 0, 'y': 0, 'width': 3, 'height': 2, 'origin': origin,
-                                'major': major, 'serpentine': serp},
-                               {'x': 3, 'y': 0, 'width': 2, 'height': 2, 'origin': 'top-left',
-                                'major': 'row', 'serpentine': False}]
+                L['panels'] = [
+                    {
+                        'x': 0,
+                        'y': 0,
+                        'width': 3,
+                        'height': 2,
+                        'origin': origin,
+                        'major': major,
+                        'serpentine': serp,
+                    },
+                    {
+                        'x': 3,
+                        'y': 0,
+                        'width': 2,
+                        'height': 2,
+                        'origin': 'top-left',
+                        'major': 'row',
+                        'serpentine': False,
+                    },
+                ]
                 d['grid'] = {'rows': 2, 'cols': 5}
                 d['keys']['rows'] = [2, 3]
                 d['keys']['cols'] = [6, 7, 8, 9, 10]
@@ -120,7 +137,9 @@ def test_grid_row_major_serpentine():
 
 def test_pocket_blocks():
     b = load('bawo-4x8')
-    assert sorted(b.blocks[0]) == sorted([0, 1, 2, 3, 31, 30, 29, 28, 32, 33, 34, 35, 63, 62, 61, 60])
+    assert sorted(b.blocks[0]) == sorted(
+        [0, 1, 2, 3, 31, 30, 29, 28, 32, 33, 34, 35, 63, 62, 61, 60]
+    )
     # pocket 31 = row 3, col 7: pixels x 28..31, y 12..15 on panel 1
     want = [b.led_index(x, y) for y in range(12, 16) for x in range(28, 32)]
     assert sorted(b.blocks[31]) == sorted(want)
@@ -140,11 +159,11 @@ def test_grid_points_and_lines():
     assert len(g.blocks[0]) == 9
     assert g.block_center(0) == (1, 1) and g.block_center(24) == (13, 13)
     lines = list(g.line_leds)
-    assert len(lines) == 112      # 80 orthogonal + 16 diagonals x 2 pixels
+    assert len(lines) == 112  # 80 orthogonal + 16 diagonals x 2 pixels
     assert g.led_index(2, 1) in lines and g.led_index(3, 1) in lines
-    assert g.led_index(2, 2) in lines           # diagonal from even point (0, 0)
-    assert g.led_index(5, 2) not in lines       # (0, 1) is odd: no diagonal towards (1, 2)
-    assert g.led_index(1, 1) not in lines       # centres are points, not lines
+    assert g.led_index(2, 2) in lines  # diagonal from even point (0, 0)
+    assert g.led_index(5, 2) not in lines  # (0, 1) is odd: no diagonal towards (1, 2)
+    assert g.led_index(1, 1) not in lines  # centres are points, not lines
     assert g.led_index(15, 15) not in lines
 
 
@@ -163,7 +182,7 @@ def test_malformed_field_named():
     d['keys']['rows'][2] = 'GP4'
     expect_error(d, 'keys.rows[2]', 'GPIO')
     d = raw('bawo-4x8')
-    d['buttons']['back'] = 6          # already a column input
+    d['buttons']['back'] = 6  # already a column input
     expect_error(d, 'buttons.back', 'already used')
     d = raw('grid-5x5')
     d['points'] = d['points'][:24]
@@ -199,11 +218,11 @@ def test_bad_json_and_missing_file():
     assert issubclass(ProfileError, ValueError)
 
 
-
 def test_the_running_board_keeps_the_tables_not_the_profile():
     # hw.open_board builds the board's tables from the file: the profile's layout (its
     # panels, key_at) is not kept beside the game.
     import hw
+
     path = '%s/bawo-4x8.json' % mpcheck.PROFILES
     t = hw.load_tables(path)
     full = load('bawo-4x8')
@@ -213,7 +232,7 @@ def test_the_running_board_keeps_the_tables_not_the_profile():
     try:
         hw.load_tables('/nonexistent/profile.json')
         raise AssertionError('no error')
-    except ValueError as e:   # hw's own pinmap: under CPython another test may have loaded it
+    except ValueError as e:  # hw's own pinmap: under CPython another test may have loaded it
         assert type(e).__name__ == 'ProfileError' and 'cannot be read' in str(e), e
 
 

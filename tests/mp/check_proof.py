@@ -2,6 +2,7 @@
 # in every position of a proved strategy) is replayed against every North reply through
 # shared_rules, and every line ends in a South win. Runs under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -22,8 +23,10 @@ def test_book_wins_the_opening_against_every_reply():
         decisions, positions, longest = check(g, g.start(), lambda p: b.lookup(p.key()))
     finally:
         b.close()
-    print('book: %d South decisions, %d positions, longest line %d plies'
-          % (decisions, positions, longest))
+    print(
+        'book: %d South decisions, %d positions, longest line %d plies'
+        % (decisions, positions, longest)
+    )
     assert decisions == 1375 and b.count > decisions, (decisions, b.count)
     assert longest <= 57
 
@@ -34,15 +37,22 @@ def test_a_wrong_move_in_the_book_is_caught():
     g = game('bawo')
     b = book.Book(BOOK)
     start = g.start()
-    pos = g.play(g.play(start, b.lookup(start.key())), 0 if 0 in g.legal_moves(g.play(start, b.lookup(start.key()))) else g.legal_moves(g.play(start, b.lookup(start.key())))[0])
+    pos = g.play(
+        g.play(start, b.lookup(start.key())),
+        0
+        if 0 in g.legal_moves(g.play(start, b.lookup(start.key())))
+        else g.legal_moves(g.play(start, b.lookup(start.key())))[0],
+    )
     good = b.lookup(pos.key())
     bad = [m for m in g.legal_moves(pos) if m != good]
     caught = 0
     for m in bad:
+
         def choose(p, m=m):
             if p.key() == pos.key():
                 return m
             return b.lookup(p.key())
+
         try:
             check(g, start, choose)
         except ProofError:
@@ -56,7 +66,11 @@ def test_a_missing_position_is_caught():
     b = book.Book(BOOK)
     start = g.start()
     try:
-        check(g, start, lambda p: None if p.turn == 0 and p.key() != start.key() else b.lookup(p.key()))
+        check(
+            g,
+            start,
+            lambda p: None if p.turn == 0 and p.key() != start.key() else b.lookup(p.key()),
+        )
     except ProofError as e:
         assert 'no move' in str(e), str(e)
     else:

@@ -2,6 +2,7 @@
 # offers (MENU or BACK held), on the real app, handler, link and journal of the simulated
 # board with its clock under the test's control, under python3 and the MicroPython unix port.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -63,26 +64,37 @@ def _state(b):
 
 # -- PEER -------------------------------------------------------------------------------
 
+
 def test_peer_payloads_are_checked_before_anything_changes():
     b = _board('peerbad')
     _host_game(b)
     before = _state(b)
-    for p in ({'here': 2}, {'here': -1}, {'here': '1'}, {'here': True}, {'offer': 3},
-              {'bar': 9}, {'bar': -1}, {'bar': 4.0}, {'low': [1]}, {'here': 1, 'bar': 99}):
+    for p in (
+        {'here': 2},
+        {'here': -1},
+        {'here': '1'},
+        {'here': True},
+        {'offer': 3},
+        {'bar': 9},
+        {'bar': -1},
+        {'bar': 4.0},
+        {'low': [1]},
+        {'here': 1, 'bar': 99},
+    ):
         r = b.request(P.PEER, p)
         assert r.type == P.ERROR and r.payload['code'] == BAD, (p, r)
         assert 'bad payload' in r.payload['text'], r.payload
         assert _state(b) == before, (p, _state(b))
     assert b.ok(P.PEER, {'here': 1, 'offer': 1, 'bar': 5, 'low': 1}) == {}
     assert _state(b) == (1, 1, 5, 1, True)
-    assert b.ok(P.PEER, {}) == {}   # absent: here as before, no offer, no clock
+    assert b.ok(P.PEER, {}) == {}  # absent: here as before, no offer, no clock
     assert _state(b) == (1, 0, -1, 0, True)
     rmtree(b.root)
 
 
 def test_peer_without_a_host_game_is_accepted_and_ignored():
     b = _board('peernone', settings={'speed': 8, 'opponent': 'people'})
-    assert b.ok(P.PEER, {'here': 0}) == {}          # the menu
+    assert b.ok(P.PEER, {'here': 0}) == {}  # the menu
     b.ok(P.NEW, {'kind': 'bawo', 'opponent': 'people'})
     assert b.ok(P.PEER, {'here': 0, 'offer': 1}) == {}
     assert b.app.session.peer is None
@@ -117,7 +129,7 @@ def test_away_after_here_0_and_after_silence_blinks_pink():
     b.step(10)
     assert a.scene.away
     seen = _phases(b, north[0])
-    assert any(_pink(c) for c in seen) and not all(_pink(c) for c in seen), seen   # blinking
+    assert any(_pink(c) for c in seen) and not all(_pink(c) for c in seen), seen  # blinking
     assert not any(_pink(c) for c in _phases(b, south[0]))
     b.ok(P.PEER, {'here': 1})
     b.step(10)
@@ -146,11 +158,11 @@ def test_a_host_game_without_peer_is_never_away():
 def test_a_resumed_host_game_is_away_until_a_host_speaks():
     b = _board('resaway')
     gid = _host_game(b, plies=2)
-    b2 = RealBoard(b.root)   # power cut, power on: the game resumed
+    b2 = RealBoard(b.root)  # power cut, power on: the game resumed
     assert b2.state() == (gid, 2, PLAY)
     _run(b2, 1000)
     assert b2.app.scene.away
-    b2.ok(P.POSITION)        # a host speaks (any frame)
+    b2.ok(P.POSITION)  # a host speaks (any frame)
     _run(b2, 1000)
     assert not b2.app.scene.away
     rmtree(b.root)
@@ -158,22 +170,26 @@ def test_a_resumed_host_game_is_away_until_a_host_speaks():
 
 # -- END --------------------------------------------------------------------------------
 
+
 def _record(b, gid):
     from shared_rules.record import Record
+
     text = b.journal.read_record(gid)
     if isinstance(text, bytes):
         text = text.decode()
     if '#crc' in text:
-        text = text[:text.rindex('#crc')]
+        text = text[: text.rindex('#crc')]
     return Record.from_text(text)
 
 
 def test_end_with_each_reason_ends_the_game_and_writes_its_record():
-    for kind, opp, res, why in (('bawo', 'host-second', 'S', 'resign'),
-                                ('bawo', 'host-first', 'N', 'time'),
-                                ('bawo', 'host-second', 'draw', 'agreement'),
-                                ('oware', 'host-first', 'S', 'time'),
-                                ('oware', 'host-second', 'N', 'resign')):
+    for kind, opp, res, why in (
+        ('bawo', 'host-second', 'S', 'resign'),
+        ('bawo', 'host-first', 'N', 'time'),
+        ('bawo', 'host-second', 'draw', 'agreement'),
+        ('oware', 'host-first', 'S', 'time'),
+        ('oware', 'host-second', 'N', 'resign'),
+    ):
         b = _board('end')
         gid = _host_game(b, kind, opp, plies=3)
         r = b.ok(P.END, {'result': res, 'reason': why})
@@ -199,18 +215,26 @@ def test_end_with_each_reason_ends_the_game_and_writes_its_record():
 
 def test_end_refused_changes_nothing():
     b = _board('endbad', settings={'speed': 8, 'opponent': 'people'})
-    assert b.code(P.END, {'result': 'S', 'reason': 'resign'}) == P.E_NO_GAME   # the menu
+    assert b.code(P.END, {'result': 'S', 'reason': 'resign'}) == P.E_NO_GAME  # the menu
     b.ok(P.NEW, {'kind': 'bawo', 'opponent': 'people'})
-    assert b.code(P.END, {'result': 'S', 'reason': 'resign'}) == P.E_NO_GAME   # no host side
+    assert b.code(P.END, {'result': 'S', 'reason': 'resign'}) == P.E_NO_GAME  # no host side
     gid = _host_game(b, plies=2)
-    for p in ({'result': 'draw', 'reason': 'resign'}, {'result': 'draw', 'reason': 'time'},
-              {'result': 'S', 'reason': 'agreement'}, {'result': 'G', 'reason': 'resign'},
-              {'result': 'S'}, {'reason': 'time'}, {'result': 'S', 'reason': 'fun'},
-              {'result': 's', 'reason': 'time'}, {'result': 1, 'reason': 'time'}, {}):
+    for p in (
+        {'result': 'draw', 'reason': 'resign'},
+        {'result': 'draw', 'reason': 'time'},
+        {'result': 'S', 'reason': 'agreement'},
+        {'result': 'G', 'reason': 'resign'},
+        {'result': 'S'},
+        {'reason': 'time'},
+        {'result': 'S', 'reason': 'fun'},
+        {'result': 's', 'reason': 'time'},
+        {'result': 1, 'reason': 'time'},
+        {},
+    ):
         assert b.code(P.END, p) == BAD, p
         assert b.state() == (gid, 2, PLAY) and b.app.session.ended is None, p
         assert b.records == [] and b.journal.read_record(gid) is None, p
-    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})   # and the game goes on
+    b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})  # and the game goes on
     rmtree(b.root)
 
 
@@ -222,6 +246,7 @@ def test_end_without_room_on_flash_is_refused_and_changes_nothing():
 
     def full(gid, text):
         raise OSError(28)
+
     j.finish = full
     assert b.code(P.END, {'result': 'N', 'reason': 'time'}) == P.E_FLASH_FULL
     assert b.state() == (gid, 1, PLAY) and b.app.session.ended is None
@@ -241,6 +266,7 @@ def test_end_whose_journal_removal_failed_is_over_and_stays_over():
 
     def fail(name):
         raise OSError(5)
+
     j.remove = fail
     r = b.ok(P.END, {'result': 'S', 'reason': 'time'})
     j.remove = real
@@ -255,10 +281,14 @@ def test_end_then_a_power_cut_keeps_the_end_and_its_record():
     b = _board('endcut')
     gid = _host_game(b, plies=3)
     b.ok(P.END, {'result': 'draw', 'reason': 'agreement'})
-    b2 = RealBoard(b.root)    # the power went right after the answer
+    b2 = RealBoard(b.root)  # the power went right after the answer
     assert b2.app.session is None and b2.app.mode == MENU
     listed = [g for g in b2.ok(P.LIST)['games'] if g['id'] == gid]
-    assert (listed[0]['result'], listed[0]['reason'], listed[0]['plies']) == ('draw', 'agreement', 3)
+    assert (listed[0]['result'], listed[0]['reason'], listed[0]['plies']) == (
+        'draw',
+        'agreement',
+        3,
+    )
     assert _record(b2, gid).replay().ply == 3
     assert b2.code(P.END, {'result': 'draw', 'reason': 'agreement'}) == P.E_NO_GAME
     rmtree(b.root)
@@ -266,7 +296,7 @@ def test_end_then_a_power_cut_keeps_the_end_and_its_record():
 
 def test_end_in_bagh_chal_names_goat_or_tiger():
     b = _board('endbagh', profile='grid-5x5')
-    gid = _host_game(b, 'bagh-chal', 'host-first', plies=1)   # the host plays the goats
+    gid = _host_game(b, 'bagh-chal', 'host-first', plies=1)  # the host plays the goats
     for res in ('S', 'N'):
         assert b.code(P.END, {'result': res, 'reason': 'resign'}) == BAD
     r = b.ok(P.END, {'result': 'T', 'reason': 'time'})
@@ -291,6 +321,7 @@ def test_end_shows_the_result_like_a_rules_end():
 
 # -- the person's offers (MENU or BACK held) -----------------------------------------------
 
+
 def _hold(b, key, ms):
     b.board.press(key)
     _run(b, ms, 20)
@@ -307,12 +338,16 @@ def test_back_held_offers_a_draw_and_menu_held_resigns():
     b = _board('gesture')
     gid = _host_game(b)
     k = b.app.keys
-    _hold(b, k.back, 300)        # a BACK press: nothing
+    _hold(b, k.back, 300)  # a BACK press: nothing
     assert _offers(b) == []
     _hold(b, k.back, HOLD_MS + 100)
     assert _offers(b) == ['draw'] and b.app.scene.mine == 1
-    assert [e for e in b.events if e['ev'] == 'offer'][0] == {'ev': 'offer', 'id': gid, 'what': 'draw'}
-    assert b.app.mode == PLAY and b.app.session.ended is None   # the host decides
+    assert [e for e in b.events if e['ev'] == 'offer'][0] == {
+        'ev': 'offer',
+        'id': gid,
+        'what': 'draw',
+    }
+    assert b.app.mode == PLAY and b.app.session.ended is None  # the host decides
     # The person's draw offer shows: a yellow last LED on South's pockets.
     r, g, bl = _last_led(b, _keys_of_side(b, 0)[0])
     assert r > 0 and g > 0 and bl == 0, (r, g, bl)
@@ -331,9 +366,9 @@ def test_back_held_offers_a_draw_and_menu_held_resigns():
     assert _offers(b) == ['draw', 'resign'] and b.app.mode == PLAY
     assert b.app.scene.mine == 2
     r, g, bl = _last_led(b, _keys_of_side(b, 0)[0])
-    assert r > 0 and r == g == bl, (r, g, bl)   # white: a flag
+    assert r > 0 and r == g == bl, (r, g, bl)  # white: a flag
     assert b.ok(P.END, {'result': 'N', 'reason': 'resign'})['mode'] == 'over'
-    _hold(b, k.back, HOLD_MS + 100)     # over: no more offers
+    _hold(b, k.back, HOLD_MS + 100)  # over: no more offers
     assert _offers(b) == ['draw', 'resign']
     rmtree(b.root)
 
@@ -347,9 +382,9 @@ def test_gestures_do_nothing_new_outside_a_host_game_and_hint_still_works():
     _run(b, HOLD_MS + 500, 20)
     b.board.release(k.menu)
     _run(b, 100, 20)
-    assert _offers(b) == [] and b.app.mode == MENU   # the menu stays open
+    assert _offers(b) == [] and b.app.mode == MENU  # the menu stays open
     # In a host game, BACK held then MENU pressed is the hint, not a draw offer.
-    b.board.press(k.menu)      # MENU in the menu: a new game (people)
+    b.board.press(k.menu)  # MENU in the menu: a new game (people)
     _run(b, 100, 20)
     b.board.release(k.menu)
     _run(b, 100, 20)
@@ -368,6 +403,7 @@ def test_gestures_do_nothing_new_outside_a_host_game_and_hint_still_works():
 
 # -- what PEER shows: the opponent's draw offer, the clock -------------------------------------
 
+
 def test_the_opponents_draw_offer_blinks_yellow_on_the_hosts_side():
     b = _board('offer')
     _host_game(b)
@@ -375,7 +411,7 @@ def test_the_opponents_draw_offer_blinks_yellow_on_the_hosts_side():
     b.ok(P.PEER, {'here': 1, 'offer': 1})
     seen = set(_phases(b, north[0]))
     lit = [c for c in seen if c[0] > 0 and c[1] > 0 and c[2] == 0]
-    assert lit and len(seen) >= 2, seen    # yellow, and blinking
+    assert lit and len(seen) >= 2, seen  # yellow, and blinking
     assert b.app.scene.offer == 1
     # Away too: yellow and pink in turn.
     b.ok(P.PEER, {'here': 0, 'offer': 1})
@@ -389,14 +425,14 @@ def test_the_opponents_draw_offer_blinks_yellow_on_the_hosts_side():
 
 def test_the_clock_bar_on_ovares_free_row_and_the_low_blink():
     b = _board('clock', settings={'speed': 8})
-    _host_game(b, 'oware', 'host-second', plies=0)   # South to move
+    _host_game(b, 'oware', 'host-second', plies=0)  # South to move
     a = b.app
     b.ok(P.PEER, {'here': 1, 'bar': 5})
     b.step(10)
     bk = a.scene.bar_keys
     assert bk and len(bk[0]) == 8 and len(bk[1]) == 8 and bk[0] != bk[1]
     rows = [a.profile.positions[k][0] for k in bk[0]]
-    assert rows == [a.profile.grid_rows - 1] * 8, rows   # South's bar: the bottom row
+    assert rows == [a.profile.grid_rows - 1] * 8, rows  # South's bar: the bottom row
     cols = [a.profile.positions[k][1] for k in bk[0]]
     assert cols == list(range(8)), cols
     assert [_bg(b, k) for k in bk[0]] == [remote.BG_CLOCK] * 5 + [V.BG_OFF] * 3
@@ -407,7 +443,7 @@ def test_the_clock_bar_on_ovares_free_row_and_the_low_blink():
         b.step(250)
         seen.add(_bg(b, bk[0][0]))
     assert seen == {remote.BG_CLOCK, V.BG_CLOCK_LOW}, seen
-    b.ok(P.PEER, {'here': 1})   # no clock: no bar
+    b.ok(P.PEER, {'here': 1})  # no clock: no bar
     b.step(10)
     assert all(_bg(b, k) == V.BG_OFF for k in bk[0])
     rmtree(b.root)

@@ -2,6 +2,7 @@
 # function of a Scene, the App lends the scene its game for a frame only, and the Animator
 # shows a move's events a step at a time. Under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -34,9 +35,28 @@ def _picture(name, position=None):
 
 def _fields(sc):
     an = sc.anim
-    return (sc.mode, sc.g, sc.s, sc.menu, bytes(sc.shown), bytes(sc.cell_of_key), sc.sel,
-            sorted(sc.starts.items()), sc.hint_move, sc.takata, sc.flash_key, sc.blink,
-            sc.warn, an.on, an.hand, an.mark, an.capt, an.intro, an.intro_on, an.mover)
+    return (
+        sc.mode,
+        sc.g,
+        sc.s,
+        sc.menu,
+        bytes(sc.shown),
+        bytes(sc.cell_of_key),
+        sc.sel,
+        sorted(sc.starts.items()),
+        sc.hint_move,
+        sc.takata,
+        sc.flash_key,
+        sc.blink,
+        sc.warn,
+        an.on,
+        an.hand,
+        an.mark,
+        an.capt,
+        an.intro,
+        an.intro_on,
+        an.mover,
+    )
 
 
 def _pixels(board):
@@ -47,7 +67,7 @@ def _pixels(board):
 
 def test_a_frame_is_drawn_from_the_scene_alone():
     board, v, sc = _picture('bawo')
-    sc.sel = sorted(sc.starts)[0]   # a pocket picked: its targets lit
+    sc.sel = sorted(sc.starts)[0]  # a pocket picked: its targets lit
     sc.blink = 1
     sc.warn = 1
     before = _fields(sc)
@@ -66,6 +86,7 @@ def test_a_frame_is_drawn_from_the_scene_alone():
 
 def test_the_game_over_tint_blinks_with_the_scene():
     from shared_rules.rng import Rng
+
     board, v, sc = _picture('oware')
     s = sc.s
     rng = Rng(7)
@@ -90,12 +111,17 @@ def test_the_app_lends_its_game_to_the_scene_for_a_frame_only():
     import app
     import os
     from journal import Journal
+
     tmp = mpcheck.tmpdir('render')
     board = hw_sim.Board(PROF, clock=hw_sim.SimClock(), bounce_ms=0)
-    a = app.App(board, Journal(tmp, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': 'bawo', 'opponent': 'people', 'speed': 8})
+    a = app.App(
+        board,
+        Journal(tmp, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': 'bawo', 'opponent': 'people', 'speed': 8},
+    )
     a.boot()
-    a.draw()   # the menu's frame
+    a.draw()  # the menu's frame
     assert a.scene.menu is None and a.scene.g is None
     a.new_game('oware')
     a.draw()
@@ -113,13 +139,13 @@ def test_the_animator_shows_a_sowing_a_step_at_a_time():
     sc = render.Scene(PROF.n_keys, an)
     render.show_position(sc, g, s.position)
     shown = sc.shown
-    b = list(shown[:12])   # the position before the move (the State's board changes in place)
+    b = list(shown[:12])  # the position before the move (the State's board changes in place)
     mover = s.turn
     an.clear()
     s.push(s.legal_moves[0], an)
     assert len(an) > 1 and not an.full
     ms = SPEED_MS[5]
-    an.begin(0, mover, start=5)   # a board's move: its start blinks first
+    an.begin(0, mover, start=5)  # a board's move: its start blinks first
     now = 0
     blinks = 0
     while now < 1150:

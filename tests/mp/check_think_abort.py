@@ -1,6 +1,7 @@
 # MENU and BACK answer while the board thinks: the search polls the keys and stops.
 # Runs the real app, journal and AI on the simulated board, under python3 and micropython.
 import sys
+
 try:
     import mpcheck
 except ImportError:
@@ -24,9 +25,14 @@ def _app(level=5):
     def ticks():
         clock.advance(1)
         return clock.now
+
     board.ticks_ms = ticks
-    a = app.App(board, Journal(TMP, 'test', min_free=0, log=lambda m: None), 'test',
-                settings={'game': 'bawo', 'opponent': 'board-first', 'level': level})
+    a = app.App(
+        board,
+        Journal(TMP, 'test', min_free=0, log=lambda m: None),
+        'test',
+        settings={'game': 'bawo', 'opponent': 'board-first', 'level': level},
+    )
     # A set-up position: from the opening, level 5 as South plays the book without a search.
     a.new_game('bawo', opponent='board-first', position=SETUP)
     return a, board
@@ -60,17 +66,17 @@ def test_without_a_press_the_board_moves():
     assert not a.opponent.last_info.get('aborted')
 
 
-
 def test_no_room_to_search_plays_a_random_legal_move():
     # A sync's request can leave the search no room: the game goes on with a random legal
     # move (opponent.RandomOpponent), and the board never dies.
     a, board = _app(level=1)
-    a._think()                      # the board's side made, and its move as South
-    a.play(a.session.s.legal_moves[0])      # North's
+    a._think()  # the board's side made, and its move as South
+    a.play(a.session.s.legal_moves[0])  # North's
     legal = [a.session.s.move_str(m) for m in a.session.s.legal_moves]
 
     def no_room(state):
         raise MemoryError('memory allocation failed')
+
     a.opponent.choose = no_room
     a._think()
     assert a.session.s.ply == 3 and a.session.s.moves[-1] in legal, (a.session.s.moves, legal)

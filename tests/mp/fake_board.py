@@ -28,15 +28,26 @@ class FakeHandler:
         for i in range(1, 31):
             n = big if i == 3 else 40 + i
             self.records[game_id(i)] = record_bytes(i, n)
-            self.games.append({"id": game_id(i), "kind": ("bawo", "oware", "baghchal")[i % 3],
-                               "plies": 10 + i, "result": "1-0" if i % 2 else "draw",
-                               "synced": False})
+            self.games.append(
+                {
+                    "id": game_id(i),
+                    "kind": ("bawo", "oware", "baghchal")[i % 3],
+                    "plies": 10 + i,
+                    "result": "1-0" if i % 2 else "draw",
+                    "synced": False,
+                }
+            )
         self.current = None
         self.link = None
 
     def hello(self):
-        return {"fw": "test-0.1", "rules": "1", "board": "fake-01", "flash_free": 500000,
-                "heap_free": 100000}
+        return {
+            "fw": "test-0.1",
+            "rules": "1",
+            "board": "fake-01",
+            "flash_free": 500000,
+            "heap_free": 100000,
+        }
 
     def set_time(self, t):
         self.clock = t
@@ -67,7 +78,12 @@ class FakeHandler:
     def new_game(self, kind, position, opponent=None):
         if kind not in ("bawo", "oware", "baghchal"):
             raise LinkError(P.E_BAD_PAYLOAD, "unknown game kind " + kind)
-        self.current = {"id": game_id(99), "kind": kind, "position": position or "start", "plies": 0}
+        self.current = {
+            "id": game_id(99),
+            "kind": kind,
+            "position": position or "start",
+            "plies": 0,
+        }
         self.link.send_event(P.EV_START, {"id": game_id(99), "kind": kind})
         return {"id": game_id(99)}
 

@@ -6,6 +6,7 @@ from shared_rules.rng import Rng
 def games(cls, *options):
     """(game cls as the board's search runs it, kernel and all where the runtime has one;
     the same game on the bytecode paths only, whoever asks for the kernel)."""
+
     class Plain(cls):
         def use_kernel(self):
             return False
@@ -36,6 +37,7 @@ def check_table_slot(fast, plain, random_position):
     """The kernel's slot and check of the search's table against evaluate.key_hash's long
     int, over 3,000 random positions and the three table sizes in use (MicroPython only)."""
     from shared_rules import ai, evaluate
+
     r = Rng(4)
     sizes = (509, 1021, 16381)
     for k in range(3000):
@@ -50,6 +52,7 @@ def searched_alike(fast, plain, positions, budgets, copy):
     """Level 5 with the kernel and without, from each position not over at each budget: the
     same move, node count, score and depth. Returns the nodes searched (on one side)."""
     from shared_rules.ai import Player
+
     searched = 0
     for pos in positions:
         if fast.outcome(pos) is not None:
@@ -57,7 +60,7 @@ def searched_alike(fast, plain, positions, budgets, copy):
         for budget in budgets:
             infos = []
             for g in (fast, plain):
-                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10 ** 6)
+                p = Player(g, level=5, seed=1, node_budget=budget, time_ms=10**6)
                 m = p.choose(copy(pos))
                 i = p.last_info
                 infos.append((m, i['nodes'], i['score'], i['depth']))

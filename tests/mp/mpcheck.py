@@ -32,6 +32,7 @@ def no_alloc(fn):
         fn()
         return True
     import micropython
+
     micropython.heap_lock()
     try:
         fn()
@@ -45,6 +46,7 @@ def no_alloc(fn):
 def empty_dir(path):
     """`path` (a directory in /tmp) made if need be, and emptied: a check's board's flash."""
     import os
+
     for d in ('/tmp', path):
         try:
             os.mkdir(d)
@@ -58,6 +60,7 @@ def empty_dir(path):
 def tmpdir(tag):
     """A new empty directory /tmp/bawo-<tag>-<n>."""
     import time
+
     return empty_dir('/tmp/bawo-%s-%d' % (tag, time.time_ns() % 1000000007))
 
 
@@ -73,6 +76,7 @@ def run(namespace):
             print('FAIL', n, type(e).__name__, e)
             if not MICROPYTHON:
                 import traceback
+
                 traceback.print_exc()
             else:
                 sys.print_exception(e)
@@ -88,5 +92,6 @@ def prof(name='bawo-4x8'):
     """A reference profile, loaded once."""
     if name not in _PROFILES:
         import pinmap
+
         _PROFILES[name] = pinmap.load('%s/%s.json' % (PROFILES, name))
     return _PROFILES[name]

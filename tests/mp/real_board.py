@@ -39,15 +39,18 @@ class RealBoard:
         self.data = root + '/data'
         # As the board does (hw.load_tables): the profile's tables, its loader forgotten.
         import hw
+
         prof = hw.load_tables('%s/%s.json' % (mpcheck.PROFILES, profile))
         gc.collect()
         self.board = hw_sim.Board(prof, clock=hw_sim.SimClock(), bounce_ms=3)
         import app as A
+
         self.clock = self.board.clock
         self.journal = Journal(self.data, board_id, min_free=min_free, log=lambda m: None)
-        self.records = []   # ids of the records the app wrote
-        self.app = A.App(self.board, self.journal, board_id, hook=self._hook,
-                         settings=settings or {'speed': 8})
+        self.records = []  # ids of the records the app wrote
+        self.app = A.App(
+            self.board, self.journal, board_id, hook=self._hook, settings=settings or {'speed': 8}
+        )
         self.inbox = []
         self.out = []
         self.app.attach_link(self._read, self.out.append)

@@ -104,7 +104,7 @@ def test_overlong_line_dropped_then_recovers():
 
 
 def test_crc_is_crc32_ieee():
-    assert P.crc32(b"123456789") == 0xCBF43926   # the standard check value
+    assert P.crc32(b"123456789") == 0xCBF43926  # the standard check value
     assert P.crc32(b"x" * 10, P.crc32(b"y")) == P.crc32(b"y" + b"x" * 10)
 
 

@@ -1,7 +1,8 @@
 """Rules checks that run unchanged under python3 and micropython (run by tests/test_micropython.py).
 
-    micropython tests/mp/test_rules_mp.py      (with the repo root on MICROPYPATH)
+micropython tests/mp/test_rules_mp.py      (with the repo root on MICROPYPATH)
 """
+
 import json
 import sys
 
@@ -45,7 +46,10 @@ def test_win_diagrams():
 
 def test_oware_capture_chain_and_feeding():
     g = game("oware")
-    assert str(g.play(g.parse("4,4,4,1,2,1/4,4,4,4,4,3 S:6 N:3 S"), "F")) == "4,4,4,0,0,0/4,4,4,4,4,0 S:13 N:3 N"
+    assert (
+        str(g.play(g.parse("4,4,4,1,2,1/4,4,4,4,4,3 S:6 N:3 S"), "F"))
+        == "4,4,4,0,0,0/4,4,4,4,4,0 S:13 N:3 N"
+    )
     pos = g.parse("0,0,0,0,0,0/6,1,0,0,1,2 S:19 N:19 S")
     assert [g.move_str(m, pos) for m in g.legal_moves(pos)] == ["A", "F"]
 
@@ -132,7 +136,11 @@ def test_oware_repetition_final_position_shows_the_collection():
     assert [e for e in events if e[0] == STORE] == [(STORE, 0, 1), (STORE, 1, 1)]
     # Each row's collection is said, so a view empties the pits the engine emptied.
     assert [e for e in events if e[0] in (SWEEP, STORE)] == [
-        (SWEEP, 0, 1), (STORE, 0, 1), (SWEEP, 1, 1), (STORE, 1, 1)], events
+        (SWEEP, 0, 1),
+        (STORE, 0, 1),
+        (SWEEP, 1, 1),
+        (STORE, 1, 1),
+    ], events
     # The position as played was the set-up itself; undo and redo go through it.
     last = s.pop()
     assert s.outcome() is None
@@ -163,11 +171,13 @@ def test_counts_are_ascii_digits_only():
     # refusal (a RulesError, never another exception) on CPython and MicroPython.
     row = "2,2,2,2,2,2,2,2/"
     for bad in ("\u0663", "\uff13", "\u00b2", "+2", "-1", "", "0x2", "2.0", "1e2", "0002", "256"):
-        texts = (("bawo", row * 3 + "2,2,2,2,2,2,2," + bad + " S"),
-                 ("oware", "4,4,4,4,4,4/4,4,4,4,4," + bad + " S:0 N:0 S"),
-                 ("oware", "4,4,4,4,4,4/4,4,4,4,4,4 S:" + bad + " N:0 S"),
-                 ("bagh-chal", "T...T/...../...../...../T...T H:" + bad + " C:0 G"),
-                 ("bagh-chal", "T...T/...../...../...../T...T H:20 C:" + bad + " G"))
+        texts = (
+            ("bawo", row * 3 + "2,2,2,2,2,2,2," + bad + " S"),
+            ("oware", "4,4,4,4,4,4/4,4,4,4,4," + bad + " S:0 N:0 S"),
+            ("oware", "4,4,4,4,4,4/4,4,4,4,4,4 S:" + bad + " N:0 S"),
+            ("bagh-chal", "T...T/...../...../...../T...T H:" + bad + " C:0 G"),
+            ("bagh-chal", "T...T/...../...../...../T...T H:20 C:" + bad + " G"),
+        )
         for name, text in texts:
             try:
                 game(name).parse(text)
@@ -191,7 +201,9 @@ def test_bawo_totals_up_to_255():
         assert "more than 255" in str(e), str(e)
     else:
         raise AssertionError("accepted 256 seeds")
-    assert sum(g.parse("0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 S").board) == 0
+    assert (
+        sum(g.parse("0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 S").board) == 0
+    )
 
 
 def test_record_replay_checks_rules_version_and_reason():
@@ -205,9 +217,13 @@ def test_record_replay_checks_rules_version_and_reason():
     unfinished = Record.from_state(State(game("bawo")))
     unfinished.moves = ["A1+"]
     unfinished.replay()
-    cases = ((good, "Rules", "2", "rules version '2'"), (good, "Rules", None, "no [Rules] tag"),
-             (good, "Reason", "25 seeds", "reason is '25 seeds'"), (good, "Reason", None, "no [Reason] tag"),
-             (unfinished, "Reason", "front row empty", "do not end the game"))
+    cases = (
+        (good, "Rules", "2", "rules version '2'"),
+        (good, "Rules", None, "no [Rules] tag"),
+        (good, "Reason", "25 seeds", "reason is '25 seeds'"),
+        (good, "Reason", None, "no [Reason] tag"),
+        (unfinished, "Reason", "front row empty", "do not end the game"),
+    )
     for rec, tag, value, msg in cases:
         h = dict(rec.header)
         if value is None:
@@ -227,36 +243,56 @@ def test_header_control_characters_are_refused():
     s = State(game("oware"))
     s.push("A")
     for bad in ("a\nb", "\x1b[2J", "c1\x9b", "x\u2028y"):
-        for make in (lambda: Record.from_state(s, Id=bad).to_text(),
-                     lambda: Record.from_dict({"game": "oware", "id": bad, "moves": []})):
+        for make in (
+            lambda: Record.from_state(s, Id=bad).to_text(),
+            lambda: Record.from_dict({"game": "oware", "id": bad, "moves": []}),
+        ):
             try:
                 make()
             except ValueError as e:
                 assert "control character" in str(e), str(e)
             else:
                 raise AssertionError("accepted %r" % bad)
-    assert Record.from_text(Record.from_state(s, Id="pico-\u00e9 1").to_text()).header["Id"] == "pico-\u00e9 1"
+    assert (
+        Record.from_text(Record.from_state(s, Id="pico-\u00e9 1").to_text()).header["Id"]
+        == "pico-\u00e9 1"
+    )
 
 
 # Replay checks one move a ply with try_play(), not the whole legal list: it must agree with
 # legal_moves() and play() exactly, and push(m, False) (the fast path) with push(m) (the full
 # one) on every move text, legal or not: same position, outcome, or error and message.
 EDGE = {
-    "bawo": [ENDLESS_CAPTURE, ONLY_ENDLESS_CAPTURES,
-             "2,2,2,2,2,2,2,2/2,0,8,2,2,2,0,4/0,1,0,4,4,0,1,0/3,3,3,3,3,0,0,3 S",  # takata golden
-             "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 N",  # win diagrams
-             "6,5,4,4,6,1,3,7/2,0,3,2,0,4,1,3/1,1,1,0,1,0,1,1/0,1,1,1,0,0,1,0 S",
-             "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 S",  # mover wins
-             "/".join([",".join(["8"] * 8)] * 3 + ["8,8,8,8,8,8,8,7"]) + " S"],
-    "oware": ["0,0,0,0,0,0/6,1,0,0,1,2 S:19 N:19 S", "0,0,0,0,0,0/1,0,0,2,0,0 S:20 N:25 S",
-              "0,0,0,0,0,0/1,0,0,1,0,0 S:22 N:24 S", "0,0,0,0,0,0/0,0,0,0,0,1 S:20 N:27 S",
-              "4,4,4,1,2,1/4,4,4,4,4,3 S:6 N:3 S", "0,0,3,0,0,0/0,0,0,0,0,0 S:22 N:23 S",
-              "0,0,0,1,0,0/0,1,0,0,0,0 S:24 N:22 N", "2,2,2,2,2,2/2,2,2,2,2,2 S:12 N:12 N"],
-    "bagh-chal": ["T...T/...../...../G..../T...T H:15 C:4 T", "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 T",
-                  "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 G", "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 G",
-                  "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 T", "TGGGT/GGGGG/GG.GG/GGGG./T.GGT H:0 C:2 T",
-                  "TG..T/...../..G../...../T...T H:18 C:0 T", "TGGGT/GGGGG/GGGGG/GG.../T...T H:0 C:5 G",
-                  "TGGGT/GG.GG/G.G.G/GG.GG/TGGGT H:3 C:0 G"]  # tigers boxed in, goats in hand,
+    "bawo": [
+        ENDLESS_CAPTURE,
+        ONLY_ENDLESS_CAPTURES,
+        "2,2,2,2,2,2,2,2/2,0,8,2,2,2,0,4/0,1,0,4,4,0,1,0/3,3,3,3,3,0,0,3 S",  # takata golden
+        "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 N",  # win diagrams
+        "6,5,4,4,6,1,3,7/2,0,3,2,0,4,1,3/1,1,1,0,1,0,1,1/0,1,1,1,0,0,1,0 S",
+        "1,0,0,2,1,1,0,3/0,0,0,0,0,0,0,0/0,3,1,3,3,0,4,2/6,5,8,6,1,4,4,3 S",  # mover wins
+        "/".join([",".join(["8"] * 8)] * 3 + ["8,8,8,8,8,8,8,7"]) + " S",
+    ],
+    "oware": [
+        "0,0,0,0,0,0/6,1,0,0,1,2 S:19 N:19 S",
+        "0,0,0,0,0,0/1,0,0,2,0,0 S:20 N:25 S",
+        "0,0,0,0,0,0/1,0,0,1,0,0 S:22 N:24 S",
+        "0,0,0,0,0,0/0,0,0,0,0,1 S:20 N:27 S",
+        "4,4,4,1,2,1/4,4,4,4,4,3 S:6 N:3 S",
+        "0,0,3,0,0,0/0,0,0,0,0,0 S:22 N:23 S",
+        "0,0,0,1,0,0/0,1,0,0,0,0 S:24 N:22 N",
+        "2,2,2,2,2,2/2,2,2,2,2,2 S:12 N:12 N",
+    ],
+    "bagh-chal": [
+        "T...T/...../...../G..../T...T H:15 C:4 T",
+        "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 T",
+        "TGGGT/GGGGG/G.GGG/GGGGG/TGGGT H:0 C:0 G",
+        "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 G",
+        "GGGGT/GGGGG/GGGGG/GTGGG/T.TGG H:0 C:0 T",
+        "TGGGT/GGGGG/GG.GG/GGGG./T.GGT H:0 C:2 T",
+        "TG..T/...../..G../...../T...T H:18 C:0 T",
+        "TGGGT/GGGGG/GGGGG/GG.../T...T H:0 C:5 G",
+        "TGGGT/GG.GG/G.G.G/GG.GG/TGGGT H:3 C:0 G",
+    ],  # tigers boxed in, goats in hand,
 }
 
 
@@ -327,7 +363,7 @@ def fast_path_games(seeds, plies=150, stride=1):
                 s = State(g, start)
                 while True:
                     legal = check_fast_path(g, s.position)
-                    check_push_paths(s, texts[s.ply % stride::stride])
+                    check_push_paths(s, texts[s.ply % stride :: stride])
                     n += 1
                     if s.outcome() is not None or s.ply >= plies:
                         break
@@ -364,7 +400,10 @@ def test_fast_replay_refuses_as_before():
                         Record(rec.header, rec.moves[:k] + [t]).replay()
                     except RecordError as e:
                         assert str(e) == "record does not replay at ply %d (%s): %s" % (
-                            k + 1, t, want.split(": ", 1)[1]), (str(e), want)
+                            k + 1,
+                            t,
+                            want.split(": ", 1)[1],
+                        ), (str(e), want)
                         assert e.ply == k + 1
                         continue
                     raise AssertionError("replayed %s at ply %d" % (t, k + 1))
@@ -391,6 +430,7 @@ def _grid_labels(g, rows, cols):
 
 def test_each_game_lays_out_every_cell_once_on_the_grids_it_fits():
     import shared_rules
+
     for name in ("bawo", "oware", "bagh-chal"):
         g = game(name)
         for rows in range(1, 9):
@@ -408,14 +448,26 @@ def test_each_game_lays_out_every_cell_once_on_the_grids_it_fits():
 
 def test_layouts_as_the_board_shows_them():
     assert _grid_labels(game("bawo"), 4, 8) == [
-        "B8 B7 B6 B5 B4 B3 B2 B1", "A8 A7 A6 A5 A4 A3 A2 A1",
-        "A1 A2 A3 A4 A5 A6 A7 A8", "B1 B2 B3 B4 B5 B6 B7 B8"]
+        "B8 B7 B6 B5 B4 B3 B2 B1",
+        "A8 A7 A6 A5 A4 A3 A2 A1",
+        "A1 A2 A3 A4 A5 A6 A7 A8",
+        "B1 B2 B3 B4 B5 B6 B7 B8",
+    ]
     ow = game("oware")
-    assert _grid_labels(ow, 4, 8) == [". . . . . . . .", "N f e d c b a .",
-                                      ". A B C D E F S", ". . . . . . . ."]
+    assert _grid_labels(ow, 4, 8) == [
+        ". . . . . . . .",
+        "N f e d c b a .",
+        ". A B C D E F S",
+        ". . . . . . . .",
+    ]
     assert _grid_labels(ow, 3, 10)[:2] == [". N f e d c b a . .", ". . A B C D E F S ."]
     assert _grid_labels(game("bagh-chal"), 5, 5) == [
-        "a5 b5 c5 d5 e5", "a4 b4 c4 d4 e4", "a3 b3 c3 d3 e3", "a2 b2 c2 d2 e2", "a1 b1 c1 d1 e1"]
+        "a5 b5 c5 d5 e5",
+        "a4 b4 c4 d4 e4",
+        "a3 b3 c3 d3 e3",
+        "a2 b2 c2 d2 e2",
+        "a1 b1 c1 d1 e1",
+    ]
     assert [ow.owner(c) for c in range(14)] == [0] * 6 + [1] * 6 + [0, 1]
     assert (ow.cells, ow.stores, game("bawo").stores) == (12, 2, 0)
     b = game("bawo")
@@ -464,9 +516,10 @@ def test_a_game_in_progress_takes_a_few_bytes_a_ply():
     # board's 160 KB heap. Measured where the heap is the board's (gc.mem_alloc); the same
     # game and its moves on both runtimes.
     for name, plies in (("oware", 150), ("bagh-chal", 56), ("bawo", 6)):
-        _random_game(name, 1)   # the engine's code loaded and its tables made, before measuring
+        _random_game(name, 1)  # the engine's code loaded and its tables made, before measuring
         if sys.implementation.name == "micropython":
             import gc
+
             gc.collect()
             m0 = gc.mem_alloc()
         s = _random_game(name, plies)
@@ -496,7 +549,7 @@ def test_reserve_takes_a_replays_room_at_once():
         # (Repetition keys are those of the current stage only: not reserved, they stay few.)
         assert all(a is b for a, b in zip(bufs[:2], (s._act, s._txt))), name
         assert s.moves == moves and s.pop() == moves[-1] and s.ply == len(moves) - 1
-        s.reserve(0)   # nothing more: the same buffers
+        s.reserve(0)  # nothing more: the same buffers
         assert s._act is bufs[0]
 
 
@@ -523,7 +576,7 @@ def test_repetition_counts_only_the_current_stages_positions_and_answers_the_sam
                     ms = s.legal_moves
                     assert ms == ref.legal_moves
                     m = ms[r.below(len(ms))]
-                    if r.below(3):   # mostly a move back to a position seen: repetitions
+                    if r.below(3):  # mostly a move back to a position seen: repetitions
                         for c in ms:
                             if g.key(g.play(s.position, c)) in seen:
                                 m = c
@@ -545,6 +598,7 @@ def test_move_texts_hold_a_games_moves_as_the_list_would():
     # The journal reads a game back into MoveTexts (start.resume replays it): a few bytes a
     # move, where a list of str took about 50 on the 64-bit test build.
     from shared_rules.movetexts import MoveTexts
+
     moves = _random_game("oware", 150, seed=4).moves
     t = MoveTexts()
     for m in moves:
@@ -559,9 +613,10 @@ def test_move_texts_hold_a_games_moves_as_the_list_would():
         except ValueError:
             continue
         raise AssertionError("appended %r" % bad)
-    assert t == moves   # a refused text changed nothing
+    assert t == moves  # a refused text changed nothing
     if sys.implementation.name == "micropython":
         import gc
+
         gc.collect()
         m0 = gc.mem_alloc()
         t = MoveTexts(moves)
@@ -573,8 +628,14 @@ def test_text_of_state_is_the_records_text():
     # The board writes its records from the state's buffer, a move at a time: the same text
     # as the record made from the state's list of moves, wrapping and set-ups included.
     from shared_rules.record import text_of_state
-    for name, plies, seed in (("oware", 300, 5), ("bagh-chal", 120, 2), ("bawo", 40, 7),
-                              ("oware", 0, 1), ("oware", 1, 1)):
+
+    for name, plies, seed in (
+        ("oware", 300, 5),
+        ("bagh-chal", 120, 2),
+        ("bawo", 40, 7),
+        ("oware", 0, 1),
+        ("oware", 1, 1),
+    ):
         s = _random_game(name, plies, seed)
         tags = {"Id": "t-%d" % seed, "Device": "t", "First": "board (level 5)"}
         assert text_of_state(s, **tags) == Record.from_state(s, **tags).to_text(), name
@@ -584,6 +645,7 @@ def test_record_ends_by_resign_agreement_and_time():
     # A remote game's end (RULES.md 4): the moves go on, Reason says why it ended; the board
     # writes it from its state and every reader replays it.
     from shared_rules.record import text_of_state
+
     for name, plies, seed in (("bawo", 2, 3), ("oware", 9, 4), ("bagh-chal", 5, 2)):
         s = _random_game(name, plies, seed)
         g = s.game
@@ -594,8 +656,13 @@ def test_record_ends_by_resign_agreement_and_time():
             rec = Record.from_text(text)
             assert (rec.header["Result"], rec.header["Reason"]) == (res, why)
             assert rec.replay().ply == plies
-        for res, why in (("draw", "resign"), ("draw", "time"), (g.sides[0], "agreement"),
-                         ("*", "resign"), ("X", "time")):
+        for res, why in (
+            ("draw", "resign"),
+            ("draw", "time"),
+            (g.sides[0], "agreement"),
+            ("*", "resign"),
+            ("X", "time"),
+        ):
             rec = Record({"Game": name, "Rules": "1", "Result": res, "Reason": why}, s.moves)
             try:
                 rec.replay()
@@ -604,9 +671,14 @@ def test_record_ends_by_resign_agreement_and_time():
                 assert e.ply == plies and why in str(e), str(e)
         # Without a Reason the game is unfinished, as before; the writer's caller checks an
         # end (record_end.end_error), and every reader refuses a wrong one (above).
-        assert '[Result "*"]' in text_of_state(s, Result="draw") and "Reason" not in text_of_state(s)
+        assert '[Result "*"]' in text_of_state(s, Result="draw") and "Reason" not in text_of_state(
+            s
+        )
         from shared_rules.record_end import end_error
-        assert end_error(g, "draw", "agreement") is None and end_error(g, g.sides[1], "time") is None
+
+        assert (
+            end_error(g, "draw", "agreement") is None and end_error(g, g.sides[1], "time") is None
+        )
         assert "needs the winner" in end_error(g, "draw", "resign")
 
 
@@ -638,4 +710,3 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(1 if main() else 0)
-

@@ -6,6 +6,7 @@ through shared_rules with the same code `bawo sync` uses (bawo.sync.parse_record
 before anything is stored. PCs join with a board token (`bawo club join`), and `bawo sync`
 queues each verified record in the PC's own log file and delivers it (client.py).
 """
+
 from ..errors import BawoError
 
 

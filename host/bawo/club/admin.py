@@ -1,6 +1,7 @@
 """The admin's side: log in and out, the admin page, and its forms (issue and revoke board
 tokens, seat players at a board, name a game's players). Every form carries the session's CSRF
 token."""
+
 from __future__ import annotations
 
 import hmac
@@ -45,12 +46,19 @@ async def login(request: Request) -> Response:
         cookie, hsh, csrf = auth.new_session()
         cfg.store.add_session(hsh, name, csrf)
         return cookie
+
     cookie = await run_in_threadpool(check)
     if cookie is None:
         return cfg.page("login", request, 403, error="wrong name or password")
     resp = RedirectResponse("/admin", status_code=303)
-    resp.set_cookie(COOKIE, cookie, httponly=True, samesite="strict",
-                    secure=request.url.scheme == "https", max_age=12 * 3600)
+    resp.set_cookie(
+        COOKIE,
+        cookie,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        max_age=12 * 3600,
+    )
     return resp
 
 
@@ -77,16 +85,28 @@ async def logout(request: Request) -> Response:
     return resp
 
 
-async def admin_page(request: Request, shown_token: tuple[str, str] | None = None,
-                     error: str | None = None, status: int = 200) -> Response:
+async def admin_page(
+    request: Request,
+    shown_token: tuple[str, str] | None = None,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
     cfg = club_of(request)
     s = await run_in_threadpool(cfg.session, request)
     if s is None:
         return RedirectResponse("/login", status_code=303)
     toks = await run_in_threadpool(cfg.store.tokens)
-    return cfg.page("admin", request, status, admin=s["admin"], csrf=s["csrf"], tokens=toks,
-                    seats=await run_in_threadpool(cfg.store.seats), shown_token=shown_token,
-                    error=error)
+    return cfg.page(
+        "admin",
+        request,
+        status,
+        admin=s["admin"],
+        csrf=s["csrf"],
+        tokens=toks,
+        seats=await run_in_threadpool(cfg.store.seats),
+        shown_token=shown_token,
+        error=error,
+    )
 
 
 async def admin_action(request: Request) -> Response:
@@ -107,12 +127,20 @@ async def admin_action(request: Request) -> Response:
             await run_in_threadpool(store.revoke_token, int(f.get("id", "0")))
         elif what == "seat":
             board = check_board(f.get("board", ""))
-            await run_in_threadpool(store.seat, board, check_player(f.get("south", "")),
-                                    check_player(f.get("north", "")))
+            await run_in_threadpool(
+                store.seat,
+                board,
+                check_player(f.get("south", "")),
+                check_player(f.get("north", "")),
+            )
         elif what == "names":
             seq = int(f.get("seq", "0"))
-            await run_in_threadpool(store.set_names, seq, check_player(f.get("south", "")),
-                                    check_player(f.get("north", "")))
+            await run_in_threadpool(
+                store.set_names,
+                seq,
+                check_player(f.get("south", "")),
+                check_player(f.get("north", "")),
+            )
             cfg.cache.clear()
             return RedirectResponse("/game?seq=%d" % seq, status_code=303)
         else:

@@ -9,6 +9,7 @@ Security (tests/test_club_security.py tries each):
 * Every query takes its values as arguments (store.py), never in its text; every page is a
   Jinja template that autoescapes, with a Content-Security-Policy allowing no inline script.
 """
+
 from __future__ import annotations
 
 from starlette.applications import Starlette
@@ -27,6 +28,7 @@ PARTS = (pages, admin, pc_api, tournament_pages, remote_api, remote_pages)
 
 def create_app(cfg: Config) -> Starlette:
     """The club's ASGI app on cfg (a Config): every part's routes and the static files."""
+
     async def unavailable(request, exc):
         # The database is restarting or out of reach: nothing was kept; the PC tries again.
         if request.url.path.startswith("/api/"):

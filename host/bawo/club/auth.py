@@ -6,6 +6,7 @@ is kept as scrypt (hashlib.scrypt, n=2**14, r=8: 16 MB and ~50 ms a try). Sessio
 tokens are random too, the session stored hashed in the database so that every club process
 knows it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -15,8 +16,8 @@ import threading
 import time
 
 TOKEN_PREFIX = "bawo_"
-MAX_SECRET = 200         # characters of a token or password we hash at all
-SCRYPT = dict(n=2 ** 14, r=8, p=1, maxmem=64 * 1024 * 1024, dklen=32)
+MAX_SECRET = 200  # characters of a token or password we hash at all
+SCRYPT = dict(n=2**14, r=8, p=1, maxmem=64 * 1024 * 1024, dklen=32)
 
 
 def new_token() -> str:
@@ -73,6 +74,6 @@ class RateLimit:
                 level -= cost
             self._b[key] = (level, now)
             if len(self._b) > self.keys:
-                for k in sorted(self._b, key=lambda k: -self._b[k][0])[:len(self._b) // 2]:
+                for k in sorted(self._b, key=lambda k: -self._b[k][0])[: len(self._b) // 2]:
                     del self._b[k]
             return ok

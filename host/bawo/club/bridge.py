@@ -7,6 +7,7 @@ A thread long-polls the club, so the loop never waits on the network. When anyth
 (the board's power, its USB, this PC's network) the loop reads both sides again and resumes
 at the last ply both have: the board's extra moves are posted, the club's are played.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -25,12 +26,12 @@ from ..text import safe
 from . import ClubError
 from .remote_client import ClubUnreachable as Unreachable, PlyConflict
 
-SIDES = ("south", "north")     # the club's names of the first and the second side
-PEER_EVERY_S = 2.5              # the board calls the opponent away after 10 s without PEER
-POLL_WAIT_S = 20                # a long poll's wait at the club
-RETRY_S = 1.0                   # between tries to reach the board or the club again
-AGREED = ("resign", "agreement", "time")   # ends the club decides; the board hears END
-NEW_SENT = "?"                  # kept before NEW: the board's answer (its game's id) may be lost
+SIDES = ("south", "north")  # the club's names of the first and the second side
+PEER_EVERY_S = 2.5  # the board calls the opponent away after 10 s without PEER
+POLL_WAIT_S = 20  # a long poll's wait at the club
+RETRY_S = 1.0  # between tries to reach the board or the club again
+AGREED = ("resign", "agreement", "time")  # ends the club decides; the board hears END
+NEW_SENT = "?"  # kept before NEW: the board's answer (its game's id) may be lost
 
 
 class BridgeError(BawoError):
@@ -65,9 +66,16 @@ class Bridge:
     out: where the person reads what happens. games_file: where this PC keeps which of the
     board's games is the club's game (so a run after a crash resumes it)."""
 
-    def __init__(self, club: ClubGame, open_board: Callable[[], BoardLink], games_file: str,
-                 out: TextIO, peer_every: float = PEER_EVERY_S, retry_s: float = RETRY_S,
-                 poll_wait: float = POLL_WAIT_S) -> None:
+    def __init__(
+        self,
+        club: ClubGame,
+        open_board: Callable[[], BoardLink],
+        games_file: str,
+        out: TextIO,
+        peer_every: float = PEER_EVERY_S,
+        retry_s: float = RETRY_S,
+        poll_wait: float = POLL_WAIT_S,
+    ) -> None:
         self.club = club
         self.open_board = open_board
         self.games_file = games_file
@@ -76,14 +84,14 @@ class Bridge:
         self.retry_s = retry_s
         self.poll_wait = poll_wait
         self.link: BoardLink | None = None
-        self.st: dict = {}            # the club's newest state
+        self.st: dict = {}  # the club's newest state
         self.g = None
-        self.side = None          # 0: this board plays South (first), 1: North
-        self.gid = None           # the board's id of this game
-        self.board_moves = None   # the board's moves, as last read
+        self.side = None  # 0: this board plays South (first), 1: North
+        self.gid = None  # the board's id of this game
+        self.board_moves = None  # the board's moves, as last read
         self.board_over = False
-        self.unbound = False      # the board's record id not yet told to the club
-        self.refusal = None       # the board's last refusal, said once
+        self.unbound = False  # the board's record id not yet told to the club
+        self.refusal = None  # the board's last refusal, said once
         self.peer_at = None
         self.told_away = None
         self.states = queue.Queue()
@@ -140,8 +148,12 @@ class Bridge:
                 return
 
     def _check_state(self, st):
-        if not isinstance(st, dict) or st.get("side") not in SIDES or not isinstance(
-                st.get("moves"), list) or not all(isinstance(m, str) for m in st["moves"]):
+        if (
+            not isinstance(st, dict)
+            or st.get("side") not in SIDES
+            or not isinstance(st.get("moves"), list)
+            or not all(isinstance(m, str) for m in st["moves"])
+        ):
             raise BridgeError("the club sent a state this PC does not understand: update bawo")
 
     # -- the board's side ------------------------------------------------------------------
@@ -157,8 +169,10 @@ class Bridge:
         except (BoardLinkError, OSError) as e:
             self._lost(e)
             return False
-        self.say("board %s: game %s, ply %d" % (self.link.info.get("board", "?"), self.gid,
-                                                len(self.board_moves)))
+        self.say(
+            "board %s: game %s, ply %d"
+            % (self.link.info.get("board", "?"), self.gid, len(self.board_moves))
+        )
         self.peer_at = None
         return True
 
@@ -229,10 +243,14 @@ class Bridge:
         if gid is not None:
             raise BridgeError(
                 "the board left club game %s (its game %s is kept on the board as an unfinished "
-                "record): the board now holds %s" % (self.club.game, gid, cur.get("id") or "no game"))
+                "record): the board now holds %s"
+                % (self.club.game, gid, cur.get("id") or "no game")
+            )
         if self.st["ply"] > 0:
-            raise BridgeError("club game %s is at ply %d but this board never played it: run "
-                              "`bawo club play` on the board that did" % (self.club.game, self.st["ply"]))
+            raise BridgeError(
+                "club game %s is at ply %d but this board never played it: run "
+                "`bawo club play` on the board that did" % (self.club.game, self.st["ply"])
+            )
         self._check_board_speaks_remote()
         self._remember(NEW_SENT)
         r = self.link.new_game(self.g.name, opponent=host)
@@ -252,22 +270,30 @@ class Bridge:
 
     def _could_be_ours(self, cur, host):
         moves = cur.get("moves") or []
-        return (cur.get("id") is not None and cur.get("opponent") == host
-                and cur.get("game") == self.g.name and not cur.get("result")
-                and cur.get("root") is None and moves == self.st["moves"][:len(moves)])
+        return (
+            cur.get("id") is not None
+            and cur.get("opponent") == host
+            and cur.get("game") == self.g.name
+            and not cur.get("result")
+            and cur.get("root") is None
+            and moves == self.st["moves"][: len(moves)]
+        )
 
     def _check_board_speaks_remote(self):
         try:
             self.link.request(P.PEER, {"here": 0})
         except BoardLinkError as e:
             if e.code == P.E_UNKNOWN_TYPE:
-                raise BridgeError("the board's firmware does not play remote games: update it "
-                                  "with `bawo flash`") from e
+                raise BridgeError(
+                    "the board's firmware does not play remote games: update it with `bawo flash`"
+                ) from e
             raise
 
     def _read_board(self, cur):
         if cur.get("id") != self.gid or cur.get("game") != self.g.name:
-            raise BridgeError("the board's game %s is not club game %s" % (cur.get("id"), self.club.game))
+            raise BridgeError(
+                "the board's game %s is not club game %s" % (cur.get("id"), self.club.game)
+            )
         moves = cur.get("moves")
         if moves is None:
             moves = self.link.position(moves=True).get("moves") or []
@@ -283,8 +309,10 @@ class Bridge:
         n = min(len(b), len(c))
         if b[:n] != c[:n]:
             k = next(i for i in range(n) if b[i] != c[i])
-            raise BridgeError("the board and the club disagree at ply %d (%s on the board, %s at "
-                              "the club): the game cannot go on" % (k + 1, b[k], c[k]))
+            raise BridgeError(
+                "the board and the club disagree at ply %d (%s on the board, %s at "
+                "the club): the game cannot go on" % (k + 1, b[k], c[k])
+            )
         for ply in range(len(c) + 1, len(b) + 1):
             self._post(ply, b[ply - 1])
         for ply in range(len(b) + 1, len(c) + 1):
@@ -298,9 +326,9 @@ class Bridge:
         try:
             self.club.post_move(ply, move)
         except Unreachable:
-            return   # posted again at the next pass
+            return  # posted again at the next pass
         except PlyConflict:
-            return   # the club knows another ply count: its next state settles it
+            return  # the club knows another ply count: its next state settles it
         except ClubError as e:
             raise BridgeError("the club refused ply %d (%s): %s" % (ply, move, e)) from e
         if len(self.st["moves"]) == ply - 1:
@@ -317,13 +345,15 @@ class Bridge:
             kind = ev.get("ev")
             if ev.get("id") != self.gid:
                 if kind == P.EV_START and self.link.position().get("id") != self.gid:
-                    raise BridgeError("a new game was started on the board: club game %s is left "
-                                      "(kept on the board unfinished)" % self.club.game)
+                    raise BridgeError(
+                        "a new game was started on the board: club game %s is left "
+                        "(kept on the board unfinished)" % self.club.game
+                    )
                 continue
             if kind == P.EV_MOVE and ev.get("ply") == len(self.board_moves) + 1:
                 self.board_moves.append(ev.get("move"))
             elif kind == P.EV_MOVE and ev.get("ply", 0) > len(self.board_moves):
-                self._read_board(self.link.position(moves=True))   # a gap: read it all
+                self._read_board(self.link.position(moves=True))  # a gap: read it all
             elif kind == P.EV_END:
                 self.board_over = True
             elif kind == "offer" and ev.get("what") in ("resign", "draw"):
@@ -333,8 +363,7 @@ class Bridge:
         try:
             self.st = self.club.offer(what)
         except Unreachable:
-            self.say("the club cannot be reached: your %s offer was not sent; make it again"
-                     % what)
+            self.say("the club cannot be reached: your %s offer was not sent; make it again" % what)
             return
         self.say("you %s" % ("resign" if what == "resign" else "offer a draw"))
 
@@ -398,7 +427,9 @@ class Bridge:
                     if self.unbound:
                         self._bind()
                     self._reconcile()
-                    if self.st.get("state") == "over" and len(self.board_moves) >= len(self.st["moves"]):
+                    if self.st.get("state") == "over" and len(self.board_moves) >= len(
+                        self.st["moves"]
+                    ):
                         self._end_on_board()
                         return self.st
                     self._peer()

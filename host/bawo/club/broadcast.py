@@ -7,6 +7,7 @@ process: PostgreSQL NOTIFY on a shared database (each process LISTENs and fans o
 spectators' SSE streams), its own Hub on SQLite (one process). The LED picture is drawn once,
 by that process, with the firmware's own renderer (bawo.serve.boardview, as `bawo serve` draws).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
 
     from .store import PgStore, SqliteStore
 
-MAX_MOVES = 2000       # plies a live game may have (a long Bawo game is ~400)
-MAX_MOVE = 16          # characters of a move
-MAX_PAYLOAD = 7800     # bytes of a NOTIFY payload (PostgreSQL's limit is 8000)
-LIVE_HOURS = 6         # a board's live game is shown this long after its last move
+MAX_MOVES = 2000  # plies a live game may have (a long Bawo game is ~400)
+MAX_MOVE = 16  # characters of a move
+MAX_PAYLOAD = 7800  # bytes of a NOTIFY payload (PostgreSQL's limit is 8000)
+LIVE_HOURS = 6  # a board's live game is shown this long after its last move
 
 
 def since_hours(hours: float) -> str:
@@ -50,9 +51,18 @@ def parse_update(d: Any) -> tuple[str, str, str | None, int, list[str], bool]:
         raise Refused("unknown game %r" % str(game)[:20])
     if not isinstance(frm, int) or isinstance(frm, bool) or not 0 <= frm <= MAX_MOVES:
         raise Refused("'from' is the ply the moves start after")
-    if not isinstance(moves, list) or frm + len(moves) > MAX_MOVES or not all(
-            isinstance(m, str) and 0 < len(m) <= MAX_MOVE and m.isascii() and m.isprintable()
-            and " " not in m for m in moves):
+    if (
+        not isinstance(moves, list)
+        or frm + len(moves) > MAX_MOVES
+        or not all(
+            isinstance(m, str)
+            and 0 < len(m) <= MAX_MOVE
+            and m.isascii()
+            and m.isprintable()
+            and " " not in m
+            for m in moves
+        )
+    ):
         raise Refused("'moves' is a list of moves (at most %d plies)" % MAX_MOVES)
     if start is not None and (not isinstance(start, str) or len(start) > 400):
         raise Refused("'start' is a position, or absent")
@@ -73,25 +83,36 @@ def replay(game: str, start: str | None, moves: Iterable[str]) -> State:
 def event(row: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The message spectators get for a live row: who, the ply, the last move, the picture."""
     from ..serve import boardview as B
+
     moves = row["moves"].split() if row["moves"] else []
     s = replay(row["game"], row["start"], moves)
     g = s.game
     pos = g.format(s.position)
     out = s.outcome()
-    msg = {"type": "board", "board": row["board"], "id": row["rid"], "game": row["game"],
-           "ply": len(moves), "last": moves[-1] if moves else None, "position": pos,
-           "south": row.get("south"), "north": row.get("north"), "done": bool(row["done"]),
-           "result": None if out is None else (winner_name(g, out) or "draw"),
-           "updated": row["updated"], "moves": moves}
-    if row.get("result"):      # a remote game the club ended (resign, agreement, time)
+    msg = {
+        "type": "board",
+        "board": row["board"],
+        "id": row["rid"],
+        "game": row["game"],
+        "ply": len(moves),
+        "last": moves[-1] if moves else None,
+        "position": pos,
+        "south": row.get("south"),
+        "north": row.get("north"),
+        "done": bool(row["done"]),
+        "result": None if out is None else (winner_name(g, out) or "draw"),
+        "updated": row["updated"],
+        "moves": moves,
+    }
+    if row.get("result"):  # a remote game the club ended (resign, agreement, time)
         msg.update(result=row["result"], reason=row.get("reason"), done=True)
     try:
         lay = B.layout(row["game"])
         msg.update(frame=B.picture(row["game"], pos)["frame"], w=lay["w"], h=lay["h"])
-    except Exception:       # a picture is a nicety: the move still goes out
+    except Exception:  # a picture is a nicety: the move still goes out
         pass
     text = json.dumps(msg)
-    for drop in ("moves", "frame"):    # past NOTIFY's limit: the page asks for the rest
+    for drop in ("moves", "frame"):  # past NOTIFY's limit: the page asks for the rest
         if len(text.encode()) <= MAX_PAYLOAD:
             break
         msg.pop(drop, None)
@@ -122,9 +143,12 @@ class Live:
             self.hub.loop = loop
         with self.lock:
             if self.shared and self.thread is None:
-                self.thread = threading.Thread(target=self.store.listen,
-                                               args=(self._heard, self.stop, self.listening),
-                                               daemon=True, name="club-listen")
+                self.thread = threading.Thread(
+                    target=self.store.listen,
+                    args=(self._heard, self.stop, self.listening),
+                    daemon=True,
+                    name="club-listen",
+                )
                 self.thread.start()
         return self.listening.wait(10) if self.shared else True
 

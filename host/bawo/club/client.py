@@ -7,6 +7,7 @@ board is told it may forget it; delivery follows, oldest first, and stops at the
 the club could not take for a reason that may pass (offline, busy), so order is kept. A record
 the club refuses for good (it does not replay) is marked refused and reported, never resent.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS club_outbox (
 def config_path(data_dir: str | None = None) -> str:
     if data_dir is None:
         from ..db import default_path
+
         data_dir = os.path.dirname(default_path())
     return os.path.join(data_dir, CONFIG)
 
@@ -60,8 +62,11 @@ def load_config(data_dir: str | None = None) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError) as e:
         raise ClubError("the club config %s cannot be read (%s): join again" % (safe(p), e))
-    if not isinstance(cfg, dict) or not isinstance(cfg.get("url"), str) or not isinstance(
-            cfg.get("boards"), dict):
+    if (
+        not isinstance(cfg, dict)
+        or not isinstance(cfg.get("url"), str)
+        or not isinstance(cfg.get("boards"), dict)
+    ):
         raise ClubError("the club config %s is not one bawo wrote: join again" % safe(p))
     return cfg
 
@@ -85,14 +90,22 @@ def check_url(url: str) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def request(url: str, path: str, token: str, body: bytes | None = None,
-            content_type: str = "text/plain; charset=utf-8",
-            timeout: float = TIMEOUT) -> tuple[int | None, Any]:
+def request(
+    url: str,
+    path: str,
+    token: str,
+    body: bytes | None = None,
+    content_type: str = "text/plain; charset=utf-8",
+    timeout: float = TIMEOUT,
+) -> tuple[int | None, Any]:
     """(status, JSON answer) of one request to the club; status None when it cannot be
     reached (the answer's "error" says why). timeout: seconds (a long poll's wait and more)."""
-    req = urllib.request.Request(url + path, data=body, method="POST" if body is not None else "GET",
-                                 headers={"Authorization": "Bearer " + token,
-                                          "Content-Type": content_type})
+    req = urllib.request.Request(
+        url + path,
+        data=body,
+        method="POST" if body is not None else "GET",
+        headers={"Authorization": "Bearer " + token, "Content-Type": content_type},
+    )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read(65536) or b"{}")
@@ -112,22 +125,24 @@ def join(url: str, token: str, data_dir: str | None = None) -> str:
         raise ClubError("a board token is the text the club's admin gave you")
     status, ans = request(url, "api/whoami", token)
     if status != 200 or not isinstance(ans.get("board"), str):
-        raise ClubError("the club at %s did not take the token: %s" % (
-            safe(url), safe(ans.get("error") or "HTTP %s" % status)))
+        raise ClubError(
+            "the club at %s did not take the token: %s"
+            % (safe(url), safe(ans.get("error") or "HTTP %s" % status))
+        )
     cfg = load_config(data_dir)
     if cfg is None or cfg["url"] != url:
-        cfg = {"url": url, "boards": {}}     # one club a PC: joining another replaces it
+        cfg = {"url": url, "boards": {}}  # one club a PC: joining another replaces it
     cfg["boards"][ans["board"]] = token
     _save_config(cfg, data_dir)
     return ans["board"]
 
 
-def admin_seat(url: str, name: str, password: str, board: str, south: str,
-               north: str) -> None:
+def admin_seat(url: str, name: str, password: str, board: str, south: str, north: str) -> None:
     """Seat players as an admin from any PC: log in, read the form's CSRF token, post."""
     import html
     import http.cookiejar
     import re
+
     jar = http.cookiejar.CookieJar()
     op = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 
@@ -139,21 +154,28 @@ def admin_seat(url: str, name: str, password: str, board: str, south: str,
         except urllib.error.HTTPError as e:
             return e.code, e.read(1 << 20).decode("utf-8", "replace")
         except (urllib.error.URLError, OSError) as e:
-            raise ClubError("the club at %s cannot be reached: %s" % (safe(url), getattr(e, "reason", e)))
+            raise ClubError(
+                "the club at %s cannot be reached: %s" % (safe(url), getattr(e, "reason", e))
+            )
+
     status, _ = call("login", {"name": name, "password": password})
-    if status != 200:     # 303 to /admin is followed: 200 there means logged in
+    if status != 200:  # 303 to /admin is followed: 200 there means logged in
         raise ClubError("the club refused the login of %s (HTTP %d)" % (safe(name), status))
     status, page = call("admin")
     m = re.search(r'name="csrf" value="([A-Za-z0-9_-]+)"', page)
     if status != 200 or not m:
         raise ClubError("the club did not give an admin page to %s" % safe(name))
     csrf = m.group(1)
-    status, page = call("admin/seat", {"csrf": csrf, "board": board, "south": south, "north": north})
-    call("logout", {"csrf": csrf})      # the session ends here, not in 12 hours
+    status, page = call(
+        "admin/seat", {"csrf": csrf, "board": board, "south": south, "north": north}
+    )
+    call("logout", {"csrf": csrf})  # the session ends here, not in 12 hours
     if status != 200:
         m = re.search(r'<p class="conflict" id="error">(.*?)</p>', page, re.S)
-        raise ClubError("the club did not seat them: %s" % (
-            safe(html.unescape(m.group(1).strip())) if m else "HTTP %d" % status))
+        raise ClubError(
+            "the club did not seat them: %s"
+            % (safe(html.unescape(m.group(1).strip())) if m else "HTTP %d" % status)
+        )
 
 
 class Outbox:
@@ -169,17 +191,26 @@ class Outbox:
         rec, _ = parse_record(text)
         rid = rec.header.get("Id") or ""
         with self.db:
-            self.db.execute("INSERT OR IGNORE INTO club_outbox (board, rid, sha, record, queued)"
-                            " VALUES (?,?,?,?,?)", (board, rid, sha256(text), text, utcnow()))
+            self.db.execute(
+                "INSERT OR IGNORE INTO club_outbox (board, rid, sha, record, queued)"
+                " VALUES (?,?,?,?,?)",
+                (board, rid, sha256(text), text, utcnow()),
+            )
 
     def waiting(self) -> list[dict[str, Any]]:
-        return [dict(zip(("seq", "board", "rid", "record"), r)) for r in self.db.execute(
-            "SELECT seq, board, rid, record FROM club_outbox WHERE delivered IS NULL ORDER BY seq")]
+        return [
+            dict(zip(("seq", "board", "rid", "record"), r))
+            for r in self.db.execute(
+                "SELECT seq, board, rid, record FROM club_outbox WHERE delivered IS NULL ORDER BY seq"
+            )
+        ]
 
     def done(self, seq: int, outcome: str) -> None:
         with self.db:
-            self.db.execute("UPDATE club_outbox SET delivered=?, outcome=? WHERE seq=?",
-                            (utcnow(), outcome[:300], seq))
+            self.db.execute(
+                "UPDATE club_outbox SET delivered=?, outcome=? WHERE seq=?",
+                (utcnow(), outcome[:300], seq),
+            )
 
 
 def held_hook(log: Log, cfg: dict[str, Any] | None) -> Callable[[str, bytes | None], None] | None:
@@ -193,7 +224,7 @@ def held_hook(log: Log, cfg: dict[str, Any] | None) -> Callable[[str, bytes | No
         if data is None:
             row = log.db.execute("SELECT record FROM games WHERE id=?", (str(gid),)).fetchone()
             if row is None:
-                return      # kept as a conflict: queued when it was fetched
+                return  # kept as a conflict: queued when it was fetched
             data = row[0]
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
         try:
@@ -203,15 +234,16 @@ def held_hook(log: Log, cfg: dict[str, Any] | None) -> Callable[[str, bytes | No
         board = rec.header.get("Device") or str(gid).rsplit("-", 1)[0]
         if board in cfg["boards"]:
             box.put(board, text)
+
     return held
 
 
 class PushReport:
     def __init__(self) -> None:
-        self.delivered = []   # (rid, outcome)
-        self.refused = []     # (rid, why)
-        self.left = 0         # still queued
-        self.stopped = None   # why delivery stopped early
+        self.delivered = []  # (rid, outcome)
+        self.refused = []  # (rid, why)
+        self.left = 0  # still queued
+        self.stopped = None  # why delivery stopped early
 
     def ok(self) -> bool:
         return not self.refused and self.stopped is None
@@ -236,8 +268,11 @@ def push(conn: sqlite3.Connection, cfg: dict[str, Any]) -> PushReport:
                 box.done(item["seq"], "refused: %s" % ans.get("error", ""))
                 rep.refused.append((item["rid"], str(ans.get("error", ""))))
                 continue
-            rep.stopped = ("the club cannot be reached (%s)" % ans.get("error") if status is None
-                           else "the club answered %s: %s" % (status, ans.get("error", "")))
+            rep.stopped = (
+                "the club cannot be reached (%s)" % ans.get("error")
+                if status is None
+                else "the club answered %s: %s" % (status, ans.get("error", ""))
+            )
         rep.left = len(todo) - i
         break
     return rep
@@ -258,14 +293,21 @@ def deliver(db_path: str | os.PathLike[str], cfg: dict[str, Any]) -> PushReport:
 
 def push_lines(rep: PushReport) -> list[str]:
     """What a delivery did, as lines for a person (`bawo sync`, `bawo club push`, the page)."""
-    lines = ["club: %d record(s) delivered%s%s" % (
-        len(rep.delivered),
-        ", %d refused" % len(rep.refused) if rep.refused else "",
-        "; %d queued: %s" % (rep.left, rep.stopped) if rep.stopped else "")]
+    lines = [
+        "club: %d record(s) delivered%s%s"
+        % (
+            len(rep.delivered),
+            ", %d refused" % len(rep.refused) if rep.refused else "",
+            "; %d queued: %s" % (rep.left, rep.stopped) if rep.stopped else "",
+        )
+    ]
     lines += ["club refused %s: %s" % (rid, why) for rid, why in rep.refused]
-    lines += ["club: %s is another game under an id the club holds: kept beside it as a "
-              "conflict (see the club page)" % rid for rid, outcome in rep.delivered
-              if outcome == "conflict"]
+    lines += [
+        "club: %s is another game under an id the club holds: kept beside it as a "
+        "conflict (see the club page)" % rid
+        for rid, outcome in rep.delivered
+        if outcome == "conflict"
+    ]
     return lines
 
 
@@ -279,5 +321,10 @@ def deliver_if_joined(db_path: str, data_dir: str | None = None) -> dict[str, An
     if cfg is None:
         return None
     rep = deliver(db_path, cfg)
-    return {"delivered": len(rep.delivered), "refused": len(rep.refused), "queued": rep.left,
-            "stopped": rep.stopped, "lines": [safe(x) for x in push_lines(rep)]}
+    return {
+        "delivered": len(rep.delivered),
+        "refused": len(rep.refused),
+        "queued": rep.left,
+        "stopped": rep.stopped,
+        "lines": [safe(x) for x in push_lines(rep)],
+    }

@@ -2,6 +2,7 @@
 live broadcast, the templates, the ratings' cache), the page renderer, the request helpers.
 The page modules (pages.py, pc_api.py, admin.py) import this; asgi.py puts them together.
 Handlers find the Config as request.app.state.club."""
+
 from __future__ import annotations
 
 import time
@@ -28,8 +29,10 @@ COOKIE = "bawo_club"
 
 
 def templates() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(HERE / "templates")),
-                      autoescape=select_autoescape(["html"], default=True))
+    env = Environment(
+        loader=FileSystemLoader(str(HERE / "templates")),
+        autoescape=select_autoescape(["html"], default=True),
+    )
     env.filters["shown"] = lambda v: safe("" if v is None else v)
     env.filters["q"] = lambda v: quote(str(v), safe="")
     return env
@@ -38,12 +41,20 @@ def templates() -> Environment:
 class Config:
     """One club app's state: its store, its limits, its live broadcast and templates."""
 
-    def __init__(self, store: SqliteStore | PgStore, upload_rate: float = 50.0,
-                 upload_burst: int = 500, login_rate: float = 0.2, login_burst: int = 5,
-                 live_rate: float = 20.0, live_burst: int = 200, spectators: int = 2000,
-                 clock: Any = None) -> None:
+    def __init__(
+        self,
+        store: SqliteStore | PgStore,
+        upload_rate: float = 50.0,
+        upload_burst: int = 500,
+        login_rate: float = 0.2,
+        login_burst: int = 5,
+        live_rate: float = 20.0,
+        live_burst: int = 200,
+        spectators: int = 2000,
+        clock: Any = None,
+    ) -> None:
         self.store = store
-        self.clock = clock      # ms now, for remote games' clocks (None: the wall clock)
+        self.clock = clock  # ms now, for remote games' clocks (None: the wall clock)
         self.live = LV.Live(store)
         self.moves = auth.RateLimit(live_rate, live_burst)
         self.spectators = spectators
@@ -52,15 +63,16 @@ class Config:
         self.env = templates()
         self.cache = {}
 
-    def page(self, template: str, request: Request, status: int = 200,
-             **kw: Any) -> HTMLResponse:
+    def page(self, template: str, request: Request, status: int = 200, **kw: Any) -> HTMLResponse:
         kw.setdefault("admin", None)
         kw.setdefault("csrf", "")
-        resp = HTMLResponse(self.env.get_template(template + ".html").render(nav=template, **kw),
-                            status_code=status)
+        resp = HTMLResponse(
+            self.env.get_template(template + ".html").render(nav=template, **kw), status_code=status
+        )
         resp.headers["Content-Security-Policy"] = (
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-            "script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+            "script-src 'self'; frame-ancestors 'none'; form-action 'self'"
+        )
         resp.headers["X-Content-Type-Options"] = "nosniff"
         resp.headers["Referrer-Policy"] = "same-origin"
         return resp

@@ -4,13 +4,14 @@ Why Glicko-2 and not OpenSkill: our games are all two-player, Glicko-2 is a page
 with a published worked example to test against (tests/test_club_ratings.py), and a rating's
 deviation (RD) says how sure it is, which is what marks a rating provisional. No dependency.
 """
+
 from __future__ import annotations
 
 import math
 
 SCALE = 173.7178
-TAU = 0.5            # the system constant: how fast volatility may change
-EPSILON = 0.000001   # the convergence tolerance of step 5
+TAU = 0.5  # the system constant: how fast volatility may change
+EPSILON = 0.000001  # the convergence tolerance of step 5
 
 
 class Rating:

@@ -1,5 +1,6 @@
 """The club's public pages: the club (its boards and recent games), a game, the leaderboard,
 the players and a player, and every board live (the page and its server-sent events)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,6 +29,7 @@ def live_rows(store: Store) -> list[dict[str, Any]]:
 
 async def live_events(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse
+
     cfg = club_of(request)
     hub = cfg.live.hub
     if len(hub.subs) >= cfg.spectators:
@@ -45,6 +47,7 @@ async def live_events(request: Request) -> Response:
                 yield {"data": json.dumps(await q.get())}
         finally:
             hub.unsubscribe(q)
+
     return EventSourceResponse(gen(), ping=10)
 
 
@@ -64,9 +67,13 @@ async def club_page(request: Request) -> Response:
     store = cfg.store
 
     def load():
-        return dict(boards=store.boards(), seats={s["board"]: s for s in store.seats()},
-                    recent=store.recent(30),
-                    conflicts=store.records(status="conflict"))
+        return dict(
+            boards=store.boards(),
+            seats={s["board"]: s for s in store.seats()},
+            recent=store.recent(30),
+            conflicts=store.records(status="conflict"),
+        )
+
     s = await run_in_threadpool(cfg.session, request)
     return cfg.page("club", request, admin=s and s["admin"], **await run_in_threadpool(load))
 
@@ -89,8 +96,13 @@ async def leaderboard_page(request: Request) -> Response:
     kind = request.query_params.get("game", "bawo")
     kind = kind if kind in GAMES else "bawo"
     tables = await run_in_threadpool(cfg.tables)
-    return cfg.page("leaderboard", request, kind=kind, games=sorted(GAMES),
-                    rows=R.leaderboard(tables.get(kind, {})))
+    return cfg.page(
+        "leaderboard",
+        request,
+        kind=kind,
+        games=sorted(GAMES),
+        rows=R.leaderboard(tables.get(kind, {})),
+    )
 
 
 async def player_page(request: Request) -> Response:
@@ -102,8 +114,9 @@ async def player_page(request: Request) -> Response:
     tables = await run_in_threadpool(cfg.tables)
     kinds = {k: t[name] for k, t in sorted(tables.items()) if name in t}
     games = await run_in_threadpool(lambda: cfg.store.records(player=name))
-    return cfg.page("player", request, name=name, kinds=kinds, games=games,
-                    provisional=R.PROVISIONAL_RD)
+    return cfg.page(
+        "player", request, name=name, kinds=kinds, games=games, provisional=R.PROVISIONAL_RD
+    )
 
 
 async def players_page(request: Request) -> Response:

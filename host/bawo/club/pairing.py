@@ -33,6 +33,7 @@ it, the points scored against each other, when all of them met. Swiss ranks by p
 Buchholz, Sonneborn-Berger, direct encounter; round robin by points, direct encounter,
 Sonneborn-Berger (its Buchholz is the same for all).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -41,9 +42,9 @@ from typing import Any
 
 SOUTH, NORTH = "S", "N"
 WIN, DRAW = 1.0, 0.5
-RESULTS = ("S", "N", "D")       # South won, North won, a draw
+RESULTS = ("S", "N", "D")  # South won, North won, a draw
 BYE = "bye"
-MAX_TRIES = 20000               # candidate pairings looked at in one bracket, at most
+MAX_TRIES = 20000  # candidate pairings looked at in one bracket, at most
 
 
 class PairingError(ValueError):
@@ -64,14 +65,16 @@ def berger(n: int) -> list[list[tuple[int, int | None]]]:
         rnd = []
         for k, (a, b) in enumerate(pairs):
             if k == 0 and r % 2 == 1:
-                a, b = b, a          # player m: North in odd rounds, South in even ones
+                a, b = b, a  # player m: North in odd rounds, South in even ones
             if a > n:
                 a, b = b, None
             elif b > n:
                 b = None
             rnd.append((a, b))
         rounds.append(rnd)
-        pairs = [tuple(p if p == m else (p - 1 + half) % (m - 1) + 1 for p in pair) for pair in pairs]
+        pairs = [
+            tuple(p if p == m else (p - 1 + half) % (m - 1) + 1 for p in pair) for pair in pairs
+        ]
     return rounds
 
 
@@ -83,7 +86,7 @@ class State:
         self.rank = rank
         self.points = 0.0
         self.opponents = set()
-        self.colours = []       # the sides of the games played, in order
+        self.colours = []  # the sides of the games played, in order
         self.had_bye = False
 
     def preference(self) -> tuple[str | None, int]:
@@ -109,8 +112,9 @@ def points_of(result: str, side: str) -> float:
     return WIN if result == side else 0.0
 
 
-def states(seeds: Sequence[str],
-           rounds: list[list[tuple[str, str | None, str | None]]]) -> dict[str, State]:
+def states(
+    seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]]
+) -> dict[str, State]:
     """{player: State} after rounds: [[(south, north or None, result), ...] a round]; a game
     without a result yet counts as played, for no points."""
     st = {p: State(i + 1) for i, p in enumerate(seeds)}
@@ -146,31 +150,34 @@ def compatible(st: dict[str, State], a: str, b: str) -> bool:
 def sides(st: dict[str, State], a: str, b: str) -> tuple[str, str]:
     """(south, north) of a pair by the colour rules E.1-E.5."""
     if not higher(st, a, b):
-        a, b = b, a                      # a: the higher-ranked
+        a, b = b, a  # a: the higher-ranked
     pa, sa = st[a].preference()
     pb, sb = st[b].preference()
-    if pa is None and pb is None:        # E.5: the initial colour (South) by pairing number
+    if pa is None and pb is None:  # E.5: the initial colour (South) by pairing number
         return (a, b) if st[a].rank % 2 else (b, a)
-    if pa is None or pb is None or pa != pb:     # E.1: both get theirs (or the one there is)
+    if pa is None or pb is None or pa != pb:  # E.1: both get theirs (or the one there is)
         side_a = pa if pa is not None else (NORTH if pb == SOUTH else SOUTH)
-    elif sa != sb:                       # E.2: the stronger preference
+    elif sa != sb:  # E.2: the stronger preference
         side_a = pa if sa > sb else (NORTH if pa == SOUTH else SOUTH)
     else:
         side_a = None
         ca, cb = st[a].colours, st[b].colours
-        for k in range(1, min(len(ca), len(cb)) + 1):     # E.3: alternate to the last difference
+        for k in range(1, min(len(ca), len(cb)) + 1):  # E.3: alternate to the last difference
             if ca[-k] != cb[-k]:
                 side_a = NORTH if ca[-k] == SOUTH else SOUTH
                 break
-        side_a = side_a or pa            # E.4: the higher-ranked player's preference
+        side_a = side_a or pa  # E.4: the higher-ranked player's preference
     return (a, b) if side_a == SOUTH else (b, a)
 
 
 def unhappy(st: dict[str, State], a: str, b: str) -> int:
     """How many of the two do not get the side they prefer (C.10)."""
     south, north = sides(st, a, b)
-    return sum(1 for p, side in ((south, SOUTH), (north, NORTH))
-               if st[p].preference()[0] not in (None, side))
+    return sum(
+        1
+        for p, side in ((south, SOUTH), (north, NORTH))
+        if st[p].preference()[0] not in (None, side)
+    )
 
 
 class Matcher:
@@ -183,7 +190,9 @@ class Matcher:
     def pairable(self, players: Iterable[str]) -> bool:
         key = frozenset(players)
         if key not in self.memo:
-            self.memo[key] = self.one_matching(sorted(key, key=lambda p: self.st[p].rank)) is not None
+            self.memo[key] = (
+                self.one_matching(sorted(key, key=lambda p: self.st[p].rank)) is not None
+            )
         return self.memo[key]
 
     def one_matching(self, players: list[str]) -> list[tuple[str, str]] | None:
@@ -195,18 +204,19 @@ class Matcher:
         first, rest = players[0], players[1:]
         for i, b in enumerate(rest):
             if compatible(self.st, first, b):
-                key = frozenset(rest[:i] + rest[i + 1:])
+                key = frozenset(rest[:i] + rest[i + 1 :])
                 if self.memo.get(key) is False:
                     continue
-                sub = self.one_matching(rest[:i] + rest[i + 1:])
+                sub = self.one_matching(rest[:i] + rest[i + 1 :])
                 self.memo[key] = sub is not None
                 if sub is not None:
                     return [(first, b)] + sub
         return None
 
 
-def dutch_candidates(bracket: list[str],
-                     p: int) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
+def dutch_candidates(
+    bracket: list[str], p: int
+) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
     """(pairs, floaters) of a bracket with p pairs, in the Dutch order: S1 = its top p, S2 the
     others; S2's transpositions; then one exchange between S1 and S2, the closest first."""
     splits = [(bracket[:p], bracket[p:])]
@@ -224,9 +234,14 @@ def dutch_candidates(bracket: list[str],
             yield list(zip(s1, perm[:p])), list(perm[p:])
 
 
-def valid_candidates(st: dict[str, State], matcher: Matcher, bracket: list[str], below: list[str],
-                     p: int, limit: int = MAX_TRIES
-                     ) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
+def valid_candidates(
+    st: dict[str, State],
+    matcher: Matcher,
+    bracket: list[str],
+    below: list[str],
+    p: int,
+    limit: int = MAX_TRIES,
+) -> Iterator[tuple[list[tuple[str, str]], list[str]]]:
     """The bracket's candidates with p pairs that keep the absolute criteria and leave the
     players below pairable (C.4), in the Dutch order."""
     tries = 0
@@ -246,9 +261,14 @@ def most_pairs(st: dict[str, State], matcher: Matcher, bracket: list[str], below
     return 0
 
 
-def pair_bracket(st: dict[str, State], matcher: Matcher, bracket: list[str], below: list[str],
-                 last: bool, next_group: Sequence[str] = ()
-                 ) -> tuple[list[tuple[str, str]], list[str]]:
+def pair_bracket(
+    st: dict[str, State],
+    matcher: Matcher,
+    bracket: list[str],
+    below: list[str],
+    last: bool,
+    next_group: Sequence[str] = (),
+) -> tuple[list[tuple[str, str]], list[str]]:
     """(pairs, floaters) of one bracket; below: the players of the lower groups, next_group
     the first of them. Among the candidates with the most pairs (C.5), the best by: the
     downfloaters' scores, highest first, as low as can be (C.6); then the most pairs in the
@@ -262,8 +282,12 @@ def pair_bracket(st: dict[str, State], matcher: Matcher, bracket: list[str], bel
             nxt = sorted(floaters, key=lambda q: (-st[q].points, st[q].rank)) + list(next_group)
             rest = [q for q in below if q not in next_group]
             ahead[fl] = most_pairs(st, matcher, nxt, rest) if floaters else 0
-        return (sorted((st[q].points for q in floaters), reverse=True), -ahead[fl],
-                sum(unhappy(st, a, b) for a, b in pairs))
+        return (
+            sorted((st[q].points for q in floaters), reverse=True),
+            -ahead[fl],
+            sum(unhappy(st, a, b) for a, b in pairs),
+        )
+
     for p in range(len(bracket) // 2, -1, -1):
         if last and 2 * p < len(bracket):
             break
@@ -273,7 +297,7 @@ def pair_bracket(st: dict[str, State], matcher: Matcher, bracket: list[str], bel
             if best is None or k < best[0]:
                 best = (k, pairs, floaters)
                 if not floaters and k[2] == 0:
-                    break            # nothing can be better: the first such in the Dutch order
+                    break  # nothing can be better: the first such in the Dutch order
         if best is not None:
             return best[1], sorted(best[2], key=lambda q: (-st[q].points, st[q].rank))
     # Outside the Dutch order (a bracket bigger than MAX_TRIES allows): any pairing that completes.
@@ -283,8 +307,9 @@ def pair_bracket(st: dict[str, State], matcher: Matcher, bracket: list[str], bel
     return pairs, []
 
 
-def swiss_round(seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]]
-                ) -> list[tuple[str, str | None]]:
+def swiss_round(
+    seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]]
+) -> list[tuple[str, str | None]]:
     """The next round of a Swiss: [(south, north), ...] table 1 first, then (bye, None) if the
     field is odd. seeds: the players in pairing-number order; rounds: as states() reads them."""
     st = states(seeds, rounds)
@@ -304,36 +329,59 @@ def swiss_round(seeds: Sequence[str], rounds: list[list[tuple[str, str | None, s
     groups = [list(g) for _, g in itertools.groupby(order, key=lambda p: st[p].points)]
     pairs, floaters = [], []
     for i, group in enumerate(groups):
-        below = [p for g in groups[i + 1:] for p in g]
-        got, floaters = pair_bracket(st, matcher, floaters + group, below, i == len(groups) - 1,
-                                     groups[i + 1] if i + 1 < len(groups) else ())
+        below = [p for g in groups[i + 1 :] for p in g]
+        got, floaters = pair_bracket(
+            st,
+            matcher,
+            floaters + group,
+            below,
+            i == len(groups) - 1,
+            groups[i + 1] if i + 1 < len(groups) else (),
+        )
         pairs += got
     tables = [sides(st, a, b) for a, b in pairs]
-    tables.sort(key=lambda t: (-max(st[t[0]].points, st[t[1]].points),
-                               -(st[t[0]].points + st[t[1]].points),
-                               min(st[t[0]].rank, st[t[1]].rank)))
+    tables.sort(
+        key=lambda t: (
+            -max(st[t[0]].points, st[t[1]].points),
+            -(st[t[0]].points + st[t[1]].points),
+            min(st[t[0]].rank, st[t[1]].rank),
+        )
+    )
     return tables + ([(bye, None)] if bye is not None else [])
 
 
 # -- standings ------------------------------------------------------------------------------
-def standings(seeds: Sequence[str], rounds: list[list[tuple[str, str | None, str | None]]],
-              system: str = "swiss") -> list[dict[str, Any]]:
+def standings(
+    seeds: Sequence[str],
+    rounds: list[list[tuple[str, str | None, str | None]]],
+    system: str = "swiss",
+) -> list[dict[str, Any]]:
     """[{player, rank, points, buchholz, sb, de, place}] best first. Games without a result are
     not counted."""
     st = states(seeds, rounds)
     pts = {p: st[p].points for p in seeds}
-    met = {p: [] for p in seeds}         # (opponent, points scored) of the games with a result
+    met = {p: [] for p in seeds}  # (opponent, points scored) of the games with a result
     for rnd in rounds:
         for south, north, result in rnd:
             if north is not None and result in RESULTS:
                 met[south].append((north, points_of(result, SOUTH)))
                 met[north].append((south, points_of(result, NORTH)))
-    rows = {p: {"player": p, "rank": st[p].rank, "points": pts[p],
-                "buchholz": sum(pts[o] for o, _ in met[p]),
-                "sb": sum(pts[o] * s for o, s in met[p]), "de": 0.0} for p in seeds}
+    rows = {
+        p: {
+            "player": p,
+            "rank": st[p].rank,
+            "points": pts[p],
+            "buchholz": sum(pts[o] for o, _ in met[p]),
+            "sb": sum(pts[o] * s for o, s in met[p]),
+            "de": 0.0,
+        }
+        for p in seeds
+    }
     before_de = ("points", "buchholz", "sb") if system == "swiss" else ("points",)
-    for _, tied in itertools.groupby(sorted(seeds, key=lambda p: [-rows[p][k] for k in before_de]),
-                                     key=lambda p: [rows[p][k] for k in before_de]):
+    for _, tied in itertools.groupby(
+        sorted(seeds, key=lambda p: [-rows[p][k] for k in before_de]),
+        key=lambda p: [rows[p][k] for k in before_de],
+    ):
         tied = list(tied)
         if len(tied) > 1 and all(o in {x for x, _ in met[p]} for p in tied for o in tied if o != p):
             for p in tied:

@@ -1,5 +1,6 @@
 """The PCs' API: who a token is, a record's upload, a board's live moves. Every call carries
 a board token (Authorization: Bearer) and is answered in JSON."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-MAX_LIVE = 64 * 1024     # bytes of a live update (2000 plies of moves fit)
+MAX_LIVE = 64 * 1024  # bytes of a live update (2000 plies of moves fit)
 NO_TOKEN = "no valid board token: ask the club's admin for one"
 
 
@@ -46,8 +47,9 @@ async def upload(request: Request) -> Response:
     def work():
         v = verify(board, data)
         outcome, seq = cfg.store.upload(board, v)
-        fill_results(cfg.store, board)     # a tournament game's record fills its result
+        fill_results(cfg.store, board)  # a tournament game's record fills its result
         return outcome, seq
+
     try:
         # Answered only after the store's transaction committed: an answer means kept.
         outcome, seq = await run_in_threadpool(work)
@@ -79,6 +81,7 @@ async def live_update(request: Request) -> Response:
     def work():
         row = cfg.store.live_update(board, rid, game, start, frm, moves, done, LV.replay)
         return LV.event(row)
+
     try:
         msg, text = await run_in_threadpool(work)
     except LiveGap as e:

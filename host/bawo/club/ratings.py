@@ -5,6 +5,7 @@ a day every game counts against the opponent's rating from before the day, as Gl
 A player's Bagh-Chal games as goats and as tigers make one rating. Games are read in one fixed
 order (Store.rated_games), so ties and float sums come out the same on every process.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -14,7 +15,7 @@ from shared_rules import game as make_game
 
 from .glicko2 import Rating, update
 
-PROVISIONAL_RD = 110.0   # lichess's rule: above this the rating is not yet trusted
+PROVISIONAL_RD = 110.0  # lichess's rule: above this the rating is not yet trusted
 MAX_RD = 350.0
 
 
@@ -54,8 +55,14 @@ def recompute(games: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, 
                 _, south, north, s = rows[i]
                 for p in (south, north):
                     if p not in table:
-                        table[p] = {"rating": Rating(), "games": 0, "wins": 0, "draws": 0,
-                                    "losses": 0, "history": []}
+                        table[p] = {
+                            "rating": Rating(),
+                            "games": 0,
+                            "wins": 0,
+                            "draws": 0,
+                            "losses": 0,
+                            "history": [],
+                        }
                 period.setdefault(south, []).append((north, s))
                 period.setdefault(north, []).append((south, 1.0 - s))
                 i += 1
@@ -80,8 +87,17 @@ def leaderboard(table: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for p, e in table.items():
         r = e["rating"]
-        rows.append({"player": p, "rating": round(r.r), "rd": round(r.rd), "games": e["games"],
-                     "wins": e["wins"], "draws": e["draws"], "losses": e["losses"],
-                     "provisional": r.rd > PROVISIONAL_RD})
+        rows.append(
+            {
+                "player": p,
+                "rating": round(r.r),
+                "rd": round(r.rd),
+                "games": e["games"],
+                "wins": e["wins"],
+                "draws": e["draws"],
+                "losses": e["losses"],
+                "provisional": r.rd > PROVISIONAL_RD,
+            }
+        )
     rows.sort(key=lambda x: (x["provisional"], -x["rating"], x["player"]))
     return rows

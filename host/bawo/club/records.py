@@ -5,6 +5,7 @@ own log trusts; nothing a PC says about a record is believed. Its names come fro
 seat at that board (or the board's AI, from the record's First/Second tag), never from the
 upload.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -22,8 +23,8 @@ from .store import sha256
 if TYPE_CHECKING:
     from shared_rules.record import Record
 
-MAX_RECORD = 256 * 1024     # bytes of one upload: a long Bawo game's text is ~8 KB
-MAX_ID = 80                 # characters of a record id ("<device>-<n>" is ~20)
+MAX_RECORD = 256 * 1024  # bytes of one upload: a long Bawo game's text is ~8 KB
+MAX_ID = 80  # characters of a record id ("<device>-<n>" is ~20)
 
 
 class Refused(ClubError):
@@ -53,8 +54,11 @@ class Verified:
         self.plies = len(rec.moves)
         self.start = h.get("Start")
         t = dbmod.played(self.start)
-        self.played = None if t is None else t.astimezone(
-            datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.played = (
+            None
+            if t is None
+            else t.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
         self.first = h.get("First")
         self.second = h.get("Second")
         self.sides = make_game(self.game).sides
@@ -114,7 +118,10 @@ def check_player(name: object) -> str:
 
 def check_board(board: object) -> str:
     """A board id as boards write it (letters, digits, - and _; at most 64), or ClubError."""
-    if not isinstance(board, str) or not 0 < len(board) <= 64 or not all(
-            c.isascii() and (c.isalnum() or c in "-_") for c in board):
+    if (
+        not isinstance(board, str)
+        or not 0 < len(board) <= 64
+        or not all(c.isascii() and (c.isalnum() or c in "-_") for c in board)
+    ):
         raise ClubError("a board id is 1 to 64 letters, digits, - or _")
     return board

@@ -8,6 +8,7 @@ A long poll (GET /api/remote/<id>?after=&wait=) waits on an asyncio.Event a game
 change feed; it looks at the store again at least every POLL_S seconds all the same (the
 heartbeat that keeps its board "here", a second process on one SQLite file, a flag falling).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,13 +32,13 @@ if TYPE_CHECKING:
 
     from .clubsite import Config
 
-MAX_BODY = 4096          # bytes of a request's body
-MAX_DEPTH = 2            # nesting of its JSON (a seek's clock is the deepest)
-MAX_WAIT = 25.0          # seconds a long poll may wait
+MAX_BODY = 4096  # bytes of a request's body
+MAX_DEPTH = 2  # nesting of its JSON (a seek's clock is the deepest)
+MAX_WAIT = 25.0  # seconds a long poll may wait
 # A waiting poll looks at the store at least this often (BAWO_CLUB_POLL_S: a test sets it
 # long, to show that a poll is woken by the change feed and not by this look).
 POLL_S = float(os.environ.get("BAWO_CLUB_POLL_S", "2.0"))
-MAX_POLLS = 2000         # long polls waiting at once in a process; past it they answer at once
+MAX_POLLS = 2000  # long polls waiting at once in a process; past it they answer at once
 NO_TOKEN = "no valid board token: ask the club's admin for one"
 
 _made = threading.Lock()
@@ -77,7 +78,7 @@ class Waiters:
         for ev, loop in evs:
             try:
                 loop.call_soon_threadsafe(ev.set)
-            except RuntimeError:    # its loop closed: that poll is gone
+            except RuntimeError:  # its loop closed: that poll is gone
                 pass
 
 
@@ -112,7 +113,7 @@ def _json(data):
         return json.loads(raw)
     except UnicodeDecodeError:
         raise R.BadRequest("the body is not UTF-8")
-    except ValueError as e:    # json.JSONDecodeError, and an int of thousands of digits
+    except ValueError as e:  # json.JSONDecodeError, and an int of thousands of digits
         raise R.BadRequest("the body is not JSON: %s" % str(e)[:100])
 
 
@@ -122,9 +123,11 @@ def _live_event(row):
 
 async def _changed(cfg, row):
     """After the commit: every process's polls of this game wake; spectators see it."""
+
     def work():
         cfg.live.signal({"type": "remote", "game": row["id"]})
         cfg.live.send(*_live_event(row))
+
     await run_in_threadpool(work)
 
 
@@ -175,8 +178,7 @@ async def _run(request, parse, op):
 
 
 async def seek(request: Request) -> JSONResponse:
-    return await _run(request, R.parse_seek,
-                      lambda st, b, _, a, now: R.seek(st, b, *a, now=now))
+    return await _run(request, R.parse_seek, lambda st, b, _, a, now: R.seek(st, b, *a, now=now))
 
 
 async def open_seeks(request: Request) -> JSONResponse:
@@ -188,18 +190,19 @@ async def accept(request: Request) -> JSONResponse:
 
 
 async def move(request: Request) -> JSONResponse:
-    return await _run(request, R.parse_move,
-                      lambda st, b, gid, a, now: R.move(st, gid, b, a[0], a[1], now))
+    return await _run(
+        request, R.parse_move, lambda st, b, gid, a, now: R.move(st, gid, b, a[0], a[1], now)
+    )
 
 
 async def offer(request: Request) -> JSONResponse:
-    return await _run(request, R.parse_offer,
-                      lambda st, b, gid, a, now: R.offer(st, gid, b, a, now))
+    return await _run(
+        request, R.parse_offer, lambda st, b, gid, a, now: R.offer(st, gid, b, a, now)
+    )
 
 
 async def bind(request: Request) -> JSONResponse:
-    return await _run(request, R.parse_bind,
-                      lambda st, b, gid, a, now: R.bind(st, gid, b, a))
+    return await _run(request, R.parse_bind, lambda st, b, gid, a, now: R.bind(st, gid, b, a))
 
 
 def _query_int(q, name, lo, hi, default):
@@ -219,7 +222,7 @@ def _query_wait(q):
         w = float(v) if len(v) <= 20 else math.nan
     except ValueError:
         w = math.nan
-    if not 0 <= w <= MAX_WAIT:       # nan and inf fail this too
+    if not 0 <= w <= MAX_WAIT:  # nan and inf fail this too
         raise R.BadRequest("'wait' is seconds from 0 to %g" % MAX_WAIT)
     return w
 
@@ -243,12 +246,12 @@ async def state(request: Request) -> JSONResponse:
         return err(str(e), 404)
     loop = asyncio.get_running_loop()
     if s.waiters.count >= MAX_POLLS:
-        wait = 0.0          # a flood of polls: each is answered at once, none is kept
+        wait = 0.0  # a flood of polls: each is answered at once, none is kept
     deadline = loop.time() + wait
     ev = s.waiters.add(gid)
     try:
         while True:
-            ev[0].clear()      # before the look: a change committed after it sets ev again
+            ev[0].clear()  # before the look: a change committed after it sets ev again
             try:
                 done = await run_in_threadpool(R.poll, cfg.store, gid, board, now_ms(cfg), after, v)
             except R.NotFound as e:

@@ -11,6 +11,7 @@ raises a RemoteError subclass with the HTTP status and the club's message:
 
 url: the club's address (http(s)://host[:port]/), token: the board's token.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,10 @@ class RemoteError(ClubError):
     """The club refused or could not answer a call; status: its HTTP status (None: no answer)."""
 
     def __init__(self, status, message, answer=None):
-        ClubError.__init__(self, "club: %s" % message if status is None
-                           else "club answered %d: %s" % (status, message))
+        ClubError.__init__(
+            self,
+            "club: %s" % message if status is None else "club answered %d: %s" % (status, message),
+        )
         self.status = status
         self.message = message
         self.answer = answer or {}
@@ -71,13 +74,23 @@ def _gid(game):
     return game
 
 
-def seek(url: str, token: str, kind: str, side: str = "any", opponent: str | None = None,
-         clock: dict[str, int] | None = None) -> dict[str, Any]:
+def seek(
+    url: str,
+    token: str,
+    kind: str,
+    side: str = "any",
+    opponent: str | None = None,
+    clock: dict[str, int] | None = None,
+) -> dict[str, Any]:
     """Open a game of `kind` ("bawo", "oware", "bagh-chal"), this board playing `side` (south,
     north or any); opponent: a board id (a challenge only it may accept) or None (anyone);
     clock: None, {"base": s, "inc": s} or {"move": s}. -> {"game": id, "state": "open"}."""
-    return _call(url, token, "api/remote/seek",
-                 {"kind": kind, "side": side, "opponent": opponent, "clock": clock})
+    return _call(
+        url,
+        token,
+        "api/remote/seek",
+        {"kind": kind, "side": side, "opponent": opponent, "clock": clock},
+    )
 
 
 def open_seeks(url: str, token: str) -> dict[str, Any]:
@@ -90,8 +103,9 @@ def accept(url: str, token: str, game: int) -> dict[str, Any]:
     return _call(url, token, "api/remote/%d/accept" % _gid(game), {})
 
 
-def state(url: str, token: str, game: int, after: int = -1, wait: float = 0,
-          v: int | None = None) -> dict[str, Any]:
+def state(
+    url: str, token: str, game: int, after: int = -1, wait: float = 0, v: int | None = None
+) -> dict[str, Any]:
     """The game's state. wait > 0: a long poll (at most 25 s) that answers when the game has a
     ply past `after` or changed since this board was last told (or since version v, if
     given: the state's "v"). Each call marks this board's PC as here."""

@@ -12,6 +12,7 @@ function takes `now`, the time in ms (the club's clock, injectable: tests set it
 validates everything before it changes anything. Clock times are ms; a flag falls at the
 first poll or move that finds the side to move's time used up.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,15 +33,15 @@ if TYPE_CHECKING:
     from .store import Store, Tx
 
 SIDES = ("south", "north")
-PEER_MS = 10000        # the other board's PC polled within this: it is "here"
-LOW_MS = 10000         # a clock under this (or 10 % of its start) is low
-MAX_PLIES = 2000       # plies a remote game may have (a long Bawo game is ~400)
-MAX_MOVE = 16          # characters of a move
-MAX_OPEN = 20          # open seeks a board may have at once
-MAX_BASE = 6 * 3600    # seconds of a game clock's base
-MAX_INC = 600          # seconds of its increment
-MAX_PER_MOVE = 3 * 86400   # seconds a move of a per-move clock (correspondence: days)
-MAX_GAME_ID = 2 ** 53
+PEER_MS = 10000  # the other board's PC polled within this: it is "here"
+LOW_MS = 10000  # a clock under this (or 10 % of its start) is low
+MAX_PLIES = 2000  # plies a remote game may have (a long Bawo game is ~400)
+MAX_MOVE = 16  # characters of a move
+MAX_OPEN = 20  # open seeks a board may have at once
+MAX_BASE = 6 * 3600  # seconds of a game clock's base
+MAX_INC = 600  # seconds of its increment
+MAX_PER_MOVE = 3 * 86400  # seconds a move of a per-move clock (correspondence: days)
+MAX_GAME_ID = 2**53
 
 
 def wall_ms() -> int:
@@ -91,8 +92,10 @@ def parse_clock(c: Any) -> dict[str, int] | None:
         _keys(c, ("move",), "a per-move clock")
         return {"move": _int(c["move"], 1, MAX_PER_MOVE, "'move' (seconds a move)")}
     _keys(c, ("base", "inc"), "a clock")
-    return {"base": _int(c.get("base"), 1, MAX_BASE, "'base' (seconds)"),
-            "inc": _int(c.get("inc", 0), 0, MAX_INC, "'inc' (seconds)")}
+    return {
+        "base": _int(c.get("base"), 1, MAX_BASE, "'base' (seconds)"),
+        "inc": _int(c.get("inc", 0), 0, MAX_INC, "'inc' (seconds)"),
+    }
 
 
 def parse_seek(d: Any) -> tuple[str, str, str | None, dict[str, int] | None]:
@@ -100,7 +103,9 @@ def parse_seek(d: Any) -> tuple[str, str, str | None, dict[str, int] | None]:
     _keys(d, ("kind", "side", "opponent", "clock"), "a seek")
     kind, side, opp = d.get("kind"), d.get("side", "any"), d.get("opponent")
     if not isinstance(kind, str) or kind not in GAMES:
-        raise BadRequest("unknown game kind %r: one of %s" % (str(kind)[:20], ", ".join(sorted(GAMES))))
+        raise BadRequest(
+            "unknown game kind %r: one of %s" % (str(kind)[:20], ", ".join(sorted(GAMES)))
+        )
     if side not in ("south", "north", "any"):
         raise BadRequest("'side' is south, north or any")
     if opp is not None:
@@ -115,8 +120,13 @@ def parse_move(d: Any) -> tuple[int, str]:
     _keys(d, ("ply", "move"), "a move")
     ply = _int(d.get("ply"), 1, MAX_PLIES, "'ply'")
     m = d.get("move")
-    if not isinstance(m, str) or not 0 < len(m) <= MAX_MOVE or not m.isascii() \
-            or not m.isprintable() or " " in m:
+    if (
+        not isinstance(m, str)
+        or not 0 < len(m) <= MAX_MOVE
+        or not m.isascii()
+        or not m.isprintable()
+        or " " in m
+    ):
         raise BadRequest("'move' is a move's text (1 to %d characters)" % MAX_MOVE)
     return ply, m
 
@@ -138,7 +148,12 @@ def parse_bind(d: Any) -> str:
 
 
 def parse_game_id(text: object) -> int:
-    if not isinstance(text, str) or not text.isdigit() or len(text) > 16 or not 0 < int(text) <= MAX_GAME_ID:
+    if (
+        not isinstance(text, str)
+        or not text.isdigit()
+        or len(text) > 16
+        or not 0 < int(text) <= MAX_GAME_ID
+    ):
         raise NotFound("no remote game %s" % str(text)[:20])
     return int(text)
 
@@ -206,15 +221,20 @@ def clock_view(row: dict[str, Any], now: int) -> dict[str, Any] | None:
     start = _start_ms(_spec(row))
     t = _turn(row)
     mine = max(0, left[t])
-    return {"south_ms": max(0, left["south"]), "north_ms": max(0, left["north"]),
-            "low": mine < LOW_MS or mine * 10 < start,
-            "bar": max(0, min(8, math.ceil(8 * mine / start)))}
+    return {
+        "south_ms": max(0, left["south"]),
+        "north_ms": max(0, left["north"]),
+        "low": mine < LOW_MS or mine * 10 < start,
+        "bar": max(0, min(8, math.ceil(8 * mine / start))),
+    }
 
 
 # -- the store: every change in one transaction under the game's lock ---------------------------
-COLS = ("id, game, state, by_board, by_side, opponent, south, north, south_name, north_name,"
-        " start, position, moves, ply, result, reason, offer, clock, south_ms, north_ms, since,"
-        " version, created, updated, record")
+COLS = (
+    "id, game, state, by_board, by_side, opponent, south, north, south_name, north_name,"
+    " start, position, moves, ply, result, reason, offer, clock, south_ms, north_ms, since,"
+    " version, created, updated, record"
+)
 
 
 def _load(t, gid, lock=True):
@@ -230,8 +250,10 @@ def _save(t, row, **kw):
     kw["version"] = row["version"] + 1
     kw["updated"] = utcnow()
     keys = sorted(kw)
-    t.execute("UPDATE remote_games SET %s WHERE id=?" % ", ".join("%s=?" % k for k in keys),
-              [kw[k] for k in keys] + [row["id"]])
+    t.execute(
+        "UPDATE remote_games SET %s WHERE id=?" % ", ".join("%s=?" % k for k in keys),
+        [kw[k] for k in keys] + [row["id"]],
+    )
     row.update(kw)
     return row
 
@@ -241,7 +263,9 @@ def _peer(t, row, board, now):
     side = side_of(row, board)
     if side is None or row[_other(side)] is None:
         return False
-    r = t.one("SELECT seen FROM remote_seen WHERE game=? AND board=?", (row["id"], row[_other(side)]))
+    r = t.one(
+        "SELECT seen FROM remote_seen WHERE game=? AND board=?", (row["id"], row[_other(side)])
+    )
     return r is not None and now - r["seen"] <= PEER_MS
 
 
@@ -249,13 +273,26 @@ def state_of(t: Tx, row: dict[str, Any], board: str, now: int) -> dict[str, Any]
     """The state object of the contract, for the caller `board`."""
     mv = _moves(row)
     side = side_of(row, board)
-    return {"game": row["id"], "kind": row["game"], "state": row["state"],
-            "south": row["south"], "north": row["north"], "side": side,
-            "ply": row["ply"], "moves": mv, "start": row["start"], "position": row["position"],
-            "turn": _turn(row), "result": row["result"], "reason": row["reason"],
-            "offer": row["offer"], "peer": _peer(t, row, board, now) if side else False,
-            "clock": clock_view(row, now), "v": row["version"],
-            "players": {"south": row["south_name"], "north": row["north_name"]}}
+    return {
+        "game": row["id"],
+        "kind": row["game"],
+        "state": row["state"],
+        "south": row["south"],
+        "north": row["north"],
+        "side": side,
+        "ply": row["ply"],
+        "moves": mv,
+        "start": row["start"],
+        "position": row["position"],
+        "turn": _turn(row),
+        "result": row["result"],
+        "reason": row["reason"],
+        "offer": row["offer"],
+        "peer": _peer(t, row, board, now) if side else False,
+        "clock": clock_view(row, now),
+        "v": row["version"],
+        "players": {"south": row["south_name"], "north": row["north_name"]},
+    }
 
 
 def _end(store, t, row, result, reason, now):
@@ -276,9 +313,13 @@ def _end(store, t, row, result, reason, now):
 def record_text(row: dict[str, Any]) -> str:
     """The club's record of an over game: the moves, the result and the reason, its Id
     "remote-<id>", its Start when it was sought, the players in South and North tags."""
-    h = {"Game": row["game"], "Rules": RULES_VERSION, "Id": "%s%d" % (LIVE_PREFIX, row["id"]),
-         "Start": row["created"].replace("T", " ").rstrip("Z"),
-         "Result": row["result"] or "*"}
+    h = {
+        "Game": row["game"],
+        "Rules": RULES_VERSION,
+        "Id": "%s%d" % (LIVE_PREFIX, row["id"]),
+        "Start": row["created"].replace("T", " ").rstrip("Z"),
+        "Result": row["result"] or "*",
+    }
     if row["reason"]:
         h["Reason"] = row["reason"]
     if row["start"]:
@@ -317,13 +358,22 @@ class Done:
 
 
 def _name(t, board, side):
-    seat = t.one("SELECT south, north FROM seats WHERE board=? ORDER BY since DESC, id DESC LIMIT 1",
-                 (board,))
+    seat = t.one(
+        "SELECT south, north FROM seats WHERE board=? ORDER BY since DESC, id DESC LIMIT 1",
+        (board,),
+    )
     return (seat and seat[side]) or board
 
 
-def seek(store: Store, board: str, kind: str, side: str, opponent: str | None,
-         clock: dict[str, int] | None, now: int) -> Done:
+def seek(
+    store: Store,
+    board: str,
+    kind: str,
+    side: str,
+    opponent: str | None,
+    clock: dict[str, int] | None,
+    now: int,
+) -> Done:
     with store.tx() as t:
         t.lock("remote-seek", board)
         if opponent is not None:
@@ -331,34 +381,65 @@ def seek(store: Store, board: str, kind: str, side: str, opponent: str | None,
                 raise NotAllowed("a board cannot challenge itself")
             if t.one("SELECT 1 AS x FROM boards WHERE id=?", (opponent,)) is None:
                 raise NotAllowed("no board %s in the club" % opponent)
-        n = t.one("SELECT COUNT(*) AS n FROM remote_games WHERE by_board=? AND state='open'",
-                  (board,))["n"]
+        n = t.one(
+            "SELECT COUNT(*) AS n FROM remote_games WHERE by_board=? AND state='open'", (board,)
+        )["n"]
         if n >= MAX_OPEN:
             raise NotAllowed("board %s has %d open seeks already" % (board, n))
         g = make_game(kind)
         pos = g.format(g.start())
-        row = t.one("INSERT INTO remote_games (game, state, by_board, by_side, opponent, position,"
-                    " moves, ply, clock, version, created, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-                    " RETURNING id", (kind, "open", board, side, opponent, pos, "", 0,
-                                      json.dumps(clock) if clock else None, 1, utcnow(), utcnow()))
+        row = t.one(
+            "INSERT INTO remote_games (game, state, by_board, by_side, opponent, position,"
+            " moves, ply, clock, version, created, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+            " RETURNING id",
+            (
+                kind,
+                "open",
+                board,
+                side,
+                opponent,
+                pos,
+                "",
+                0,
+                json.dumps(clock) if clock else None,
+                1,
+                utcnow(),
+                utcnow(),
+            ),
+        )
     return Done({"game": row["id"], "state": "open"})
 
 
 def open_seeks(store: Store, board: str) -> Done:
-    rows = store.query("SELECT id, game, by_board, by_side, opponent, clock FROM remote_games"
-                       " WHERE state='open' AND (by_board=? OR opponent IS NULL OR opponent=?)"
-                       " ORDER BY id LIMIT 200", (board, board))
-    return Done({"seeks": [{"game": r["id"], "kind": r["game"], "by": r["by_board"],
-                            "side": r["by_side"], "opponent": r["opponent"],
-                            "clock": json.loads(r["clock"]) if r["clock"] else None,
-                            "mine": r["by_board"] == board} for r in rows]})
+    rows = store.query(
+        "SELECT id, game, by_board, by_side, opponent, clock FROM remote_games"
+        " WHERE state='open' AND (by_board=? OR opponent IS NULL OR opponent=?)"
+        " ORDER BY id LIMIT 200",
+        (board, board),
+    )
+    return Done(
+        {
+            "seeks": [
+                {
+                    "game": r["id"],
+                    "kind": r["game"],
+                    "by": r["by_board"],
+                    "side": r["by_side"],
+                    "opponent": r["opponent"],
+                    "clock": json.loads(r["clock"]) if r["clock"] else None,
+                    "mine": r["by_board"] == board,
+                }
+                for r in rows
+            ]
+        }
+    )
 
 
 def accept(store: Store, gid: int, board: str, now: int) -> Done:
     with store.tx() as t:
         row = _load(t, gid)
         if row["state"] != "open":
-            if side_of(row, board):      # accepted already (a retry after a lost answer)
+            if side_of(row, board):  # accepted already (a retry after a lost answer)
                 return Done(state_of(t, row, board, now), row)
             raise NotAllowed("remote game %d is not open" % gid)
         if row["by_board"] == board:
@@ -367,9 +448,14 @@ def accept(store: Store, gid: int, board: str, now: int) -> Done:
             raise NotAllowed("remote game %d is a challenge to another board" % gid)
         mine = {"south": "north", "north": "south"}.get(row["by_side"]) or secrets.choice(SIDES)
         seats = {mine: board, _other(mine): row["by_board"]}
-        kw = {"state": "playing", "south": seats["south"], "north": seats["north"],
-              "south_name": _name(t, seats["south"], "south"),
-              "north_name": _name(t, seats["north"], "north"), "since": now}
+        kw = {
+            "state": "playing",
+            "south": seats["south"],
+            "north": seats["north"],
+            "south_name": _name(t, seats["south"], "south"),
+            "north_name": _name(t, seats["north"], "north"),
+            "since": now,
+        }
         spec = _spec(row)
         if spec:
             kw["south_ms"] = kw["north_ms"] = _start_ms(spec)
@@ -381,8 +467,10 @@ def accept(store: Store, gid: int, board: str, now: int) -> Done:
 def _told(t, row, board, now):
     """The state for board, noted as told (it is this call's answer): its next poll waits."""
     st = state_of(t, row, board, now)
-    t.execute("UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
-              (st["v"], int(st["peer"]), row["id"], board))
+    t.execute(
+        "UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
+        (st["v"], int(st["peer"]), row["id"], board),
+    )
     return st
 
 
@@ -391,7 +479,9 @@ def _seen(t, row, board, now):
     changes)."""
     r = t.one("SELECT seen FROM remote_seen WHERE game=? AND board=?", (row["id"], board))
     if r is None:
-        t.execute("INSERT INTO remote_seen (game, board, seen) VALUES (?,?,?)", (row["id"], board, now))
+        t.execute(
+            "INSERT INTO remote_seen (game, board, seen) VALUES (?,?,?)", (row["id"], board, now)
+        )
         return True
     t.execute("UPDATE remote_seen SET seen=? WHERE game=? AND board=?", (now, row["id"], board))
     return now - r["seen"] > PEER_MS
@@ -410,18 +500,28 @@ def poll(store: Store, gid: int, board: str, now: int, after: int, v: int | None
         mine = side is not None or row["by_board"] == board
         changed = _flag(store, t, row, now)
         if mine and _seen(t, row, board, now) and side is not None and row["state"] == "playing":
-            _save(t, row)                   # back after an absence: the opponent hears of it
+            _save(t, row)  # back after an absence: the opponent hears of it
             changed = True
         st = state_of(t, row, board, now)
         told = None
         if mine:
-            told = t.one("SELECT told_v, told_peer FROM remote_seen WHERE game=? AND board=?",
-                         (gid, board))
-        ready = st["ply"] > after or st["v"] != (v if v is not None else told and told["told_v"]) \
-            or (told is not None and told["told_peer"] is not None and bool(told["told_peer"]) != st["peer"])
+            told = t.one(
+                "SELECT told_v, told_peer FROM remote_seen WHERE game=? AND board=?", (gid, board)
+            )
+        ready = (
+            st["ply"] > after
+            or st["v"] != (v if v is not None else told and told["told_v"])
+            or (
+                told is not None
+                and told["told_peer"] is not None
+                and bool(told["told_peer"]) != st["peer"]
+            )
+        )
         if ready and mine:
-            t.execute("UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
-                      (st["v"], int(st["peer"]), gid, board))
+            t.execute(
+                "UPDATE remote_seen SET told_v=?, told_peer=? WHERE game=? AND board=?",
+                (st["v"], int(st["peer"]), gid, board),
+            )
         nxt = None
         left = clock_now(row, now)
         if left is not None and row["state"] == "playing":
@@ -447,7 +547,7 @@ def move(store: Store, gid: int, board: str, ply: int, text: str, now: int) -> D
         have = _moves(row)
         if ply <= len(have):
             s = State(make_game(row["game"]), row["start"])
-            for m in have[:ply - 1]:
+            for m in have[: ply - 1]:
                 s.push(m, False)
             try:
                 same = s.move_str(s.parse_move(text)) == have[ply - 1]
@@ -457,11 +557,17 @@ def move(store: Store, gid: int, board: str, ply: int, text: str, now: int) -> D
                 return Done({"ply": ply}, row)
             raise PlyConflict("ply %d is played already (%s)" % (ply, have[ply - 1]), len(have))
         flagged = _flag(store, t, row, now)
-        if flagged:     # committed, though the move is refused
-            return Done({"error": "remote game %d is over: %s ran out of time" % (gid, _turn(row))},
-                        row, changed=True, status=422)
+        if flagged:  # committed, though the move is refused
+            return Done(
+                {"error": "remote game %d is over: %s ran out of time" % (gid, _turn(row))},
+                row,
+                changed=True,
+                status=422,
+            )
         if row["state"] == "over":
-            raise NotAllowed("remote game %d is over (%s, %s)" % (gid, row["result"], row["reason"]))
+            raise NotAllowed(
+                "remote game %d is over (%s, %s)" % (gid, row["result"], row["reason"])
+            )
         if ply != len(have) + 1:
             raise PlyConflict("the next ply is %d, not %d" % (len(have) + 1, ply), len(have))
         if _turn(row) != side:
@@ -471,12 +577,14 @@ def move(store: Store, gid: int, board: str, ply: int, text: str, now: int) -> D
         try:
             s.push(text, False)
         except RulesError as e:
-            raise NotAllowed("illegal move %s: %s" % (text[:MAX_MOVE], " ".join(str(e).split())[:200]))
+            raise NotAllowed(
+                "illegal move %s: %s" % (text[:MAX_MOVE], " ".join(str(e).split())[:200])
+            )
         g = s.game
         mv = have + [s.moves[-1]]
         kw = {"moves": " ".join(mv), "ply": len(mv), "position": g.format(s.position)}
         if row["offer"] == _other(side):
-            kw["offer"] = None              # a move declines the opponent's draw offer
+            kw["offer"] = None  # a move declines the opponent's draw offer
         spec = _spec(row)
         if spec and row["south_ms"] is not None:
             left = clock_now(row, now)
@@ -493,9 +601,11 @@ def move(store: Store, gid: int, board: str, ply: int, text: str, now: int) -> D
         _seen(t, row, board, now)
         # The mover knows its own move: if it had been told all before it, it is told this
         # version too (its next poll waits for the other side instead of answering at once).
-        if row["state"] == "playing":       # an end by the rules is news to it
-            t.execute("UPDATE remote_seen SET told_v=? WHERE game=? AND board=? AND told_v=?",
-                      (row["version"], gid, board, version))
+        if row["state"] == "playing":  # an end by the rules is news to it
+            t.execute(
+                "UPDATE remote_seen SET told_v=? WHERE game=? AND board=? AND told_v=?",
+                (row["version"], gid, board, version),
+            )
         return Done({"ply": len(mv)}, row, changed=True)
 
 
@@ -511,7 +621,9 @@ def offer(store: Store, gid: int, board: str, what: str, now: int) -> Done:
         if row["state"] == "over":
             if changed:
                 return Done(_told(t, row, board, now), row, changed=True)
-            raise NotAllowed("remote game %d is over (%s, %s)" % (gid, row["result"], row["reason"]))
+            raise NotAllowed(
+                "remote game %d is over (%s, %s)" % (gid, row["result"], row["reason"])
+            )
         sides = letters(row["game"])
         if what == "resign":
             _end(store, t, row, sides[SIDES.index(_other(side))], "resign", now)
@@ -522,7 +634,7 @@ def offer(store: Store, gid: int, board: str, what: str, now: int) -> Done:
         elif row["offer"] != side:
             _save(t, row, offer=side)
         else:
-            return Done(_told(t, row, board, now), row)     # offered already
+            return Done(_told(t, row, board, now), row)  # offered already
         return Done(_told(t, row, board, now), row, changed=True)
 
 
@@ -537,21 +649,32 @@ def bind(store: Store, gid: int, board: str, rid: str) -> Done:
         mine = t.one("SELECT rid, seq FROM remote_binds WHERE game=? AND board=?", (gid, board))
         if mine is not None and mine["rid"] != rid:
             if mine["seq"] is not None:
-                raise NotAllowed("this game is bound to record %s, which came already" % mine["rid"])
+                raise NotAllowed(
+                    "this game is bound to record %s, which came already" % mine["rid"]
+                )
             t.execute("UPDATE remote_binds SET rid=? WHERE game=? AND board=?", (rid, gid, board))
         elif mine is None:
-            t.execute("INSERT INTO remote_binds (game, board, rid) VALUES (?,?,?)", (gid, board, rid))
+            t.execute(
+                "INSERT INTO remote_binds (game, board, rid) VALUES (?,?,?)", (gid, board, rid)
+            )
         # The record came before the bind: checked and attached now (no longer rated).
-        rec = t.one("SELECT seq, record, status FROM records WHERE board=? AND rid=? AND status='ok'"
-                    " ORDER BY seq DESC LIMIT 1", (board, rid))
+        rec = t.one(
+            "SELECT seq, record, status FROM records WHERE board=? AND rid=? AND status='ok'"
+            " ORDER BY seq DESC LIMIT 1",
+            (board, rid),
+        )
         if rec is not None:
             r = Record.from_text(rec["record"])
             why = check_bound(row, r.moves, r.header.get("Result", "*"))
             status = "remote" if why is None else "conflict"
             t.execute("UPDATE records SET status=? WHERE seq=?", (status, rec["seq"]))
-            t.execute("UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
-                      (rec["seq"], status, gid, board))
-        b = t.one("SELECT rid, seq, status FROM remote_binds WHERE game=? AND board=?", (gid, board))
+            t.execute(
+                "UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
+                (rec["seq"], status, gid, board),
+            )
+        b = t.one(
+            "SELECT rid, seq, status FROM remote_binds WHERE game=? AND board=?", (gid, board)
+        )
     return Done({"game": gid, "record": b["rid"], "seq": b["seq"], "status": b["status"]})
 
 
@@ -562,12 +685,16 @@ def live_row(r: dict[str, Any]) -> dict[str, Any]:
 
 def listing(store: Store, limit: int = 50) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(open seeks, games in play or over), newest first, for the club's page."""
-    rows = store.query("SELECT id, game, state, by_board, by_side, opponent, south, north,"
-                       " south_name, north_name, ply, result, reason, clock, record, updated"
-                       " FROM remote_games ORDER BY id DESC LIMIT ?", (int(limit),))
+    rows = store.query(
+        "SELECT id, game, state, by_board, by_side, opponent, south, north,"
+        " south_name, north_name, ply, result, reason, clock, record, updated"
+        " FROM remote_games ORDER BY id DESC LIMIT ?",
+        (int(limit),),
+    )
     for r in rows:
         r["live"] = "%s%d" % (LIVE_PREFIX, r["id"])
         r["clock"] = json.loads(r["clock"]) if r["clock"] else None
-    return ([r for r in rows if r["state"] == "open"],
-            [r for r in rows if r["state"] != "open" and r["south"] is not None])
-
+    return (
+        [r for r in rows if r["state"] == "open"],
+        [r for r in rows if r["state"] != "open" and r["south"] is not None],
+    )

@@ -1,5 +1,6 @@
 """The club's page of remote games (/remote): open seeks, and the games in play or over with
 a link to each one's live view (/live?board=remote-<id>) and, once over, to its record."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

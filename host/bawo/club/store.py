@@ -7,6 +7,7 @@ on what the transaction decides about, so two processes never both take one reco
 the auto-numbered key in migrations.py. The web tier keeps nothing of its own: everything two
 club processes must agree on is here.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -143,8 +144,10 @@ class Store:
                 t.lock("club-schema")
                 v = t.one("SELECT version FROM club_schema")["version"]
                 if v > LATEST:
-                    raise ClubError("the club database is at schema version %d, newer than this "
-                                    "bawo (%d): update bawo" % (v, LATEST))
+                    raise ClubError(
+                        "the club database is at schema version %d, newer than this "
+                        "bawo (%d): update bawo" % (v, LATEST)
+                    )
                 if v >= to:
                     return v
                 for stmt in MIGRATIONS[v]:
@@ -154,8 +157,10 @@ class Store:
     # -- boards and tokens ---------------------------------------------------------------
     def add_board(self, board: str) -> None:
         with self.tx() as t:
-            t.execute("INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                      (board, utcnow()))
+            t.execute(
+                "INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (board, utcnow()),
+            )
 
     def boards(self) -> list[dict[str, Any]]:
         return self.query("SELECT id, added FROM boards ORDER BY id")
@@ -163,15 +168,21 @@ class Store:
     def add_token(self, board: str, token_hash: str) -> int:
         """Note a new token of board (the board is added if new); returns the token's number."""
         with self.tx() as t:
-            t.execute("INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                      (board, utcnow()))
-            return t.one("INSERT INTO tokens (board, hash, created) VALUES (?, ?, ?) RETURNING id",
-                         (board, token_hash, utcnow()))["id"]
+            t.execute(
+                "INSERT INTO boards (id, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (board, utcnow()),
+            )
+            return t.one(
+                "INSERT INTO tokens (board, hash, created) VALUES (?, ?, ?) RETURNING id",
+                (board, token_hash, utcnow()),
+            )["id"]
 
     def revoke_token(self, number: int) -> str | None:
         with self.tx() as t:
-            row = t.one("UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL RETURNING board",
-                        (utcnow(), number))
+            row = t.one(
+                "UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL RETURNING board",
+                (utcnow(), number),
+            )
         return row["board"] if row else None
 
     def tokens(self) -> list[dict[str, Any]]:
@@ -197,37 +208,70 @@ class Store:
             status = "conflict" if rows else "ok"
             # A record a board bound to a remote game (remote_games.py): checked against the club's
             # moves and kept beside the club's own record of it ('remote'), not rated again.
-            bound = t.one("SELECT b.game, g.moves, g.state, g.result FROM remote_binds b"
-                          " JOIN remote_games g ON g.id=b.game WHERE b.board=? AND b.rid=?",
-                          (board, v.rid))
+            bound = t.one(
+                "SELECT b.game, g.moves, g.state, g.result FROM remote_binds b"
+                " JOIN remote_games g ON g.id=b.game WHERE b.board=? AND b.rid=?",
+                (board, v.rid),
+            )
             if bound is not None and status == "ok":
-                status = "remote" if check_bound(bound, v.rec.moves, v.result) is None else "conflict"
+                status = (
+                    "remote" if check_bound(bound, v.rec.moves, v.result) is None else "conflict"
+                )
             seq = self.insert_record(t, board, v, status, south, north)
             if bound is not None:
-                t.execute("UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
-                          (seq, status, bound["game"], board))
+                t.execute(
+                    "UPDATE remote_binds SET seq=?, status=? WHERE game=? AND board=?",
+                    (seq, status, bound["game"], board),
+                )
         return (CONFLICT if rows else ADDED), seq
 
-    def insert_record(self, t: Tx, board: str, v: Any, status: str, south: str | None,
-                      north: str | None) -> int:
+    def insert_record(
+        self, t: Tx, board: str, v: Any, status: str, south: str | None, north: str | None
+    ) -> int:
         """Insert a verified record (in the transaction t) with its players; returns its seq."""
         row = t.one(
             "INSERT INTO records (board, rid, sha, status, game, result, reason, plies, start,"
             " played, first_tag, second_tag, added, record, south, north)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
-            (board, v.rid, v.sha, status, v.game, v.result, v.reason,
-             v.plies, v.start, v.played, v.first, v.second, utcnow(), v.text, south, north))
+            (
+                board,
+                v.rid,
+                v.sha,
+                status,
+                v.game,
+                v.result,
+                v.reason,
+                v.plies,
+                v.start,
+                v.played,
+                v.first,
+                v.second,
+                utcnow(),
+                v.text,
+                south,
+                north,
+            ),
+        )
         for name in (south, north):
             if name:
-                t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                          (name, utcnow()))
+                t.execute(
+                    "INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (name, utcnow()),
+                )
         return row["seq"]
 
-    _SUMMARY = ("seq, board, rid, sha, status, game, result, reason, plies, start, played,"
-                " first_tag, second_tag, south, north, added")
+    _SUMMARY = (
+        "seq, board, rid, sha, status, game, result, reason, plies, start, played,"
+        " first_tag, second_tag, south, north, added"
+    )
 
-    def records(self, board: str | None = None, player: str | None = None,
-                status: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+    def records(
+        self,
+        board: str | None = None,
+        player: str | None = None,
+        status: str | None = None,
+        limit: int = 500,
+    ) -> list[dict[str, Any]]:
         q = "SELECT %s FROM records WHERE 1=1" % self._SUMMARY
         args = []
         if board is not None:
@@ -245,7 +289,9 @@ class Store:
 
     def recent(self, n: int = 30) -> list[dict[str, Any]]:
         """The n records the club got last, newest first."""
-        return self.query("SELECT %s FROM records ORDER BY seq DESC LIMIT ?" % self._SUMMARY, (int(n),))
+        return self.query(
+            "SELECT %s FROM records ORDER BY seq DESC LIMIT ?" % self._SUMMARY, (int(n),)
+        )
 
     def record(self, seq: int | str) -> dict[str, Any] | None:
         return self.one("SELECT %s, record FROM records WHERE seq=?" % self._SUMMARY, (int(seq),))
@@ -255,15 +301,20 @@ class Store:
         return self.query(
             "SELECT seq, game, result, played, added, south, north FROM records"
             " WHERE status='ok' AND result <> '*' AND south IS NOT NULL AND north IS NOT NULL"
-            " ORDER BY COALESCE(played, added), board, rid, seq")
+            " ORDER BY COALESCE(played, added), board, rid, seq"
+        )
 
     def set_names(self, seq: int | str, south: str | None, north: str | None) -> bool:
         with self.tx() as t:
             for name in (south, north):
-                t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                          (name, utcnow()))
-            row = t.one("UPDATE records SET south=?, north=? WHERE seq=? RETURNING seq",
-                        (south, north, int(seq)))
+                t.execute(
+                    "INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (name, utcnow()),
+                )
+            row = t.one(
+                "UPDATE records SET south=?, north=? WHERE seq=? RETURNING seq",
+                (south, north, int(seq)),
+            )
         return row is not None
 
     # -- players and seats ---------------------------------------------------------------
@@ -272,18 +323,27 @@ class Store:
             if t.one("SELECT 1 AS x FROM boards WHERE id=?", (board,)) is None:
                 raise ClubError("no board %s in the club: issue it a token first" % board)
             for name in (south, north):
-                t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                          (name, utcnow()))
-            t.execute("INSERT INTO seats (board, south, north, since) VALUES (?,?,?,?)",
-                      (board, south, north, since or utcnow()))
+                t.execute(
+                    "INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (name, utcnow()),
+                )
+            t.execute(
+                "INSERT INTO seats (board, south, north, since) VALUES (?,?,?,?)",
+                (board, south, north, since or utcnow()),
+            )
 
     def _seat_at(self, t: Tx, board: str, when: str) -> dict[str, Any] | None:
-        return t.one("SELECT south, north FROM seats WHERE board=? AND since<=?"
-                     " ORDER BY since DESC, id DESC LIMIT 1", (board, when))
+        return t.one(
+            "SELECT south, north FROM seats WHERE board=? AND since<=?"
+            " ORDER BY since DESC, id DESC LIMIT 1",
+            (board, when),
+        )
 
     def seats(self) -> list[dict[str, Any]]:
-        return self.query("SELECT board, south, north, since FROM seats s WHERE id ="
-                          " (SELECT MAX(id) FROM seats t WHERE t.board = s.board) ORDER BY board")
+        return self.query(
+            "SELECT board, south, north, since FROM seats s WHERE id ="
+            " (SELECT MAX(id) FROM seats t WHERE t.board = s.board) ORDER BY board"
+        )
 
     def players(self) -> list[dict[str, Any]]:
         return self.query("SELECT name, added FROM players ORDER BY name")
@@ -292,15 +352,25 @@ class Store:
         return self.one("SELECT name, added FROM players WHERE name=?", (name,))
 
     # -- live games ----------------------------------------------------------------------
-    def live_update(self, board: str, rid: str, game: str, start: str | None, frm: int,
-                    moves: Iterable[str], done: bool,
-                    check: Callable[[str, str | None, list[str]], object]) -> dict[str, Any]:
+    def live_update(
+        self,
+        board: str,
+        rid: str,
+        game: str,
+        start: str | None,
+        frm: int,
+        moves: Iterable[str],
+        done: bool,
+        check: Callable[[str, str | None, list[str]], object],
+    ) -> dict[str, Any]:
         """Add moves (from ply frm) to board's live game rid. check(game, start, all_moves):
         replays them, raising ValueError. Returns the row as stored; LiveGap(ply) when frm is
         not the ply the club has (the PC resends from there)."""
         with self.tx() as t:
             t.lock("live", board)
-            row = t.one("SELECT rid, game, start, moves, ply, done FROM live WHERE board=?", (board,))
+            row = t.one(
+                "SELECT rid, game, start, moves, ply, done FROM live WHERE board=?", (board,)
+            )
             same = row is not None and row["rid"] == rid and row["game"] == game
             have = row["moves"].split() if same and row["moves"] else []
             if frm != len(have):
@@ -310,22 +380,34 @@ class Store:
             allm = have + list(moves)
             check(game, start if not same else row["start"], allm)
             now = utcnow()
-            new = {"board": board, "rid": rid, "game": game,
-                   "start": start if not same else row["start"], "moves": " ".join(allm),
-                   "ply": len(allm), "done": 1 if done else 0, "updated": now}
-            t.execute("INSERT INTO live (board, rid, game, start, moves, ply, done, updated)"
-                      " VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (board) DO UPDATE SET rid=excluded.rid,"
-                      " game=excluded.game, start=excluded.start, moves=excluded.moves,"
-                      " ply=excluded.ply, done=excluded.done, updated=excluded.updated",
-                      (board, rid, game, new["start"], new["moves"], new["ply"], new["done"], now))
+            new = {
+                "board": board,
+                "rid": rid,
+                "game": game,
+                "start": start if not same else row["start"],
+                "moves": " ".join(allm),
+                "ply": len(allm),
+                "done": 1 if done else 0,
+                "updated": now,
+            }
+            t.execute(
+                "INSERT INTO live (board, rid, game, start, moves, ply, done, updated)"
+                " VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (board) DO UPDATE SET rid=excluded.rid,"
+                " game=excluded.game, start=excluded.start, moves=excluded.moves,"
+                " ply=excluded.ply, done=excluded.done, updated=excluded.updated",
+                (board, rid, game, new["start"], new["moves"], new["ply"], new["done"], now),
+            )
             seat = self._seat_at(t, board, now)
             new["south"], new["north"] = (seat["south"], seat["north"]) if seat else (None, None)
         return new
 
     def live_boards(self, since: str) -> list[dict[str, Any]]:
         """The live rows updated at or after since (ISO UTC text), with who sits there now."""
-        rows = self.query("SELECT board, rid, game, start, moves, ply, done, updated FROM live"
-                          " WHERE updated>=? ORDER BY board", (since,))
+        rows = self.query(
+            "SELECT board, rid, game, start, moves, ply, done, updated FROM live"
+            " WHERE updated>=? ORDER BY board",
+            (since,),
+        )
         seats = {s["board"]: s for s in self.seats()}
         for r in rows:
             s = seats.get(r["board"])
@@ -335,9 +417,12 @@ class Store:
     def remote_live(self, since: str) -> list[dict[str, Any]]:
         """Remote games in play or over since `since`, as live rows: the live page shows
         each as a board "remote-<id>"."""
-        rows = self.query("SELECT id, game, state, start, moves, ply, result, reason, updated,"
-                          " south_name, north_name FROM remote_games WHERE state <> 'open'"
-                          " AND south IS NOT NULL AND updated>=? ORDER BY id", (since,))
+        rows = self.query(
+            "SELECT id, game, state, start, moves, ply, result, reason, updated,"
+            " south_name, north_name FROM remote_games WHERE state <> 'open'"
+            " AND south IS NOT NULL AND updated>=? ORDER BY id",
+            (since,),
+        )
         return [remote_live_row(r) for r in rows]
 
     def notify(self, payload: str) -> bool:
@@ -348,25 +433,32 @@ class Store:
     # -- admins and sessions -------------------------------------------------------------
     def add_admin(self, name: str, salt: str, hsh: str) -> None:
         with self.tx() as t:
-            t.execute("INSERT INTO admins (name, salt, hash, added) VALUES (?,?,?,?)"
-                      " ON CONFLICT (name) DO UPDATE SET salt=excluded.salt, hash=excluded.hash",
-                      (name, salt, hsh, utcnow()))
+            t.execute(
+                "INSERT INTO admins (name, salt, hash, added) VALUES (?,?,?,?)"
+                " ON CONFLICT (name) DO UPDATE SET salt=excluded.salt, hash=excluded.hash",
+                (name, salt, hsh, utcnow()),
+            )
 
     def admin(self, name: str) -> dict[str, Any] | None:
         return self.one("SELECT name, salt, hash FROM admins WHERE name=?", (name,))
 
-    def add_session(self, session_hash: str, admin: str, csrf: str,
-                    hours: float = SESSION_HOURS) -> None:
-        expires = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=hours)
-                   ).strftime("%Y-%m-%dT%H:%M:%SZ")
+    def add_session(
+        self, session_hash: str, admin: str, csrf: str, hours: float = SESSION_HOURS
+    ) -> None:
+        expires = (
+            datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=hours)
+        ).strftime("%Y-%m-%dT%H:%M:%SZ")
         with self.tx() as t:
             t.execute("DELETE FROM sessions WHERE expires<?", (utcnow(),))
-            t.execute("INSERT INTO sessions (hash, admin, csrf, expires) VALUES (?,?,?,?)",
-                      (session_hash, admin, csrf, expires))
+            t.execute(
+                "INSERT INTO sessions (hash, admin, csrf, expires) VALUES (?,?,?,?)",
+                (session_hash, admin, csrf, expires),
+            )
 
     def session(self, session_hash: str) -> dict[str, Any] | None:
-        return self.one("SELECT admin, csrf FROM sessions WHERE hash=? AND expires>=?",
-                        (session_hash, utcnow()))
+        return self.one(
+            "SELECT admin, csrf FROM sessions WHERE hash=? AND expires>=?", (session_hash, utcnow())
+        )
 
     def end_session(self, session_hash: str) -> None:
         with self.tx() as t:
@@ -379,10 +471,20 @@ REMOTE_PREFIX = "remote-"
 def remote_live_row(r: dict[str, Any]) -> dict[str, Any]:
     """A remote_games row as a live row (Store.live_boards): its board is "remote-<id>"."""
     key = "%s%d" % (REMOTE_PREFIX, r["id"])
-    return {"board": key, "rid": key, "game": r["game"], "start": r["start"], "moves": r["moves"],
-            "ply": r["ply"], "done": 1 if r["state"] == "over" else 0, "updated": r["updated"],
-            "south": r["south_name"], "north": r["north_name"],
-            "result": r["result"], "reason": r["reason"]}
+    return {
+        "board": key,
+        "rid": key,
+        "game": r["game"],
+        "start": r["start"],
+        "moves": r["moves"],
+        "ply": r["ply"],
+        "done": 1 if r["state"] == "over" else 0,
+        "updated": r["updated"],
+        "south": r["south_name"],
+        "north": r["north_name"],
+        "result": r["result"],
+        "reason": r["reason"],
+    }
 
 
 def check_bound(game: dict[str, Any], moves: Sequence[str], result: str) -> str | None:
@@ -392,7 +494,9 @@ def check_bound(game: dict[str, Any], moves: Sequence[str], result: str) -> str 
     for k, m in enumerate(moves):
         if k >= len(club) or club[k] != m:
             return "differs from the club's game at ply %d" % (k + 1)
-    if result != "*" and (len(moves) != len(club) or game["state"] != "over" or result != game["result"]):
+    if result != "*" and (
+        len(moves) != len(club) or game["state"] != "over" or result != game["result"]
+    ):
         return "its end (%s after %d plies) is not the club's" % (result, len(moves))
     return None
 
@@ -437,8 +541,9 @@ class SqliteStore(Store):
         # One connection a thread: sqlite3 connections are not shared between threads.
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=10, isolation_level=None,
-                                   check_same_thread=False)
+            conn = sqlite3.connect(
+                self.path, timeout=10, isolation_level=None, check_same_thread=False
+            )
             conn.row_factory = sqlite3.Row
             _wal(conn)
             conn.execute("PRAGMA synchronous=FULL")
@@ -467,7 +572,7 @@ class SqliteStore(Store):
         conn.execute("COMMIT")
 
     def _lock(self, conn: Any, key: str) -> None:
-        pass   # BEGIN IMMEDIATE holds the one write lock already
+        pass  # BEGIN IMMEDIATE holds the one write lock already
 
     def _ddl(self, sql: str) -> str:
         return sql.replace("{id}", "INTEGER PRIMARY KEY AUTOINCREMENT")
@@ -519,10 +624,15 @@ class PgStore(Store):
     def _connect(self) -> Any:
         import psycopg
         from psycopg.rows import dict_row
+
         try:
-            return psycopg.connect(self.url, autocommit=True, row_factory=dict_row, connect_timeout=10)
+            return psycopg.connect(
+                self.url, autocommit=True, row_factory=dict_row, connect_timeout=10
+            )
         except psycopg.OperationalError as e:
-            raise Unavailable("cannot connect to the club database: %s" % " ".join(str(e).split())[:300])
+            raise Unavailable(
+                "cannot connect to the club database: %s" % " ".join(str(e).split())[:300]
+            )
 
     def _give(self, conn: Any) -> None:
         if self._closed or conn.closed or conn.broken or conn.info.transaction_status != 0:
@@ -545,6 +655,7 @@ class PgStore(Store):
 
     def _execute(self, conn: Any, sql: str, args: Sequence[Any]) -> Any:
         import psycopg
+
         try:
             return conn.execute(sql.replace("?", "%s"), tuple(args))
         except psycopg.OperationalError as e:
@@ -553,6 +664,7 @@ class PgStore(Store):
     @contextlib.contextmanager
     def _begin(self, conn: Any) -> Iterator[None]:
         import psycopg
+
         try:
             with conn.transaction():
                 yield
@@ -575,12 +687,17 @@ class PgStore(Store):
             self._give(conn)
         return True
 
-    def listen(self, on_message: Callable[[str | None], object], stop: threading.Event,
-               listening: threading.Event) -> None:
+    def listen(
+        self,
+        on_message: Callable[[str | None], object],
+        stop: threading.Event,
+        listening: threading.Event,
+    ) -> None:
         """Call on_message(payload) for each NOTIFY on the club's channel until stop is set;
         sets listening once the first LISTEN holds; reconnects after the server went away,
         and then calls on_message(None): what was sent meanwhile is to be read whole."""
         import psycopg
+
         while not stop.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:

@@ -2,6 +2,7 @@
 players, rounds, boards, results and standings, and the admin's forms: register, start the
 next round, enter a result), its crosstable, the wall (the current round's boards live), and
 its standings as CSV and whole as JSON."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,16 @@ async def list_page(request: Request) -> Response:
     cfg = club_of(request)
     s = await run_in_threadpool(cfg.session, request)
     rows = await run_in_threadpool(T.listing, cfg.store)
-    return cfg.page("tournaments", request, tournaments=rows, games=sorted(GAMES), systems=T.SYSTEMS,
-                    admin=s and s["admin"], csrf=s and s["csrf"], error=request.query_params.get("error"))
+    return cfg.page(
+        "tournaments",
+        request,
+        tournaments=rows,
+        games=sorted(GAMES),
+        systems=T.SYSTEMS,
+        admin=s and s["admin"],
+        csrf=s and s["csrf"],
+        error=request.query_params.get("error"),
+    )
 
 
 async def tournament_page(request: Request) -> Response:
@@ -59,12 +68,23 @@ async def tournament_page(request: Request) -> Response:
         rounds = {}
         for r in rows:
             rounds.setdefault(r["round"], []).append(r)
-        return dict(players=T.entrants(store, tour["id"]), rounds=sorted(rounds.items(), reverse=True),
-                    standings=T.standings(store, tour["id"]))
+        return dict(
+            players=T.entrants(store, tour["id"]),
+            rounds=sorted(rounds.items(), reverse=True),
+            standings=T.standings(store, tour["id"]),
+        )
+
     s = await run_in_threadpool(cfg.session, request)
-    return cfg.page("tournament", request, t=tour, systems=T.SYSTEMS, admin=s and s["admin"],
-                    csrf=s and s["csrf"], error=request.query_params.get("error"),
-                    **await run_in_threadpool(load))
+    return cfg.page(
+        "tournament",
+        request,
+        t=tour,
+        systems=T.SYSTEMS,
+        admin=s and s["admin"],
+        csrf=s and s["csrf"],
+        error=request.query_params.get("error"),
+        **await run_in_threadpool(load),
+    )
 
 
 async def crosstable_page(request: Request) -> Response:
@@ -83,8 +103,14 @@ async def wall_page(request: Request) -> Response:
     rows = await run_in_threadpool(T.pairings, cfg.store, tour["id"])
     current = max([r["round"] for r in rows] or [0])
     games = [r for r in rows if r["round"] == current]
-    return cfg.page("wall", request, t=tour, round=current, games=games,
-                    tables={g["board"]: g["tbl"] for g in games if g["board"]})
+    return cfg.page(
+        "wall",
+        request,
+        t=tour,
+        round=current,
+        games=games,
+        tables={g["board"]: g["tbl"] for g in games if g["board"]},
+    )
 
 
 async def standings_csv(request: Request) -> Response:
@@ -92,8 +118,11 @@ async def standings_csv(request: Request) -> Response:
     if tour is None:
         return Response("no such tournament\n", status_code=404, media_type="text/plain")
     text = await run_in_threadpool(T.standings_csv, cfg.store, tour["id"])
-    return Response(text, media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="standings-%d.csv"' % tour["id"]})
+    return Response(
+        text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="standings-%d.csv"' % tour["id"]},
+    )
 
 
 async def export_json(request: Request) -> Response:
@@ -114,8 +143,14 @@ async def admin_action(request: Request) -> Response:
     tid = None
     try:
         if what == "new":
-            tid = await run_in_threadpool(T.create, store, f.get("name", ""), f.get("game"),
-                                          f.get("system"), f.get("rounds") or 0)
+            tid = await run_in_threadpool(
+                T.create,
+                store,
+                f.get("name", ""),
+                f.get("game"),
+                f.get("system"),
+                f.get("rounds") or 0,
+            )
         else:
             tid = int(f.get("id", "0"))
             if what == "register":
@@ -128,14 +163,17 @@ async def admin_action(request: Request) -> Response:
                     ratings = {p: e["rating"].r for p, e in table.items()}
                 await run_in_threadpool(T.next_round, store, tid, ratings)
             elif what == "result":
-                tid = await run_in_threadpool(T.set_result, store, int(f.get("pairing", "0")),
-                                              f.get("result"))
+                tid = await run_in_threadpool(
+                    T.set_result, store, int(f.get("pairing", "0")), f.get("result")
+                )
             else:
                 return cfg.page("missing", request, 404, what="page")
     except (ClubError, ValueError) as e:
         where = "/tournaments" if tid is None else "/tournament?id=%d" % tid
-        return RedirectResponse("%s%serror=%s" % (where, "&" if tid is not None else "?",
-                                                 quote(str(e)[:300])), status_code=303)
+        return RedirectResponse(
+            "%s%serror=%s" % (where, "&" if tid is not None else "?", quote(str(e)[:300])),
+            status_code=303,
+        )
     return RedirectResponse("/tournament?id=%d" % tid, status_code=303)
 
 

@@ -8,6 +8,7 @@ board did not record, gets its result from the admin.
 Seeds (pairing numbers) are fixed when round 1 starts: the club's rating for the game kind,
 highest first, then the name.
 """
+
 from __future__ import annotations
 
 import csv
@@ -57,20 +58,27 @@ def create(store: Store, name: str, game: str, system: str, rounds: int | None =
     with store.tx() as t:
         if t.one("SELECT id FROM tournaments WHERE name=?", (name,)):
             raise ClubError("there is a tournament %s already" % name)
-        return t.one("INSERT INTO tournaments (name, game, system, rounds, created)"
-                     " VALUES (?,?,?,?,?) RETURNING id", (name, game, system, rounds, utcnow()))["id"]
+        return t.one(
+            "INSERT INTO tournaments (name, game, system, rounds, created)"
+            " VALUES (?,?,?,?,?) RETURNING id",
+            (name, game, system, rounds, utcnow()),
+        )["id"]
 
 
 def get(store: Store, tid: int | str) -> dict[str, Any] | None:
-    return store.one("SELECT id, name, game, system, rounds, created, started FROM tournaments"
-                     " WHERE id=?", (int(tid),))
+    return store.one(
+        "SELECT id, name, game, system, rounds, created, started FROM tournaments WHERE id=?",
+        (int(tid),),
+    )
 
 
 def listing(store: Store) -> list[dict[str, Any]]:
-    return store.query("SELECT t.id, t.name, t.game, t.system, t.rounds, t.started,"
-                       " (SELECT MAX(round) FROM pairings p WHERE p.tournament = t.id) AS round,"
-                       " (SELECT COUNT(*) FROM entrants e WHERE e.tournament = t.id) AS players"
-                       " FROM tournaments t ORDER BY t.id DESC")
+    return store.query(
+        "SELECT t.id, t.name, t.game, t.system, t.rounds, t.started,"
+        " (SELECT MAX(round) FROM pairings p WHERE p.tournament = t.id) AS round,"
+        " (SELECT COUNT(*) FROM entrants e WHERE e.tournament = t.id) AS players"
+        " FROM tournaments t ORDER BY t.id DESC"
+    )
 
 
 def register(store: Store, tid: int | str, player: str) -> str:
@@ -81,23 +89,35 @@ def register(store: Store, tid: int | str, player: str) -> str:
             raise ClubError("no such tournament")
         if tour["started"]:
             raise ClubError("the tournament has started: its field is closed")
-        t.execute("INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                  (player, utcnow()))
-        t.execute("INSERT INTO entrants (tournament, player, seed) VALUES (?, ?, 0)"
-                  " ON CONFLICT DO NOTHING", (int(tid), player))
+        t.execute(
+            "INSERT INTO players (name, added) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (player, utcnow()),
+        )
+        t.execute(
+            "INSERT INTO entrants (tournament, player, seed) VALUES (?, ?, 0)"
+            " ON CONFLICT DO NOTHING",
+            (int(tid), player),
+        )
     return player
 
 
 def entrants(store: Store, tid: int | str) -> list[str]:
     """The players, in pairing-number order once the tournament started."""
-    return [r["player"] for r in store.query(
-        "SELECT player FROM entrants WHERE tournament=? ORDER BY seed, player", (int(tid),))]
+    return [
+        r["player"]
+        for r in store.query(
+            "SELECT player FROM entrants WHERE tournament=? ORDER BY seed, player", (int(tid),)
+        )
+    ]
 
 
 def pairings(store: Store, tid: int | str) -> list[dict[str, Any]]:
-    return store.query("SELECT p.id, p.round, p.tbl, p.south, p.north, p.board, p.result, p.record,"
-                       " r.rid FROM pairings p LEFT JOIN records r ON r.seq = p.record"
-                       " WHERE p.tournament=? ORDER BY p.round, p.tbl", (int(tid),))
+    return store.query(
+        "SELECT p.id, p.round, p.tbl, p.south, p.north, p.board, p.result, p.record,"
+        " r.rid FROM pairings p LEFT JOIN records r ON r.seq = p.record"
+        " WHERE p.tournament=? ORDER BY p.round, p.tbl",
+        (int(tid),),
+    )
 
 
 def played_rounds(rows: Iterable[dict[str, Any]]) -> list[list[tuple[str, str | None, str | None]]]:
@@ -105,7 +125,8 @@ def played_rounds(rows: Iterable[dict[str, Any]]) -> list[list[tuple[str, str | 
     out = {}
     for r in rows:
         out.setdefault(r["round"], []).append(
-            (r["south"], r["north"], "bye" if r["north"] is None else r["result"]))
+            (r["south"], r["north"], "bye" if r["north"] is None else r["result"])
+        )
     return [out[k] for k in sorted(out)]
 
 
@@ -124,9 +145,11 @@ def result_of(game: str, result: str | None) -> str | None:
 def fill_results(store: Store, board: str | None = None) -> int:
     """Fill each open pairing (of board, or all) from the first finished record of its board
     with its players' names that the club got after its round started. Returns how many."""
-    q = ("SELECT p.id, p.board, p.south, p.north, p.started, t.game FROM pairings p"
-         " JOIN tournaments t ON t.id = p.tournament"
-         " WHERE p.result IS NULL AND p.board IS NOT NULL")
+    q = (
+        "SELECT p.id, p.board, p.south, p.north, p.started, t.game FROM pairings p"
+        " JOIN tournaments t ON t.id = p.tournament"
+        " WHERE p.result IS NULL AND p.board IS NOT NULL"
+    )
     args = []
     if board is not None:
         q += " AND p.board=?"
@@ -137,19 +160,24 @@ def fill_results(store: Store, board: str | None = None) -> int:
             "SELECT seq, result FROM records WHERE board=? AND status='ok' AND game=?"
             " AND south=? AND north=? AND added>=? AND result <> '*'"
             " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
-            " ORDER BY seq LIMIT 1", (p["board"], p["game"], p["south"], p["north"], p["started"]))
+            " ORDER BY seq LIMIT 1",
+            (p["board"], p["game"], p["south"], p["north"], p["started"]),
+        )
         rename = False
         if not rows:
             rows = _started_with_the_round(store, p)
             rename = True
         if rows and result_of(p["game"], rows[0]["result"]):
             with store.tx() as t:
-                got = t.execute("UPDATE pairings SET result=?, record=? WHERE id=? AND result IS NULL",
-                                (result_of(p["game"], rows[0]["result"]), rows[0]["seq"], p["id"])
-                                ).rowcount
+                got = t.execute(
+                    "UPDATE pairings SET result=?, record=? WHERE id=? AND result IS NULL",
+                    (result_of(p["game"], rows[0]["result"]), rows[0]["seq"], p["id"]),
+                ).rowcount
                 if got and rename:
-                    t.execute("UPDATE records SET south=?, north=? WHERE seq=?",
-                              (p["south"], p["north"], rows[0]["seq"]))
+                    t.execute(
+                        "UPDATE records SET south=?, north=? WHERE seq=?",
+                        (p["south"], p["north"], rows[0]["seq"]),
+                    )
                 n += got
     return n
 
@@ -165,8 +193,12 @@ def _started_with_the_round(store: Store, p: dict) -> list:
         "SELECT seq, result, first_tag, second_tag FROM records WHERE board=? AND status='ok'"
         " AND game=? AND added>=? AND result <> '*' AND played >= ? AND played < ?"
         " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
-        " ORDER BY seq LIMIT 1", (p["board"], p["game"], p["started"], early, p["started"]))
-    return [r for r in rows if player_of(r["first_tag"]) is None and player_of(r["second_tag"]) is None]
+        " ORDER BY seq LIMIT 1",
+        (p["board"], p["game"], p["started"], early, p["started"]),
+    )
+    return [
+        r for r in rows if player_of(r["first_tag"]) is None and player_of(r["second_tag"]) is None
+    ]
 
 
 def set_result(store: Store, pairing_id: int | str, result: str) -> int:
@@ -174,8 +206,10 @@ def set_result(store: Store, pairing_id: int | str, result: str) -> int:
     if result not in ADMIN_RESULTS:
         raise ClubError("a result is S (South won), N (North won) or D (a draw)")
     with store.tx() as t:
-        row = t.one("UPDATE pairings SET result=? WHERE id=? AND north IS NOT NULL RETURNING tournament",
-                    (result, int(pairing_id)))
+        row = t.one(
+            "UPDATE pairings SET result=? WHERE id=? AND north IS NOT NULL RETURNING tournament",
+            (result, int(pairing_id)),
+        )
     if row is None:
         raise ClubError("no such game")
     return row["tournament"]
@@ -189,7 +223,9 @@ def _seed(store: Store, tid: int | str, ratings: dict[str, float]) -> list[str]:
     order = sorted(names, key=lambda p: (-(ratings.get(p) or 0), p))
     with store.tx() as t:
         for i, p in enumerate(order):
-            t.execute("UPDATE entrants SET seed=? WHERE tournament=? AND player=?", (i + 1, int(tid), p))
+            t.execute(
+                "UPDATE entrants SET seed=? WHERE tournament=? AND player=?", (i + 1, int(tid), p)
+            )
     return order
 
 
@@ -203,14 +239,18 @@ def next_round(store: Store, tid: int | str, ratings: dict[str, float] | None = 
     rows = pairings(store, tid)
     open_ = [r for r in rows if r["north"] is not None and r["result"] is None]
     if open_:
-        raise ClubError("round %d has %d game(s) without a result" % (open_[0]["round"], len(open_)))
+        raise ClubError(
+            "round %d has %d game(s) without a result" % (open_[0]["round"], len(open_))
+        )
     done = max([r["round"] for r in rows] or [0])
     seeds = _seed(store, tid, ratings or {}) if done == 0 else entrants(store, tid)
     total = tour["rounds"] if tour["system"] == "swiss" else len(seeds) - 1 + len(seeds) % 2
     if done >= total:
         raise ClubError("all %d rounds are played" % total)
     if tour["system"] == "roundrobin":
-        pairs = [(seeds[a - 1], seeds[b - 1] if b else None) for a, b in PR.berger(len(seeds))[done]]
+        pairs = [
+            (seeds[a - 1], seeds[b - 1] if b else None) for a, b in PR.berger(len(seeds))[done]
+        ]
         pairs.sort(key=lambda x: x[1] is None)
     else:
         try:
@@ -221,8 +261,9 @@ def next_round(store: Store, tid: int | str, ratings: dict[str, float] | None = 
     return done + 1
 
 
-def _store_round(store: Store, tour: dict[str, Any], rnd: int, total: int,
-                 pairs: list[tuple[str, str | None]]) -> None:
+def _store_round(
+    store: Store, tour: dict[str, Any], rnd: int, total: int, pairs: list[tuple[str, str | None]]
+) -> None:
     boards = [b["id"] for b in store.boards()]
     now = utcnow()
     with store.tx() as t:
@@ -230,16 +271,30 @@ def _store_round(store: Store, tour: dict[str, Any], rnd: int, total: int,
         if t.one("SELECT 1 AS x FROM pairings WHERE tournament=? AND round=?", (tour["id"], rnd)):
             raise ClubError("round %d was started already" % rnd)
         if rnd == 1:
-            t.execute("UPDATE tournaments SET started=?, rounds=? WHERE id=?", (now, total, tour["id"]))
+            t.execute(
+                "UPDATE tournaments SET started=?, rounds=? WHERE id=?", (now, total, tour["id"])
+            )
         for i, (south, north) in enumerate(pairs):
             board = boards[i] if north is not None and i < len(boards) else None
-            t.execute("INSERT INTO pairings (tournament, round, tbl, south, north, board, result,"
-                      " started) VALUES (?,?,?,?,?,?,?,?)",
-                      (tour["id"], rnd, i + 1, south, north, board,
-                       "bye" if north is None else None, now))
+            t.execute(
+                "INSERT INTO pairings (tournament, round, tbl, south, north, board, result,"
+                " started) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    tour["id"],
+                    rnd,
+                    i + 1,
+                    south,
+                    north,
+                    board,
+                    "bye" if north is None else None,
+                    now,
+                ),
+            )
             if board is not None:
-                t.execute("INSERT INTO seats (board, south, north, since) VALUES (?,?,?,?)",
-                          (board, south, north, now))
+                t.execute(
+                    "INSERT INTO seats (board, south, north, since) VALUES (?,?,?,?)",
+                    (board, south, north, now),
+                )
 
 
 def standings(store: Store, tid: int | str) -> list[dict[str, Any]]:
@@ -269,11 +324,15 @@ def standings_csv(store: Store, tid: int | str) -> str:
     rows, n = crosstable(store, tid)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["place", "player", "points", "buchholz", "sonneborn_berger", "direct_encounter"]
-               + ["round_%d" % k for k in range(1, n + 1)])
+    w.writerow(
+        ["place", "player", "points", "buchholz", "sonneborn_berger", "direct_encounter"]
+        + ["round_%d" % k for k in range(1, n + 1)]
+    )
     for r in rows:
-        w.writerow([r["place"], cell(r["player"]), r["points"], r["buchholz"], r["sb"], r["de"]]
-                   + r["rounds"])
+        w.writerow(
+            [r["place"], cell(r["player"]), r["points"], r["buchholz"], r["sb"], r["de"]]
+            + r["rounds"]
+        )
     return out.getvalue()
 
 
@@ -286,7 +345,17 @@ def export(store: Store, tid: int | str) -> dict[str, Any]:
     """The tournament whole, as JSON-ready data: standings and every game with its record."""
     tour = dict(get(store, tid))
     rows, _ = crosstable(store, tid)
-    games = [{"round": p["round"], "table": p["tbl"], "south": p["south"], "north": p["north"],
-              "board": p["board"], "result": p["result"], "record": p["rid"], "record_seq": p["record"]}
-             for p in pairings(store, tid)]
+    games = [
+        {
+            "round": p["round"],
+            "table": p["tbl"],
+            "south": p["south"],
+            "north": p["north"],
+            "board": p["board"],
+            "result": p["result"],
+            "record": p["rid"],
+            "record_seq": p["record"],
+        }
+        for p in pairings(store, tid)
+    ]
     return {"tournament": tour, "standings": rows, "games": games}

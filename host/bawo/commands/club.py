@@ -1,6 +1,7 @@
 """`bawo club ...`: a club's shared game log. The server's commands (serve, admin, token,
 tokens, revoke, seat) run on the club's machine; the PC's (join, stream, push, seat --admin)
 on a PC whose board joined. The club itself is the package bawo.club."""
+
 from __future__ import annotations
 
 import argparse
@@ -21,18 +22,22 @@ if TYPE_CHECKING:
 
 def add_parser(subs: Subs) -> None:
     """`bawo club` and its subcommands."""
-    p = sub(subs, "club", "a club's shared game log: many boards, players, ratings",
-            """The club server (`bawo club serve`) gathers the games of many boards: each PC
+    p = sub(
+        subs,
+        "club",
+        "a club's shared game log: many boards, players, ratings",
+        """The club server (`bawo club serve`) gathers the games of many boards: each PC
             joins with a board token from the club's admin, and `bawo sync` then delivers its
             board's records too. The club replays every record before it keeps it.""",
-            """examples:
+        """examples:
               bawo club serve                          a club on this PC (SQLite, no setup)
               bawo club serve --db postgresql://club@db/club --bind 0.0.0.0
               bawo club admin alice                    add an admin (password from the terminal)
               bawo club token pico-1a2b                issue board pico-1a2b a token (shown once)
               bawo club join https://club.example/ --token bawo_...
               bawo club seat pico-1a2b Ada Bo          who plays South and North there next
-              bawo club push                           deliver what is queued""")
+              bawo club push                           deliver what is queued""",
+    )
     cs = p.add_subparsers(dest="club_command", metavar="SUBCOMMAND")
     cs.required = True
     add_server_commands(cs)
@@ -40,22 +45,32 @@ def add_parser(subs: Subs) -> None:
 
 
 def club_db_arg(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--db", metavar="URL|FILE", default=os.environ.get("BAWO_CLUB_DB"),
-                   help="the club database: postgresql://... or an SQLite file "
-                        "(default: club.sqlite in the bawo data dir; env BAWO_CLUB_DB)")
+    s.add_argument(
+        "--db",
+        metavar="URL|FILE",
+        default=os.environ.get("BAWO_CLUB_DB"),
+        help="the club database: postgresql://... or an SQLite file "
+        "(default: club.sqlite in the bawo data dir; env BAWO_CLUB_DB)",
+    )
 
 
 def add_server_commands(cs: Subs) -> None:
     """The commands run where the club's database is."""
-    s = cs.add_parser("serve", help="run the club server",
-                      description="Run the club's pages and API. Migrates the database first.")
+    s = cs.add_parser(
+        "serve",
+        help="run the club server",
+        description="Run the club's pages and API. Migrates the database first.",
+    )
     club_db_arg(s)
     s.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--http-port", type=int, default=8080, help="port (default 8080)")
     s.set_defaults(func=cmd_serve)
 
-    s = cs.add_parser("admin", help="add an admin account (or set its password)",
-                      description="The password is read from the terminal, or from stdin.")
+    s = cs.add_parser(
+        "admin",
+        help="add an admin account (or set its password)",
+        description="The password is read from the terminal, or from stdin.",
+    )
     club_db_arg(s)
     s.add_argument("name")
     s.set_defaults(func=cmd_admin)
@@ -74,10 +89,13 @@ def add_server_commands(cs: Subs) -> None:
     s.add_argument("number", type=int)
     s.set_defaults(func=cmd_revoke)
 
-    s = cs.add_parser("seat", help="who plays South and North at a board from now on",
-                      description="On the club's machine (--db), or from any PC as an admin of "
-                                  "the club (--admin NAME; the password from the terminal or stdin; "
-                                  "the club this PC joined, or --url).")
+    s = cs.add_parser(
+        "seat",
+        help="who plays South and North at a board from now on",
+        description="On the club's machine (--db), or from any PC as an admin of "
+        "the club (--admin NAME; the password from the terminal or stdin; "
+        "the club this PC joined, or --url).",
+    )
     club_db_arg(s)
     s.add_argument("--admin", metavar="NAME", help="log in to the club as this admin")
     s.add_argument("--url", help="the club's address (default: the one this PC joined)")
@@ -94,9 +112,12 @@ def add_pc_commands(cs: Subs) -> None:
     s.add_argument("--token", required=True)
     s.set_defaults(func=cmd_join)
 
-    s = cs.add_parser("stream", help="follow the board (as `bawo watch`) and stream its moves to the club",
-                      description="Follow the board's games as `bawo watch` does, and send each move "
-                                  "to the club, where spectators see it live.")
+    s = cs.add_parser(
+        "stream",
+        help="follow the board (as `bawo watch`) and stream its moves to the club",
+        description="Follow the board's games as `bawo watch` does, and send each move "
+        "to the club, where spectators see it live.",
+    )
     add_port(s)
     add_db(s)
     s.add_argument("--exit-after-game", action="store_true", help="stop when a game ends")
@@ -104,6 +125,7 @@ def add_pc_commands(cs: Subs) -> None:
     s.set_defaults(func=cmd_stream)
 
     from .club_play import add_play
+
     add_play(cs)
 
     s = cs.add_parser("push", help="deliver the records queued for the club")
@@ -114,17 +136,20 @@ def add_pc_commands(cs: Subs) -> None:
 def _store(args: argparse.Namespace) -> SqliteStore | PgStore:
     from ..club.server import default_db
     from ..club.store import open_store
+
     return open_store(args.db or default_db())
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from ..club.server import run
+
     return run(args.db, args.bind, args.http_port)
 
 
 def cmd_admin(args: argparse.Namespace) -> int:
     from ..club import auth
     from ..club.records import check_player
+
     name = check_player(args.name)
     if sys.stdin.isatty():
         pw = getpass.getpass("password for %s: " % name)
@@ -146,6 +171,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     from ..club import auth
     from ..club.records import check_board
+
     board = check_board(args.board)
     tok = auth.new_token()
     store = _store(args)
@@ -153,8 +179,10 @@ def cmd_token(args: argparse.Namespace) -> int:
         n = store.add_token(board, auth.token_hash(tok))
     finally:
         store.close()
-    print("token %d of board %s (shown this once; the club keeps only its hash):" % (n, board),
-          file=sys.stderr)
+    print(
+        "token %d of board %s (shown this once; the club keeps only its hash):" % (n, board),
+        file=sys.stderr,
+    )
     print(tok)
     return 0
 
@@ -163,8 +191,17 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         for t in store.tokens():
-            print(safe("%4d  %-24s issued %s%s" % (t["id"], t["board"], t["created"],
-                                                  "  revoked " + t["revoked"] if t["revoked"] else "")))
+            print(
+                safe(
+                    "%4d  %-24s issued %s%s"
+                    % (
+                        t["id"],
+                        t["board"],
+                        t["created"],
+                        "  revoked " + t["revoked"] if t["revoked"] else "",
+                    )
+                )
+            )
     finally:
         store.close()
     return 0
@@ -190,17 +227,29 @@ def _password(prompt: str) -> str:
 
 def cmd_seat(args: argparse.Namespace) -> int:
     from ..club.records import check_board, check_player
-    board, south, north = check_board(args.board), check_player(args.south), check_player(args.north)
+
+    board, south, north = (
+        check_board(args.board),
+        check_player(args.south),
+        check_player(args.north),
+    )
     if args.admin:
         from ..club.client import admin_seat, check_url, load_config
+
         url = args.url
         if url is None:
             cfg = load_config()
             if cfg is None:
                 raise ClubError("which club? this PC joined none: give --url")
             url = cfg["url"]
-        admin_seat(check_url(url), args.admin, _password("password for %s: " % args.admin),
-                   board, south, north)
+        admin_seat(
+            check_url(url),
+            args.admin,
+            _password("password for %s: " % args.admin),
+            board,
+            south,
+            north,
+        )
         print(safe("board %s: South %s, North %s from now on" % (board, south, north)))
         return 0
     store = _store(args)
@@ -214,8 +263,14 @@ def cmd_seat(args: argparse.Namespace) -> int:
 
 def cmd_join(args: argparse.Namespace) -> int:
     from ..club.client import join
+
     board = join(args.url, args.token)
-    print(safe("board %s joined the club at %s: `bawo sync` delivers its records there" % (board, args.url)))
+    print(
+        safe(
+            "board %s joined the club at %s: `bawo sync` delivers its records there"
+            % (board, args.url)
+        )
+    )
     return 0
 
 
@@ -223,6 +278,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
     from ..watch import watch
     from ..club.client import load_config
     from ..club.stream import Sender, watcher_class
+
     cfg = load_config()
     if cfg is None:
         raise ClubError("this PC joined no club: `bawo club join URL --token T`")
@@ -233,22 +289,35 @@ def cmd_stream(args: argparse.Namespace) -> int:
     if token is None:
         ser.close()
         log.close()
-        raise ClubError("board %s has not joined the club: `bawo club join` with its token" % safe(board))
-    sender = Sender(cfg["url"], token, on_error=lambda m: print(safe(m), file=sys.stderr, flush=True))
+        raise ClubError(
+            "board %s has not joined the club: `bawo club join` with its token" % safe(board)
+        )
+    sender = Sender(
+        cfg["url"], token, on_error=lambda m: print(safe(m), file=sys.stderr, flush=True)
+    )
     try:
-        return watch(link, log, info, draw_board=False, exit_after_game=args.exit_after_game,
-                     timeout=args.timeout, reconnect=lambda: connect(args),
-                     watcher=watcher_class(sender))
+        return watch(
+            link,
+            log,
+            info,
+            draw_board=False,
+            exit_after_game=args.exit_after_game,
+            timeout=args.timeout,
+            reconnect=lambda: connect(args),
+            watcher=watcher_class(sender),
+        )
     finally:
         sender.close()
         ser.close()
         log.close()
 
 
-def deliver(db: str | os.PathLike[str], cfg: dict[str, Any],
-            out: TextIO = sys.stdout) -> PushReport:
+def deliver(
+    db: str | os.PathLike[str], cfg: dict[str, Any], out: TextIO = sys.stdout
+) -> PushReport:
     """Deliver the outbox, saying what happened. Returns the PushReport."""
     from ..club.client import deliver as deliver_outbox, push_lines
+
     rep = deliver_outbox(db, cfg)
     for line in push_lines(rep):
         print(safe(line), file=out)
@@ -257,6 +326,7 @@ def deliver(db: str | os.PathLike[str], cfg: dict[str, Any],
 
 def cmd_push(args: argparse.Namespace) -> int:
     from ..club.client import load_config
+
     cfg = load_config()
     if cfg is None:
         raise ClubError("this PC joined no club: `bawo club join URL --token T`")

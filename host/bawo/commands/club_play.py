@@ -1,4 +1,5 @@
 """`bawo club play`: play another club board from this PC's board (club/bridge.py does it)."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,9 @@ def clock_arg(text: str) -> dict:
     m = CLOCK.match(text)
     if not m or not 1 <= int(m.group(1)) <= 180 or int(m.group(2)) > 60:
         raise argparse.ArgumentTypeError(
-            "%r: a clock is MINUTES+SECONDS, 1 to 180 minutes and 0 to 60 s a move (10+5)" % text[:40])
+            "%r: a clock is MINUTES+SECONDS, 1 to 180 minutes and 0 to 60 s a move (10+5)"
+            % text[:40]
+        )
     return {"base": int(m.group(1)) * 60, "inc": int(m.group(2))}
 
 
@@ -35,43 +38,65 @@ def per_move_arg(text: str) -> dict:
 
 def add_play(cs: argparse._SubParsersAction) -> None:
     from shared_rules import GAMES
+
     s = cs.add_parser(
-        "play", help="play a friend's board far away, through the club",
+        "play",
+        help="play a friend's board far away, through the club",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Play a game between this PC's board and another board of the club. Each "
-                    "person presses their moves on their own board; the other's moves arrive "
-                    "through the club and are sown on this board. If the board, its USB or the "
-                    "network drops, run this again (or wait: it waits for them) and the game "
-                    "goes on at the last move both boards have.",
+        "person presses their moves on their own board; the other's moves arrive "
+        "through the club and are sown on this board. If the board, its USB or the "
+        "network drops, run this again (or wait: it waits for them) and the game "
+        "goes on at the last move both boards have.",
         epilog="examples:\n"
-               "  bawo club play --list                     open challenges and seeks\n"
-               "  bawo club play bawo --opponent pico-2b    challenge board pico-2b (you South)\n"
-               "  bawo club play oware --side any           a seek anyone may accept\n"
-               "  bawo club play bawo --clock 10+5          with a clock: 10 min, 5 s a move\n"
-               "  bawo club play --accept 7                 accept challenge or seek 7\n"
-               "  bawo club play --game 7                   go on with game 7 (after a restart)\n"
-               "on the board: MENU held 2 s offers to resign, BACK held 2 s offers (or accepts)\n"
-               "a draw; see docs/visual-language.md")
+        "  bawo club play --list                     open challenges and seeks\n"
+        "  bawo club play bawo --opponent pico-2b    challenge board pico-2b (you South)\n"
+        "  bawo club play oware --side any           a seek anyone may accept\n"
+        "  bawo club play bawo --clock 10+5          with a clock: 10 min, 5 s a move\n"
+        "  bawo club play --accept 7                 accept challenge or seek 7\n"
+        "  bawo club play --game 7                   go on with game 7 (after a restart)\n"
+        "on the board: MENU held 2 s offers to resign, BACK held 2 s offers (or accepts)\n"
+        "a draw; see docs/visual-language.md",
+    )
     s.add_argument("kind", nargs="?", choices=sorted(GAMES), help="the game to challenge or seek")
-    s.add_argument("--side", choices=("south", "north", "any"), default="south",
-                   help="your side (south moves first; Bagh-Chal: goats); default south")
+    s.add_argument(
+        "--side",
+        choices=("south", "north", "any"),
+        default="south",
+        help="your side (south moves first; Bagh-Chal: goats); default south",
+    )
     s.add_argument("--opponent", metavar="BOARD", help="challenge this board only")
     g = s.add_mutually_exclusive_group()
-    g.add_argument("--clock", type=clock_arg, metavar="M+S", help="a clock per side: M minutes, S seconds added a move")
-    g.add_argument("--per-move", type=per_move_arg, metavar="S", dest="clock",
-                   help="a clock of S seconds a move")
+    g.add_argument(
+        "--clock",
+        type=clock_arg,
+        metavar="M+S",
+        help="a clock per side: M minutes, S seconds added a move",
+    )
+    g.add_argument(
+        "--per-move",
+        type=per_move_arg,
+        metavar="S",
+        dest="clock",
+        help="a clock of S seconds a move",
+    )
     w = s.add_mutually_exclusive_group()
     w.add_argument("--accept", type=int, metavar="N", help="accept challenge or seek N")
     w.add_argument("--game", type=int, metavar="N", help="go on with game N")
     w.add_argument("--list", action="store_true", help="list the open challenges and seeks")
-    s.add_argument("--timeout", type=float, metavar="S",
-                   help="give up after S seconds without the board (default: wait)")
+    s.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="give up after S seconds without the board (default: wait)",
+    )
     add_port(s)
     s.set_defaults(func=cmd_play)
 
 
 def _token(args: argparse.Namespace) -> tuple[str, str, str]:
     from ..club.client import load_config
+
     cfg = load_config()
     if cfg is None:
         raise ClubError("this PC joined no club: `bawo club join URL --token T`")
@@ -80,7 +105,9 @@ def _token(args: argparse.Namespace) -> tuple[str, str, str]:
     ser.close()
     token = cfg["boards"].get(board)
     if token is None:
-        raise ClubError("board %s has not joined the club: `bawo club join` with its token" % safe(board))
+        raise ClubError(
+            "board %s has not joined the club: `bawo club join` with its token" % safe(board)
+        )
     return cfg["url"], token, board
 
 
@@ -88,13 +115,23 @@ def cmd_play(args: argparse.Namespace) -> int:
     from ..club import remote_client as api
     from ..club.bridge import Bridge, ClubGame
     from ..club.client import config_path
+
     url, token, board = _token(args)
     if args.list:
         for s in api.open_seeks(url, token)["seeks"]:
-            print(safe("%4d  %-10s %s plays %s%s%s" % (
-                s["game"], s["kind"], "you" if s.get("mine") else s["by"], s["side"],
-                ", challenging " + s["opponent"] if s.get("opponent") else "",
-                ", clock" if s.get("clock") else "")))
+            print(
+                safe(
+                    "%4d  %-10s %s plays %s%s%s"
+                    % (
+                        s["game"],
+                        s["kind"],
+                        "you" if s.get("mine") else s["by"],
+                        s["side"],
+                        ", challenging " + s["opponent"] if s.get("opponent") else "",
+                        ", clock" if s.get("clock") else "",
+                    )
+                )
+            )
         return 0
     if args.accept is not None:
         st = api.accept(url, token, args.accept)
@@ -107,16 +144,31 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise ClubError("which game? `bawo club play bawo`, or --accept N, --game N, --list")
         got = api.seek(url, token, args.kind, args.side, args.opponent, args.clock)
         game = got["game"]
-        print(safe("game %d: waiting for %s to accept (they run `bawo club play --accept %d`)"
-                   % (game, args.opponent or "another board", game)), flush=True)
+        print(
+            safe(
+                "game %d: waiting for %s to accept (they run `bawo club play --accept %d`)"
+                % (game, args.opponent or "another board", game)
+            ),
+            flush=True,
+        )
         st = api.state(url, token, game)
     while st.get("state") == "open":
         st = api.state(url, token, game, after=st.get("ply", 0), wait=WAIT_S)
     club = ClubGame(api, url, token, game)
     games_file = os.path.join(os.path.dirname(config_path()), "remote-games.json")
-    print(safe("game %d: %s, you play %s on board %s against %s" % (
-        game, st["kind"], st["side"], board, st["north" if st["side"] == "south" else "south"])),
-        flush=True)
+    print(
+        safe(
+            "game %d: %s, you play %s on board %s against %s"
+            % (
+                game,
+                st["kind"],
+                st["side"],
+                board,
+                st["north" if st["side"] == "south" else "south"],
+            )
+        ),
+        flush=True,
+    )
     bridge = Bridge(club, lambda: connect(args)[1], games_file, sys.stdout)
     try:
         end = bridge.run(st, timeout=args.timeout)
@@ -124,6 +176,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         print("\nstopped: the game waits at the club; `bawo club play --game %d` goes on" % game)
         raise
     res = end.get("result")
-    print(safe("game over: %s (%s)" % ("a draw" if res == "draw" else "%s wins" % res,
-                                       end.get("reason"))))
+    print(
+        safe(
+            "game over: %s (%s)"
+            % ("a draw" if res == "draw" else "%s wins" % res, end.get("reason"))
+        )
+    )
     return 0

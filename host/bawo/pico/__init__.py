@@ -16,6 +16,7 @@ cut powers the board off inside the process instead, and power_on() boots a fres
 the file (a new USB connection and pty, as a new process gives). Times are emulated
 nanoseconds (the emulator's clock, 0 at each power-on; wall time is unrelated).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -41,8 +42,9 @@ FLASH_SIZE = 2 * 1024 * 1024
 FS_OFFSET = 0xA0000
 FS_BLOCK = 4096
 FS_BLOCKS = 352
-LFS = dict(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=256, read_size=32,
-           lookahead_size=32)
+LFS = dict(
+    block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=256, read_size=32, lookahead_size=32
+)
 
 
 class PicoError(BawoError):
@@ -53,8 +55,10 @@ class PicoError(BawoError):
 def node_binary():
     node = shutil.which("node")
     if not node:
-        raise PicoError("Node.js is not installed: the emulated Pico needs node 18 or newer "
-                        "(apt install nodejs)")
+        raise PicoError(
+            "Node.js is not installed: the emulated Pico needs node 18 or newer "
+            "(apt install nodejs)"
+        )
     return node
 
 
@@ -67,14 +71,14 @@ def ensure_runtime():
         return
     npm = shutil.which("npm")
     if not npm:
-        raise PicoError("npm is not installed: it installs the emulator rp2040js "
-                        "(apt install npm)")
+        raise PicoError("npm is not installed: it installs the emulator rp2040js (apt install npm)")
     with open(HERE / ".npm-install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if marker.exists():
             return
-        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=str(HERE),
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=str(HERE), capture_output=True, text=True
+        )
         if r.returncode != 0 or not marker.exists():
             tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
             raise PicoError("npm ci in %s failed: %s" % (HERE, tail[0]))
@@ -85,14 +89,14 @@ def uf2_blocks(data, limit=FS_OFFSET):
     """(flash offset, payload) of each UF2 block; each must lie below `limit` (where the
     image's filesystem starts)."""
     for i in range(0, len(data), 512):
-        b = data[i:i + 512]
+        b = data[i : i + 512]
         if len(b) < 512 or b[:8] != b"UF2\nWQ]\x9e":
             raise PicoError("not a UF2 image")
         addr = int.from_bytes(b[12:16], "little")
         size = int.from_bytes(b[16:20], "little")
         if not 0x10000000 <= addr < 0x10000000 + limit or size > 476:
             raise PicoError("UF2 block outside the firmware's part of flash")
-        yield addr - 0x10000000, b[32:32 + size]
+        yield addr - 0x10000000, b[32 : 32 + size]
 
 
 class Install(dict):
@@ -130,7 +134,7 @@ def make_flash(path, files=None, image=None, uid=None):
 
 def _program(flash, image):
     for off, payload in uf2_blocks(Path(image).read_bytes()):
-        flash[off:off + len(payload)] = payload
+        flash[off : off + len(payload)] = payload
 
 
 def write_uf2(path, image):
@@ -174,6 +178,7 @@ def read_uid(flash):
 
 def littlefs_image(files):
     from littlefs import LittleFS
+
     fs = LittleFS(**LFS)
     for name in sorted(files):
         parts = name.strip("/").split("/")
@@ -191,6 +196,7 @@ def littlefs_image(files):
 def read_files(path):
     """{path: bytes} of every file in the littlefs of a flash file (the board's files)."""
     from littlefs import LittleFS
+
     data = Path(path).read_bytes()[FS_OFFSET:]
     fs = LittleFS(mount=False, **LFS)
     fs.context.buffer = bytearray(data)
@@ -207,7 +213,9 @@ def read_files(path):
 def bundle_files(bundle_dir):
     """{board path: bytes} of a `bawo flash --bundle-only` directory."""
     root = Path(bundle_dir)
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 # -- the running board ----------------------------------------------------------------------
@@ -218,8 +226,9 @@ class Pico:
     chip's unique ID (8 bytes; default the flash file's own, read_uid), what the board's id
     is made of."""
 
-    def __init__(self, profile, flash, realtime=False, log=None, options=None, power_cycle=False,
-                 uid=None):
+    def __init__(
+        self, profile, flash, realtime=False, log=None, options=None, power_cycle=False, uid=None
+    ):
         ensure_runtime()
         keys = profile["keys"]
         buttons = profile.get("buttons", {})
@@ -227,42 +236,56 @@ class Pico:
         self.menu_key, self.back_key = self.n_matrix, self.n_matrix + 1
         self.n_leds = profile["leds"]["width"] * profile["leds"]["height"]
         self.flash = str(flash)
-        self.frames = []           # (start ns, end ns, bytes) of every complete frame
-        self.events = []           # other events (boot, reset, usb, cut)
+        self.frames = []  # (start ns, end ns, bytes) of every complete frame
+        self.events = []  # other events (boot, reset, usb, cut)
         self._replies = {}
         self._cv = threading.Condition()
         self._id = 0
         self._closed = set()
         self.log = log
-        self._power = 0            # power-ons in the emulator: each command names the one it is for
+        self._power = 0  # power-ons in the emulator: each command names the one it is for
         self._listen = None
         # The Pico's own directory: its port's unique name (a link to the pty) and its USB socket.
         import tempfile
+
         self._sockdir = tempfile.mkdtemp(prefix="bawo-pico-")
         self._link = None
         ours, theirs = socket.socketpair()
         # The flash chip's unique ID (uid: 8 bytes, else the flash file's own, read_uid).
         self.uid = bytes(uid) if uid is not None else read_uid(flash)
-        cfg = {"bootrom": str(BOOTROM), "flash": self.flash, "flash_uid": self.uid.hex(),
-               "usb_fd": theirs.fileno(),
-               "rows": keys["rows"], "cols": keys["cols"],
-               "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
-               "data_pin": profile["leds"]["data_pin"], "realtime": bool(realtime)}
-        cfg.update(options or {})     # runner switches for other images (bawo.pico.circuitpython)
+        cfg = {
+            "bootrom": str(BOOTROM),
+            "flash": self.flash,
+            "flash_uid": self.uid.hex(),
+            "usb_fd": theirs.fileno(),
+            "rows": keys["rows"],
+            "cols": keys["cols"],
+            "buttons": [buttons[k] for k in ("menu", "back") if k in buttons],
+            "data_pin": profile["leds"]["data_pin"],
+            "realtime": bool(realtime),
+        }
+        cfg.update(options or {})  # runner switches for other images (bawo.pico.circuitpython)
         if power_cycle:
             # Where the emulator plugs its USB in again at each power-on.
             cfg["usb_path"] = os.path.join(self._sockdir, "usb")
             self._listen = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self._listen.bind(cfg["usb_path"])
             self._listen.listen(1)
-        self.proc = subprocess.Popen([node_binary(), str(RUNNER), json.dumps(cfg)], cwd=str(HERE),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),))
+        self.proc = subprocess.Popen(
+            [node_binary(), str(RUNNER), json.dumps(cfg)],
+            cwd=str(HERE),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(theirs.fileno(),),
+        )
         theirs.close()
         self._stop = False
         self._plug(ours)
-        self._threads = [threading.Thread(target=self._read_events, daemon=True),
-                         threading.Thread(target=self._read_stderr, daemon=True)]
+        self._threads = [
+            threading.Thread(target=self._read_events, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
         self.stderr = []
         for t in self._threads:
             t.start()
@@ -273,7 +296,7 @@ class Pico:
         master, slave = os.openpty()
         tty.setraw(slave)
         self._master = master
-        self._slave = slave          # kept open so the pty survives clients closing it
+        self._slave = slave  # kept open so the pty survives clients closing it
         # The port is a name no other board ever has: a link to the pty, one per power-on. The
         # kernel gives a closed pty's /dev/pts/N to the next pty opened on the machine: a tool
         # that opened the old name again reached (and locked) another emulator's board.
@@ -281,8 +304,9 @@ class Pico:
         os.symlink(os.ttyname(slave), self._link)
         self.port = self._link
         self._unplugged = threading.Event()
-        self._relay_thread = threading.Thread(target=self._relay, args=(master, usb, self._unplugged),
-                                              daemon=True)
+        self._relay_thread = threading.Thread(
+            target=self._relay, args=(master, usb, self._unplugged), daemon=True
+        )
         self._relay_thread.start()
 
     def _unplug(self):
@@ -379,8 +403,10 @@ class Pico:
             while i not in self._replies:
                 left = deadline - time.monotonic()
                 if self._stop or left <= 0:
-                    raise PicoError("the emulated Pico did not answer (%s)" % (
-                        "timeout" if left <= 0 else self.why()))
+                    raise PicoError(
+                        "the emulated Pico did not answer (%s)"
+                        % ("timeout" if left <= 0 else self.why())
+                    )
                 self._cv.wait(min(left, 1.0))
             r = self._replies.pop(i)
         if r.get("ev") == "error":
@@ -388,7 +414,7 @@ class Pico:
         return r
 
     def why(self):
-        return (self.stderr[-1] if self.stderr else "exit status %s" % self.proc.poll())
+        return self.stderr[-1] if self.stderr else "exit status %s" % self.proc.poll()
 
     # -- what a test does --
     def now(self):
@@ -480,7 +506,7 @@ class Pico:
             raise PicoError("power_on needs Pico(..., power_cycle=True)")
         self._unplug()
         with self._cv:
-            self.events = []       # the cut's event went with the machine it ended
+            self.events = []  # the cut's event went with the machine it ended
             self.frames = []
         self._power += 1
         self._closed = set()
@@ -500,7 +526,7 @@ class Pico:
             self.run_ms(ms)
             return None
         except PicoError:
-            pass       # the emulator stopped: the cut, if there was one, is in its events
+            pass  # the emulator stopped: the cut, if there was one, is in its events
         if self._listen is not None:
             return self._await_cut()
         self.proc.wait(timeout=60)
@@ -551,6 +577,7 @@ class Pico:
 
 def load_profile(name_or_path):
     from ..firmware import profile_path
+
     return json.loads(Path(profile_path(name_or_path)).read_text())
 
 
@@ -563,6 +590,7 @@ def canvas_from_wire(profile_file, wire):
     px = _canvas.get(str(profile_file))
     if px is None:
         from .. import firmware
+
         px = firmware.module("hw_sim").SimPixels(firmware.module("pinmap").load(str(profile_file)))
         _canvas[str(profile_file)] = px
     if len(wire) != len(px.last):
@@ -575,6 +603,7 @@ def menu_keys(profile, game, opponent="people", speed=None, level=None):
     """The pockets a person presses in the settings menu (firmware/menu.py's layout, as
     sim.choose_settings presses them), MENU not included."""
     from ..sim.layout import level_cell
+
     cols = profile["grid"]["cols"]
     cells = profile.get("pockets") or profile.get("points")
     at = {tuple(rc): k for k, rc in enumerate(cells)}

@@ -3,6 +3,7 @@ MicroPython: its flash holds the CircuitPython image from 0 and the CIRCUITPY dr
 1 MiB of 512-byte sectors, one FAT) from 0x100000. The runner's `circuitpython` switch reports
 the BOOTSEL button released and steps PIO (which drives the LEDs) with emulated time.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,14 +26,21 @@ def fat_image(files):
     """A 1 MiB FAT12 volume as CircuitPython formats it, holding files ({path: bytes})."""
     from pyfatfs.PyFat import PyFat
     from pyfatfs.PyFatFS import PyFatFS
+
     fd, tmp = tempfile.mkstemp(prefix="bawo-fat-")
     os.close(fd)
     try:
         with open(tmp, "wb") as f:
             f.truncate(FAT_SIZE)
         pf = PyFat()
-        pf.mkfs(tmp, fat_type=PyFat.FAT_TYPE_FAT12, size=FAT_SIZE, sector_size=512,
-                number_of_fats=1, label=LABEL)
+        pf.mkfs(
+            tmp,
+            fat_type=PyFat.FAT_TYPE_FAT12,
+            size=FAT_SIZE,
+            sector_size=512,
+            number_of_fats=1,
+            label=LABEL,
+        )
         pf.close()
         fs = PyFatFS(tmp, preserve_case=True)
         try:
@@ -57,9 +65,9 @@ def make_flash(path, files=None, image=IMAGE, uid=None):
     chip's unique ID (bawo.pico.write_uid)."""
     flash = bytearray(b"\xff" * FLASH_SIZE)
     for off, payload in uf2_blocks(Path(image).read_bytes(), limit=FAT_OFFSET):
-        flash[off:off + len(payload)] = payload
+        flash[off : off + len(payload)] = payload
     if files is not None:
-        flash[FAT_OFFSET:FAT_OFFSET + FAT_SIZE] = fat_image(files)
+        flash[FAT_OFFSET : FAT_OFFSET + FAT_SIZE] = fat_image(files)
     Path(path).write_bytes(bytes(flash))
     write_uid(path, uid)
     return path
@@ -83,7 +91,8 @@ def _name(entry):
 def read_files(path):
     """{path: bytes} of every file on the CIRCUITPY drive of a flash file."""
     from pyfatfs.PyFatFS import PyFatFS
-    data = Path(path).read_bytes()[FAT_OFFSET:FAT_OFFSET + FAT_SIZE]
+
+    data = Path(path).read_bytes()[FAT_OFFSET : FAT_OFFSET + FAT_SIZE]
     fd, tmp = tempfile.mkstemp(prefix="bawo-fat-")
     os.close(fd)
     try:
@@ -91,6 +100,7 @@ def read_files(path):
         fs = PyFatFS(tmp, read_only=True)
         out = {}
         try:
+
             def walk(d, prefix, raw):
                 dirs, files, _ = d.get_entries()
                 for e in files:
@@ -98,6 +108,7 @@ def read_files(path):
                         out[prefix + _name(e)] = f.read()
                 for e in dirs:
                     walk(e, prefix + _name(e) + "/", raw + str(e) + "/")
+
             walk(fs.fs.root_dir, "", "/")
         finally:
             fs.close()

@@ -1,6 +1,7 @@
 """The game page's analysis marks: bawo.analyse run on demand with the budget `bawo analyse`
 uses (its defaults), one game at a time on a worker thread, the result kept in memory per
 game id. Bawo values are exact within the budget; Oware and Bagh-Chal marks are estimates."""
+
 from __future__ import annotations
 
 import collections
@@ -13,13 +14,13 @@ from shared_rules.record import Record
 
 from .. import analyse as A
 
-KEEP = 200      # analysed games kept in memory (the oldest dropped first)
+KEEP = 200  # analysed games kept in memory (the oldest dropped first)
 
 
 class Analyses:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.run_lock = threading.Lock()    # one analysis at a time: the solver takes a core
+        self.run_lock = threading.Lock()  # one analysis at a time: the solver takes a core
         self.cache: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
 
     def get(self, gid: str) -> dict[str, Any]:
@@ -40,8 +41,12 @@ class Analyses:
                 e = {"state": "error", "error": "the record does not replay: %s" % err}
                 self._put(gid, e)
                 return dict(e)
-            e = {"state": "queued", "done": 0, "total": len(rec.moves) + 1,
-                 "estimate": not has_book(rec.header.get("Game"))}
+            e = {
+                "state": "queued",
+                "done": 0,
+                "total": len(rec.moves) + 1,
+                "estimate": not has_book(rec.header.get("Game")),
+            }
             self._put(gid, e)
         threading.Thread(target=self._run, args=(gid, rec), daemon=True).start()
         return dict(e)
@@ -61,16 +66,23 @@ class Analyses:
                 e = self.cache.get(gid)
                 if e is not None:
                     e.update(state="running", done=i, total=n)
+
         try:
             with self.run_lock:
                 marks = A.analyse(rec, progress=progress)
-            for x in marks:   # the page's words: the ply's mark, the position's value before it
+            for x in marks:  # the page's words: the ply's mark, the position's value before it
                 x["text"] = A.mark_text(x)
-                x["value_text"] = (A.score_text(x.get("game"), x["side"], x["score"]) if x.get("estimate")
-                                   else A.value_text(x["side"], x["before"]))
+                x["value_text"] = (
+                    A.score_text(x.get("game"), x["side"], x["score"])
+                    if x.get("estimate")
+                    else A.value_text(x["side"], x["before"])
+                )
             upd: dict[str, Any] = {"state": "done", "marks": marks, "curve": A.curve(marks)}
-        except Exception as err:   # a solver failure: said on the page, the server goes on
-            upd = {"state": "error", "error": "the analysis stopped: %s" % " ".join(str(err).split())[:200]}
+        except Exception as err:  # a solver failure: said on the page, the server goes on
+            upd = {
+                "state": "error",
+                "error": "the analysis stopped: %s" % " ".join(str(err).split())[:200],
+            }
         with self.lock:
             e = self.cache.get(gid)
             if e is not None:

@@ -1,5 +1,6 @@
 """Read-only queries for the library and statistics pages, on a page of the log at a time.
 Every filter is a bound parameter; sort keys come from a fixed table, never from the request."""
+
 from __future__ import annotations
 
 import contextlib
@@ -53,7 +54,11 @@ def level_is(level: str) -> str:
     """SQL true when the AI played at `level` (one of LEVELS, never request text); "unknown":
     an AI played and no tag says its level."""
     if level == "unknown":
-        return "(%s + %s > 0 AND %s)" % (played_by("board"), played_by("computer"), P.level_sql(None))
+        return "(%s + %s > 0 AND %s)" % (
+            played_by("board"),
+            played_by("computer"),
+            P.level_sql(None),
+        )
     return P.level_sql(int(level))
 
 
@@ -67,8 +72,10 @@ def who_mask() -> str:
 
 
 def level_mask() -> str:
-    return " + ".join(["%s * 1" % P.level_sql(None)] +
-                      ["%s * %d" % (P.level_sql(int(v)), 1 << int(v)) for v in LEVELS[:-1]])
+    return " + ".join(
+        ["%s * 1" % P.level_sql(None)]
+        + ["%s * %d" % (P.level_sql(int(v)), 1 << int(v)) for v in LEVELS[:-1]]
+    )
 
 
 def _masks(bits: int, need: int, any_of: int = 0) -> list[int]:
@@ -79,10 +86,14 @@ def _masks(bits: int, need: int, any_of: int = 0) -> list[int]:
 def _player_indexes() -> tuple[str, ...]:
     # Covering: every column a filter or a sort uses, so a page never reads a record to filter.
     # Date first after the player: the library's default order is read straight off the index.
-    return tuple("CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
-                 "id, game, result, plies)" % (o, played_by(o)) for o in OPPONENTS) + (
+    return tuple(
+        "CREATE INDEX IF NOT EXISTS serve_who_%s ON games (%s, COALESCE(NULLIF(start, ''), added), "
+        "id, game, result, plies)" % (o, played_by(o))
+        for o in OPPONENTS
+    ) + (
         "CREATE INDEX IF NOT EXISTS serve_levels ON games ((%s), (%s), COALESCE(NULLIF(start, ''), "
-        "added), id, game, result, plies)" % (level_mask(), who_mask()),)
+        "added), id, game, result, plies)" % (level_mask(), who_mask()),
+    )
 
 
 def prepare(path: str, say: Callable[[str], object] | None = None) -> None:
@@ -100,7 +111,7 @@ def prepare(path: str, say: Callable[[str], object] | None = None) -> None:
         with db:
             for sql in todo:
                 db.execute(sql)
-        db.execute("ANALYZE")   # the planner's statistics, so it picks these indexes
+        db.execute("ANALYZE")  # the planner's statistics, so it picks these indexes
     finally:
         db.close()
 
@@ -130,8 +141,12 @@ def using(path: str) -> Iterator[sqlite3.Connection]:
         pool = _pools.setdefault(path, [])
         db = pool.pop() if pool else None
     if db is None:
-        db = sqlite3.connect("file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
-                             uri=True, timeout=30, check_same_thread=False)
+        db = sqlite3.connect(
+            "file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
+            uri=True,
+            timeout=30,
+            check_same_thread=False,
+        )
         db.row_factory = sqlite3.Row
         # A row whose text is not UTF-8 (another program wrote it) is shown with U+FFFD for
         # its bad bytes: SQLite's own decoding would fail the whole page on it.
@@ -170,7 +185,9 @@ def where(f: dict[str, Any]) -> tuple[str, list[Any]]:
         levels = _masks(len(LEVELS), 1 if lv == "unknown" else 1 << int(lv))
         q.append("(%s) IN (%s)" % (level_mask(), ",".join(map(str, levels))))
         if need or ai:
-            q.append("(%s) IN (%s)" % (who_mask(), ",".join(map(str, _masks(len(OPPONENTS), need, ai)))))
+            q.append(
+                "(%s) IN (%s)" % (who_mask(), ",".join(map(str, _masks(len(OPPONENTS), need, ai))))
+            )
     elif f.get("opponent") in OPPONENTS:
         q.append(played_by(f["opponent"]) + " = 1")
     if f.get("since"):
@@ -188,8 +205,14 @@ def where(f: dict[str, Any]) -> tuple[str, list[Any]]:
 COLUMNS = "id, game, device, start, result, reason, plies, status, source, added"
 
 
-def page(db: sqlite3.Connection, f: dict[str, Any], sort: str = "date", desc: bool = True,
-         page_no: int = 1, per_page: int = PAGE) -> tuple[list[dict[str, Any]], int]:
+def page(
+    db: sqlite3.Connection,
+    f: dict[str, Any],
+    sort: str = "date",
+    desc: bool = True,
+    page_no: int = 1,
+    per_page: int = PAGE,
+) -> tuple[list[dict[str, Any]], int]:
     """(rows, total) of one page."""
     w, args = where(f)
     src = "games"
@@ -199,15 +222,19 @@ def page(db: sqlite3.Connection, f: dict[str, Any], sort: str = "date", desc: bo
         # The player's index first: the planner, left alone, may scan another index and read
         # every record to test the player.
         src = "games INDEXED BY serve_who_%s" % f["opponent"]
-    order = "%s %s, id %s" % (SORTS.get(sort, SORTS["date"]), "DESC" if desc else "ASC",
-                              "DESC" if desc else "ASC")
+    order = "%s %s, id %s" % (
+        SORTS.get(sort, SORTS["date"]),
+        "DESC" if desc else "ASC",
+        "DESC" if desc else "ASC",
+    )
     total = db.execute("SELECT COUNT(*) FROM %s WHERE %s" % (src, w), args).fetchone()[0]
     # The page's rowids from the index alone, then only those rows read: an offset deep in
     # the log steps over index entries, not over whole records.
-    rows = db.execute("SELECT %s FROM games WHERE rowid IN (SELECT rowid FROM %s WHERE %s "
-                      "ORDER BY %s LIMIT ? OFFSET ?) ORDER BY %s"
-                      % (COLUMNS, src, w, order, order),
-                      args + [per_page, (page_no - 1) * per_page]).fetchall()
+    rows = db.execute(
+        "SELECT %s FROM games WHERE rowid IN (SELECT rowid FROM %s WHERE %s "
+        "ORDER BY %s LIMIT ? OFFSET ?) ORDER BY %s" % (COLUMNS, src, w, order, order),
+        args + [per_page, (page_no - 1) * per_page],
+    ).fetchall()
     # When played: the one rule `bawo games` shows (bawo.db.played_text), "unknown" included,
     # not the time the game reached the log.
     return [dict(r, played=played_text(r["start"])) for r in rows], total

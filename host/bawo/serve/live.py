@@ -1,6 +1,7 @@
 """The live board: one thread owns the link, follows the board with bawo.watch.Watcher (the
 same logic and the same live log rows as `bawo watch`), and publishes what the page shows to
 every open page through the Hub. It reconnects by itself when the board goes away."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,8 @@ from . import boardview as B
 if TYPE_CHECKING:
     from ..boardlink import BoardLink
 
-RETRY_S = 0.5        # between connection attempts while no board answers
-HEARTBEAT_S = 1.5    # a silent board is asked for its position this often (a pty never EOFs)
+RETRY_S = 0.5  # between connection attempts while no board answers
+HEARTBEAT_S = 1.5  # a silent board is asked for its position this often (a pty never EOFs)
 
 
 class Hub:
@@ -68,7 +69,7 @@ class Hub:
 def _offer(q: asyncio.Queue[dict[str, Any]], msg: dict[str, Any]) -> None:
     try:
         q.put_nowait(msg)
-    except asyncio.QueueFull:   # a page that stopped reading loses old messages, not memory
+    except asyncio.QueueFull:  # a page that stopped reading loses old messages, not memory
         pass
 
 
@@ -154,8 +155,14 @@ def facts(hello: dict[str, Any]) -> dict[str, Any]:
     free flash and heap as a person reads a size (size()), or 'unknown' from a firmware
     that does not say."""
     out: dict[str, Any] = {}
-    for k, alt in (("device", "board"), ("firmware", "fw"), ("rules", None), ("profile", None),
-                   ("games", None), ("proto", None)):
+    for k, alt in (
+        ("device", "board"),
+        ("firmware", "fw"),
+        ("rules", None),
+        ("profile", None),
+        ("games", None),
+        ("proto", None),
+    ):
         v = hello.get(k)
         if v is None and alt:
             v = hello.get(alt)
@@ -165,10 +172,10 @@ def facts(hello: dict[str, Any]) -> dict[str, Any]:
             v = str(v)[:64]
         if v is not None:
             out[k] = v
-    how = ports.install_words(hello)   # as bawo flash --dry-run says it
+    how = ports.install_words(hello)  # as bawo flash --dry-run says it
     if how:
         out["installed as"] = how
-    if "proto" in out:   # docs/protocol.md's version, in words
+    if "proto" in out:  # docs/protocol.md's version, in words
         out["protocol"] = "version %s" % out.pop("proto")
     if "rules" in out:
         out["rules"] = "version %s" % out["rules"]
@@ -184,10 +191,11 @@ def sync_with_club(link: BoardLink, log: Log) -> dict[str, Any]:
     (page_live), off this thread: the board is not kept waiting on the network."""
     from ..club.client import held_hook, load_config
     from ..sync import sync
+
     note = None
     try:
         club = load_config()
-    except BawoError as e:      # a damaged club.json never keeps the games on the board
+    except BawoError as e:  # a damaged club.json never keeps the games on the board
         club, note = None, "%s; synced without the club" % e
     out = sync(link, log, held=held_hook(log, club)).to_dict()
     if note:
@@ -196,8 +204,14 @@ def sync_with_club(link: BoardLink, log: Log) -> dict[str, Any]:
 
 
 class Bridge:
-    def __init__(self, hub: Hub, db_path: str, port: str | None = None, sim: str | None = None,
-                 enabled: bool = True) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        db_path: str,
+        port: str | None = None,
+        sim: str | None = None,
+        enabled: bool = True,
+    ) -> None:
         self.hub = hub
         self.db_path = db_path
         self.port = port
@@ -223,10 +237,19 @@ class Bridge:
         # The page shows the board's text as the CLI does: controls and bidi marks escaped.
         board = None
         if connected and self.info:
-            board = {k: [safe(x) for x in v] if isinstance(v, list) else safe(v)
-                     for k, v in self.info.items()}
-        self.hub.publish({"type": "status", "connected": connected, "text": safe(text),
-                          "board": board, "t": time.time() * 1000})
+            board = {
+                k: [safe(x) for x in v] if isinstance(v, list) else safe(v)
+                for k, v in self.info.items()
+            }
+        self.hub.publish(
+            {
+                "type": "status",
+                "connected": connected,
+                "text": safe(text),
+                "board": board,
+                "t": time.time() * 1000,
+            }
+        )
 
     # -- commands from the page, run in this thread (the link is not shared) ------------------
     def call(self, name: str, arg: Any = None, timeout: float = 120) -> Any:
@@ -255,13 +278,19 @@ class Bridge:
                 except (BawoError, OSError) as e:
                     msg = "no board: %s" % e
                     if msg != said:
-                        if "busy" in str(e):   # ports.explain_open_error: another program has it
-                            self.status(False, "the board's port is in use by another program "
-                                               "(`bawo club play` during a remote game, `bawo "
-                                               "watch`): this page follows the board once it is free")
+                        if "busy" in str(e):  # ports.explain_open_error: another program has it
+                            self.status(
+                                False,
+                                "the board's port is in use by another program "
+                                "(`bawo club play` during a remote game, `bawo "
+                                "watch`): this page follows the board once it is free",
+                            )
                         else:
-                            self.status(False, "no board connected: plug the board in or start "
-                                               "`bawo sim`; this page reconnects by itself")
+                            self.status(
+                                False,
+                                "no board connected: plug the board in or start "
+                                "`bawo sim`; this page reconnects by itself",
+                            )
                         said = msg
                     self._fail_commands("no board is connected: plug it in and try again")
                     self.stop.wait(RETRY_S)
@@ -273,7 +302,7 @@ class Bridge:
                     self._follow(link, log)
                 except _Release as r:
                     flash_req = r.args[0]
-                except Exception as e:   # unplugged, or the board stopped answering
+                except Exception as e:  # unplugged, or the board stopped answering
                     self.status(False, "board disconnected (%s): reconnecting" % str(e)[:200])
                 finally:
                     try:
@@ -295,23 +324,24 @@ class Bridge:
             done.set()
 
     def _follow(self, link: BoardLink, log: Log) -> None:
-        assert self.info is not None   # the board's HELLO, set when it connected
+        assert self.info is not None  # the board's HELLO, set when it connected
         device = str(self.info.get("device") or "board")
         later = _LaterLog(log)
         w = Watcher(later, device, _Say(self), draw_board=False)
         self.watcher = w
         self._count_games(link)
         self.status(True, "connected to %s" % device)
-        w.join(link)   # the board's game from its first ply, as `bawo watch` takes it up
+        w.join(link)  # the board's game from its first ply, as `bawo watch` takes it up
         cur = None
-        if w.state is None:   # none, or one that ended before we came: the board's picture
+        if w.state is None:  # none, or one that ended before we came: the board's picture
             try:
                 cur = link.position()
             except BoardLinkError:
                 pass
         later.flush()
-        self._publish_position(w, cur, logged=bool(cur and cur.get("id") is not None
-                                                   and log.get(str(cur["id"]))))
+        self._publish_position(
+            w, cur, logged=bool(cur and cur.get("id") is not None and log.get(str(cur["id"])))
+        )
         quiet_since = time.monotonic()
         while not self.stop.is_set():
             self._run_commands(link, log, w)
@@ -333,13 +363,16 @@ class Bridge:
         """One EVENT: the Watcher logs it, the pages are told. A gap (a move the events
         missed, or an end before its last move) is filled from the board's move list."""
         t_recv = time.time() * 1000
-        before = (w.state.game.name, w.state.game.format(w.state.position)) \
-            if w.state is not None else None
+        before = (
+            (w.state.game.name, w.state.game.format(w.state.position))
+            if w.state is not None
+            else None
+        )
         kind = w.handle(ev)
         if kind == "gap":
             w.join(link)
             if w.state is None and w.ended is None:
-                return   # nothing the board can tell of: the next start is followed
+                return  # nothing the board can tell of: the next start is followed
             kind = "end" if w.state is None else "joined"
         if kind == "move" and w.state is not None:
             self._publish_position(w, None, t_recv, ev.get("move"))
@@ -359,6 +392,7 @@ class Bridge:
         """`bawo flash` itself (bawo.flash.run: the same build, copy, SHA-256 checks and
         messages), with the port released; each message goes to the pages as it is said."""
         from .. import flash
+
         lines: list[str] = []
 
         def say(msg: str) -> None:
@@ -368,11 +402,14 @@ class Bridge:
             if step:
                 m["step"], m["of"] = step
             self.hub.publish(m)
+
         self.status(False, "updating the firmware: the board is busy")
         try:
             flash.run(profile=profile, port=self.port, sim=self.sim or None, say=say)
             box["result"] = {"ok": True, "lines": lines}
-            self.hub.publish({"type": "flash", "text": "firmware updated", "done": True, "ok": True})
+            self.hub.publish(
+                {"type": "flash", "text": "firmware updated", "done": True, "ok": True}
+            )
         except (BawoError, OSError) as e:
             box["error"] = "firmware update failed: %s" % e
             self.hub.publish({"type": "flash", "text": box["error"], "done": True, "ok": False})
@@ -381,36 +418,57 @@ class Bridge:
     def _count_games(self, link: BoardLink) -> None:
         """The board page's record counts: games on the board's flash, and not yet synced."""
         from ..sync import pending
+
         games = link.list_games()
-        assert self.info is not None   # connected
+        assert self.info is not None  # connected
         self.info["records on the board"] = len(games)
         self.info["unsynced"] = len(pending(games))
 
-    def _publish_position(self, w: Watcher, board_pos: dict[str, Any] | None,
-                          t_recv: float | None = None, last: str | None = None,
-                          logged: bool = False) -> None:
+    def _publish_position(
+        self,
+        w: Watcher,
+        board_pos: dict[str, Any] | None,
+        t_recv: float | None = None,
+        last: str | None = None,
+        logged: bool = False,
+    ) -> None:
         """What the live page shows: the game followed, else the one that ended last (its
         final position, the winner and the reason stay until the next game), else the board's
         own picture of a game we did not follow. replay: the game's page, once it is logged."""
-        msg: dict[str, Any] = {"type": "position", "t_recv": t_recv or time.time() * 1000,
-                               "note": self.note}
+        msg: dict[str, Any] = {
+            "type": "position",
+            "t_recv": t_recv or time.time() * 1000,
+            "note": self.note,
+        }
         s = w.state or w.final
         if s is not None:
             g = s.game
             over = w.state is None or s.outcome() is not None
-            msg.update(game=g.name, id=w.gid, ply=s.ply, moves=list(s.moves),
-                       last=last or (s.moves[-1] if s.ply else None),
-                       result=w.result_text() if over else None, over=over,
-                       picture=B.picture(g.name, g.format(s.position)))
+            msg.update(
+                game=g.name,
+                id=w.gid,
+                ply=s.ply,
+                moves=list(s.moves),
+                last=last or (s.moves[-1] if s.ply else None),
+                result=w.result_text() if over else None,
+                over=over,
+                picture=B.picture(g.name, g.format(s.position)),
+            )
             logged = over and w.unlogged != w.gid
         elif board_pos and isinstance(board_pos.get("position"), str):
             kind = board_pos.get("kind") or board_pos.get("game") or "bawo"
             kind = {"baghchal": "bagh-chal"}.get(kind, kind)
             over = board_pos.get("mode") == "over" or bool(board_pos.get("result"))
             try:
-                msg.update(game=kind, id=board_pos.get("id"), ply=board_pos.get("ply"),
-                           last=None, result=_result_text(kind, board_pos) if over else None,
-                           over=over, picture=B.picture(kind, board_pos["position"]))
+                msg.update(
+                    game=kind,
+                    id=board_pos.get("id"),
+                    ply=board_pos.get("ply"),
+                    last=None,
+                    result=_result_text(kind, board_pos) if over else None,
+                    over=over,
+                    picture=B.picture(kind, board_pos["position"]),
+                )
             except Exception:
                 msg.update(game=None)
             logged = logged and over
@@ -435,11 +493,11 @@ class Bridge:
                     except BoardLinkError as e:
                         if e.code != _P.E_ILLEGAL_MOVE:
                             raise
-                        raise BawoError(e.words)   # the rules' words, as the person typed it
+                        raise BawoError(e.words)  # the rules' words, as the person typed it
                 elif name == "sync":
                     box["result"] = sync_with_club(link, log)
                     self._count_games(link)
-                    assert self.info is not None   # connected
+                    assert self.info is not None  # connected
                     self.status(True, "connected to %s" % (self.info.get("device") or "board"))
                 elif name == "flash":
                     raise _Release((arg, done, box))

@@ -1,5 +1,6 @@
 """The board page (/board): the board this server follows, and the pictures every page draws
 with (/api/picture: a position's LEDs, /api/sow: a move's animation, /api/layout/GAME)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -47,7 +48,7 @@ def sow(qp: QueryParams) -> JSONResponse:
         if not mv or len(mv) > MAX_MOVE:
             raise ValueError("give a move")
         st = State(g, pos)
-        st.push(mv)                       # refuses an illegal move before drawing
+        st.push(mv)  # refuses an illegal move before drawing
         after = g.format(st.position)
     except ValueError as e:
         return JSONResponse({"error": str(e)[:200]}, status_code=400)

@@ -1,5 +1,6 @@
 """The game page (/game/ID): one logged game replayed, its positions (/api/game/ID) and its
 analysis marks (/api/analysis/ID)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -26,8 +27,9 @@ def game_page(request: Request) -> Response:
     site = site_of(request)
     row = site.row(request.path_params["gid"])
     if row is None:
-        return site.page("missing", request, status=404,
-                         what="game %s" % request.path_params["gid"][:128])
+        return site.page(
+            "missing", request, status=404, what="game %s" % request.path_params["gid"][:128]
+        )
     return site.page("game", request, row=row, record=row["record"])
 
 
@@ -57,9 +59,18 @@ def replay(row: sqlite3.Row) -> JSONResponse:
         positions.append(g.format(s.position))
         turns.append(g.sides[s.position.turn])
         counts.append(B.counts(g.name, positions[-1]))
-    return JSONResponse({"id": row["id"], "game": g.name, "header": dict(rec.header),
-                         "moves": list(rec.moves), "positions": positions, "turns": turns,
-                         "counts": counts, "layout": B.layout(g.name)})
+    return JSONResponse(
+        {
+            "id": row["id"],
+            "game": g.name,
+            "header": dict(rec.header),
+            "moves": list(rec.moves),
+            "positions": positions,
+            "turns": turns,
+            "counts": counts,
+            "layout": B.layout(g.name),
+        }
+    )
 
 
 def api_analysis(request: Request) -> Response:

@@ -1,5 +1,6 @@
 """The library page (/library): the logged games a page at a time, filtered and sorted, and
 one game's export (/export/ID)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -49,15 +50,28 @@ def library_page(request: Request) -> Response:
     sort = qp.get("sort", "date")
     sort = sort if sort in L.SORTS else "date"
     desc = qp.get("dir", "desc") != "asc"
-    pno = _int(qp.get("page"), 1, 1, 10 ** 7)
+    pno = _int(qp.get("page"), 1, 1, 10**7)
     with site.db() as con:
         rows, total = L.page(con, f, sort, desc, pno)
     pages = max(1, (total + L.PAGE - 1) // L.PAGE)
     keep = {k: v for k, v in f.items() if v}
     keep.update(sort=sort, dir="desc" if desc else "asc")
-    return site.page("library", request, rows=rows, total=total, page_no=pno, pages=pages,
-                     f=f, sort=sort, desc=desc, keep=keep, games=sorted(GAMES),
-                     results=L.RESULTS, opponents=L.OPPONENTS, levels=L.LEVELS)
+    return site.page(
+        "library",
+        request,
+        rows=rows,
+        total=total,
+        page_no=pno,
+        pages=pages,
+        f=f,
+        sort=sort,
+        desc=desc,
+        keep=keep,
+        games=sorted(GAMES),
+        results=L.RESULTS,
+        opponents=L.OPPONENTS,
+        levels=L.LEVELS,
+    )
 
 
 def export_one(request: Request) -> Response:
@@ -67,8 +81,11 @@ def export_one(request: Request) -> Response:
         return PlainTextResponse("no such game or format\n", status_code=404)
     ext = {"jsonl": "jsonl", "text": "txt", "csv": "csv"}[fmt]
     safe = "".join(ch for ch in row["id"] if ch.isalnum() or ch in "-_")[:64] or "game"
-    return Response(export.dumps([row], fmt), media_type="text/plain; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="%s.%s"' % (safe, ext)})
+    return Response(
+        export.dumps([row], fmt),
+        media_type="text/plain; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="%s.%s"' % (safe, ext)},
+    )
 
 
 def routes() -> list[Route]:

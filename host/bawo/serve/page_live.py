@@ -1,5 +1,6 @@
 """The live page (/): the board as it is played, its stream of events (SSE), and what the
 page asks the board to do (sync, a move, a firmware update)."""
+
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ async def live_page(request: Request) -> Response:
 
 async def live_stream(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse
+
     hub = site_of(request).hub
     q = hub.subscribe()
 
@@ -37,6 +39,7 @@ async def live_stream(request: Request) -> Response:
                 yield {"data": json.dumps(msg)}
         finally:
             hub.unsubscribe(q)
+
     return EventSourceResponse(gen(), ping=10)
 
 
@@ -59,6 +62,7 @@ async def api_sync(request: Request) -> Response:
         return JSONResponse({"error": str(e)}, status_code=409)
     if "club" not in r:
         from ..club.client import deliver_if_joined
+
         club = await run_in_threadpool(deliver_if_joined, site.cfg.db_path)
         if club is not None:
             r["club"] = club

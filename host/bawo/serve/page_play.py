@@ -1,4 +1,5 @@
 """The play page (/play): a game against the PC's AI, its moves and hints (/api/play/...)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -48,14 +49,14 @@ async def api_play_move(request: Request) -> Response:
     mv = text_field(await json_body(request), "move", MAX_MOVE)
     try:
         return JSONResponse(await site.gate.run(site.session.move, mv))
-    except (ValueError, BawoError) as e:     # an illegal move (RulesError), not your turn
+    except (ValueError, BawoError) as e:  # an illegal move (RulesError), not your turn
         return JSONResponse({"error": one_line(e)}, status_code=400)
 
 
 async def api_play_hint(request: Request) -> Response:
     try:
         return JSONResponse(await run_in_threadpool(site_of(request).session.hint))
-    except BawoError as e:     # no game, not your turn
+    except BawoError as e:  # no game, not your turn
         return JSONResponse({"error": one_line(e)}, status_code=400)
 
 

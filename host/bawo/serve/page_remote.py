@@ -11,6 +11,7 @@ Which club game is the board's: the bridge keeps remote-games.json next to club.
 {"<club url>#<club game id>@<board id>": "<the board's game id>"}. Everything read from that file and from
 the club is checked: the club's game id a whole number in bounds, the board's a game id as the
 protocol makes them (never a path), the url the one this PC joined, text shown escaped."""
+
 from __future__ import annotations
 
 import json
@@ -34,28 +35,34 @@ if TYPE_CHECKING:
     from .web import Site
 
 GAMES_FILE = "remote-games.json"
-MAX_FILE = 256 * 1024          # bytes of remote-games.json read (a game's entry is ~60)
-MAX_ENTRIES = 5000             # entries looked at
-MAX_CLUB_GAME = 2 ** 31 - 1    # the club's game ids are positive ints
+MAX_FILE = 256 * 1024  # bytes of remote-games.json read (a game's entry is ~60)
+MAX_ENTRIES = 5000  # entries looked at
+MAX_CLUB_GAME = 2**31 - 1  # the club's game ids are positive ints
 # A board's game id, as firmware/protocol.py's GAME_ID: "<board>-<n>", 6..40 characters.
 BOARD_GAME = re.compile(r"^([A-Za-z0-9_-]{1,35})-([0-9]{4,34})$")
 SIDES = ("south", "north")
 OFFERS = ("resign", "draw", "accept")
-WAIT_WORDS = {"resign": "resign", "agreement": "draw agreed", "time": "time",
-              "cancelled": "cancelled"}
+WAIT_WORDS = {
+    "resign": "resign",
+    "agreement": "draw agreed",
+    "time": "time",
+    "cancelled": "cancelled",
+}
 
 
 class RemoteGame(NamedTuple):
     """One entry of remote-games.json, checked: the club's game, its board and the board's game."""
-    url: str          # the club's address, as club.json has it
-    club_game: int    # the club's id of the game
-    board: str        # the board's id (the board game id's prefix)
-    board_game: str   # the board's id of its game
+
+    url: str  # the club's address, as club.json has it
+    club_game: int  # the club's id of the game
+    board: str  # the board's id (the board game id's prefix)
+    board_game: str  # the board's id of its game
 
 
 def games_file() -> str:
     """Where the bridge keeps remote-games.json: next to club.json, in the bawo data dir."""
     from ..club.client import config_path
+
     return os.path.join(os.path.dirname(config_path()), GAMES_FILE)
 
 
@@ -94,7 +101,7 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
         return []
     try:
         known = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):    # not UTF-8, not JSON, nested past the parser
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the parser
         return []
     if not isinstance(known, dict):
         return []
@@ -103,8 +110,12 @@ def remote_games(url: str, boards: dict[str, Any], path: str | None = None) -> l
         got = club_game_of(key, url)
         board = board_of(gid)
         # The key names the board that played (two boards of one PC may share a game).
-        if got is not None and board is not None and got[1] == board and isinstance(
-                boards.get(board), str):
+        if (
+            got is not None
+            and board is not None
+            and got[1] == board
+            and isinstance(boards.get(board), str)
+        ):
             out.append(RemoteGame(url, got[0], board, gid))
     return sorted(out, key=lambda r: r.club_game)
 
@@ -126,6 +137,7 @@ def find_game(site: Site) -> tuple[dict[str, Any], RemoteGame | None, str]:
     the page follows the board; else (the bridge holds the board's port) the newest remote game
     this PC's bridge played with the club it joined."""
     from ..club.client import load_config
+
     cfg = load_config()
     if cfg is None:
         return {}, None, "this PC joined no club"
@@ -146,7 +158,7 @@ def find_game(site: Site) -> tuple[dict[str, Any], RemoteGame | None, str]:
 
 
 def _ms(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10 ** 12 else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**12 else None
 
 
 def _name(v: object) -> str:
@@ -157,8 +169,9 @@ def view(r: RemoteGame, st: dict[str, Any]) -> dict[str, Any]:
     """What the panel shows of the club's state st of game r, every field checked, in words."""
     side = st.get("side")
     if side not in SIDES:
-        raise BawoError("the club does not count board %s as a player of game %d"
-                        % (r.board, r.club_game))
+        raise BawoError(
+            "the club does not count board %s as a player of game %d" % (r.board, r.club_game)
+        )
     other = SIDES[1 - SIDES.index(side)]
     got = st.get("players")
     players: dict[str, Any] = got if isinstance(got, dict) else {}
@@ -168,12 +181,21 @@ def view(r: RemoteGame, st: dict[str, Any]) -> dict[str, Any]:
     turn = st.get("turn") if st.get("turn") in SIDES else None
     offer = st.get("offer") if st.get("offer") in SIDES else None
     out: dict[str, Any] = {
-        "game": r.club_game, "board": safe(r.board), "record": safe(r.board_game),
-        "kind": _name(st.get("kind")), "state": state, "side": side,
-        "side_name": side.capitalize(), "opponent": opp, "opponent_board": opp_board,
-        "ply": _ms(st.get("ply")) or 0, "peer": st.get("peer") is True,
+        "game": r.club_game,
+        "board": safe(r.board),
+        "record": safe(r.board_game),
+        "kind": _name(st.get("kind")),
+        "state": state,
+        "side": side,
+        "side_name": side.capitalize(),
+        "opponent": opp,
+        "opponent_board": opp_board,
+        "ply": _ms(st.get("ply")) or 0,
+        "peer": st.get("peer") is True,
         "offer": None if offer is None else ("you" if offer == side else "opponent"),
-        "clock": None, "result": None, "turn": None,
+        "clock": None,
+        "result": None,
+        "turn": None,
     }
     if state == "open":
         out["turn"] = "waiting for an opponent to accept"
@@ -183,9 +205,14 @@ def view(r: RemoteGame, st: dict[str, Any]) -> dict[str, Any]:
     if isinstance(clock, dict):
         mine, theirs = _ms(clock.get(side + "_ms")), _ms(clock.get(other + "_ms"))
         if mine is not None and theirs is not None:
-            out["clock"] = {"you_ms": mine, "opponent_ms": theirs, "low": clock.get("low") is True,
-                            "running": None if state != "playing" or turn is None
-                            else ("you" if turn == side else "opponent")}
+            out["clock"] = {
+                "you_ms": mine,
+                "opponent_ms": theirs,
+                "low": clock.get("low") is True,
+                "running": None
+                if state != "playing" or turn is None
+                else ("you" if turn == side else "opponent"),
+            }
     if state == "over":
         res, reason = st.get("result"), st.get("reason")
         why = WAIT_WORDS.get(reason, safe(str(reason))[:40]) if reason else ""
@@ -204,7 +231,7 @@ def view(r: RemoteGame, st: dict[str, Any]) -> dict[str, Any]:
         out["result"] = text + (" (%s)" % why if why else "")
     if state != "playing":
         out["actions"] = []
-    elif offer == side:        # our offer waits for the opponent: no second one
+    elif offer == side:  # our offer waits for the opponent: no second one
         out["actions"] = ["resign"]
     else:
         out["actions"] = ["resign", "accept" if offer == other else "draw"]
@@ -215,6 +242,7 @@ def _lookup(site: Site) -> dict[str, Any]:
     """The panel's JSON (in a worker thread: the club is a network call away)."""
     from ..club import ClubError
     from ..club import remote_client as api
+
     try:
         cfg, r, why = find_game(site)
     except ClubError as e:
@@ -222,18 +250,28 @@ def _lookup(site: Site) -> dict[str, Any]:
     if r is None:
         return {"remote": None, "why": why}
     base = {"game": r.club_game, "board": safe(r.board), "record": safe(r.board_game)}
-    note = "" if current_board_game(site) is not None else (
-        "As the club has it: this page is not following the board now (bawo club play "
-        "holds its port during the game).")
+    note = (
+        ""
+        if current_board_game(site) is not None
+        else (
+            "As the club has it: this page is not following the board now (bawo club play "
+            "holds its port during the game)."
+        )
+    )
     try:
         st = api.state(cfg["url"], cfg["boards"][r.board], r.club_game)
         return {"remote": view(r, st), "note": note}
     except api.ClubUnreachable as e:
-        return {"remote": base, "error": "the club cannot be reached (%s): is this PC online? "
-                                         "The page tries again." % safe(e.message)[:200]}
+        return {
+            "remote": base,
+            "error": "the club cannot be reached (%s): is this PC online? "
+            "The page tries again." % safe(e.message)[:200],
+        }
     except (ClubError, BawoError, ValueError) as e:
-        return {"remote": base, "error": "the club would not show game %d: %s"
-                                         % (r.club_game, safe(one_line(e)))}
+        return {
+            "remote": base,
+            "error": "the club would not show game %d: %s" % (r.club_game, safe(one_line(e))),
+        }
 
 
 async def api_remote(request: Request) -> Response:
@@ -243,6 +281,7 @@ async def api_remote(request: Request) -> Response:
 def _offer(site: Site, game: int, what: str) -> tuple[int, dict[str, Any]]:
     from ..club import ClubError
     from ..club import remote_client as api
+
     try:
         cfg, r, why = find_game(site)
     except ClubError as e:
@@ -250,13 +289,17 @@ def _offer(site: Site, game: int, what: str) -> tuple[int, dict[str, Any]]:
     if r is None:
         return 409, {"error": "no remote game to %s: %s" % (what, why)}
     if r.club_game != game:
-        return 409, {"error": "the board's remote game is now club game %d, not %d: reload the page"
-                              % (r.club_game, game)}
+        return 409, {
+            "error": "the board's remote game is now club game %d, not %d: reload the page"
+            % (r.club_game, game)
+        }
     try:
         st = api.offer(cfg["url"], cfg["boards"][r.board], r.club_game, what)
     except api.ClubUnreachable as e:
-        return 502, {"error": "the club cannot be reached (%s): nothing was sent; try again"
-                              % safe(e.message)[:200]}
+        return 502, {
+            "error": "the club cannot be reached (%s): nothing was sent; try again"
+            % safe(e.message)[:200]
+        }
     except api.RemoteError as e:
         return 409, {"error": "the club refused: %s" % safe(e.message)[:300]}
     except ClubError as e:
@@ -285,6 +328,7 @@ def _seeks() -> dict[str, Any]:
     from ..club import ClubError
     from ..club import remote_client as api
     from ..club.client import load_config
+
     try:
         cfg = load_config()
     except ClubError as e:
@@ -307,11 +351,20 @@ def _seeks() -> dict[str, Any]:
                 continue
             clock = s.get("clock") if isinstance(s.get("clock"), dict) else None
             side = s.get("side") if s.get("side") in ("south", "north", "any") else "any"
-            seen.setdefault(n, {
-                "game": n, "kind": _name(s.get("kind")), "by": _name(s.get("by")),
-                "side": side, "mine": s.get("mine") is True, "board": safe(str(board))[:64],
-                "clock": _clock_words(clock), "challenge": s.get("opponent") is not None,
-                "command": "bawo club play --accept %d" % n})
+            seen.setdefault(
+                n,
+                {
+                    "game": n,
+                    "kind": _name(s.get("kind")),
+                    "by": _name(s.get("by")),
+                    "side": side,
+                    "mine": s.get("mine") is True,
+                    "board": safe(str(board))[:64],
+                    "clock": _clock_words(clock),
+                    "challenge": s.get("opponent") is not None,
+                    "command": "bawo club play --accept %d" % n,
+                },
+            )
     return {"seeks": [seen[k] for k in sorted(seen)]}
 
 
@@ -336,4 +389,3 @@ def routes() -> list[Route]:
         Route("/api/remote/offer", api_remote_offer, methods=["POST"]),
         Route("/api/remote/seeks", api_seeks),
     ]
-

@@ -1,4 +1,5 @@
 """The statistics page (/stats): the log's charts, for all games or one."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,6 +1,7 @@
 """`bawo play` on the page: a game against the PC's AI (shared_rules.ai, the PC's budgets as
 `bawo play` uses), entered by clicking the pockets the way they are pressed on the board
 (bawo.sim.presses_for), logged as `bawo play` logs it when it ends."""
+
 from __future__ import annotations
 
 import threading
@@ -25,7 +26,7 @@ class Session:
     def __init__(self, log_path: str) -> None:
         self.log_path = log_path
         self.lock = threading.Lock()
-        self.s: State | None = None   # the game, once new() started one
+        self.s: State | None = None  # the game, once new() started one
 
     def new(self, name: str, side: int, level: int) -> dict[str, Any]:
         if name not in GAMES:
@@ -33,6 +34,7 @@ class Session:
         if side not in (0, 1) or level not in range(1, 6):
             raise BawoError("side is 0 or 1, level 1 to 5")
         from ..solve import host_player
+
         with self.lock:
             g = make_game(name)
             self.g, self.human, self.level = g, side, level
@@ -54,8 +56,10 @@ class Session:
             if s.outcome() is not None or s.turn != self.human:
                 raise BawoError("it is not your move")
             before = g.format(s.position)
-            s.push(text)           # RulesError (a ValueError) for an illegal move
-            steps = [{"by": "you", "move": s.moves[-1], "frames": B.sowing(g.name, before, s.moves[-1])}]
+            s.push(text)  # RulesError (a ValueError) for an illegal move
+            steps = [
+                {"by": "you", "move": s.moves[-1], "frames": B.sowing(g.name, before, s.moves[-1])}
+            ]
             steps += self._ai_turn()
             return self.view(steps)
 
@@ -63,6 +67,7 @@ class Session:
         """The board's hint for the person's move (bawo.advice, as `bawo play`'s `hint`), counted
         for the record; the view with `hint`: its move and the presses that play it."""
         from ..advice import best_move
+
         with self.lock:
             if self.s is None:
                 raise BawoError("start a game first")
@@ -82,7 +87,7 @@ class Session:
 
     def _ai_turn(self) -> list[dict[str, Any]]:
         s, g = self.s, self.g
-        assert s is not None   # new() started a game
+        assert s is not None  # new() started a game
         out = []
         while s.outcome() is None and s.turn != self.human:
             before = g.format(s.position)
@@ -97,10 +102,13 @@ class Session:
     def _log(self) -> None:
         from ..db import Log
         from ..advice import named
+
         ai_name = "computer (level %d)" % self.level
-        you = named("you", self.hints)   # as `bawo play` and the board record the hints
-        players = {"First": you if self.human == 0 else ai_name,
-                   "Second": you if self.human == 1 else ai_name}
+        you = named("you", self.hints)  # as `bawo play` and the board record the hints
+        players = {
+            "First": you if self.human == 0 else ai_name,
+            "Second": you if self.human == 1 else ai_name,
+        }
         rec = Record.from_state(self.s, Start=self.start, Device="web", Id=self.gid, **players)
         with Log(self.log_path) as log:
             log.add(rec, "play")
@@ -108,7 +116,7 @@ class Session:
 
     def view(self, steps: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
         s, g = self.s, self.g
-        assert s is not None   # new() started a game
+        assert s is not None  # new() started a game
         pos = g.format(s.position)
         o = s.outcome()
         result = None
@@ -122,10 +130,21 @@ class Session:
             for text in s.legal_move_strs():
                 presses[text] = sim.presses_for(g.name, pos, text, cells)
             why = self._why(cells, {p[0] for p in presses.values()})
-        out = {"game": g.name, "id": self.gid, "ply": s.ply, "moves": s.moves, "picture": B.picture(g.name, pos),
-               "steps": list(steps), "presses": presses, "why": why, "result": result,
-               "logged": self.logged, "you": g.sides[self.human], "level": self.level,
-               "hints": self.hints}
+        out = {
+            "game": g.name,
+            "id": self.gid,
+            "ply": s.ply,
+            "moves": s.moves,
+            "picture": B.picture(g.name, pos),
+            "steps": list(steps),
+            "presses": presses,
+            "why": why,
+            "result": result,
+            "logged": self.logged,
+            "you": g.sides[self.human],
+            "level": self.level,
+            "hints": self.hints,
+        }
         if self.logged:
             out["replay"] = "/game/" + quote(self.gid, safe="")
         return out
@@ -134,24 +153,27 @@ class Session:
         """{key: why a press there starts no move}, in the player's words: whose pocket (or
         piece) it is, or that it has no move now."""
         s, g = self.s, self.g
-        assert s is not None   # new() started a game
+        assert s is not None  # new() started a game
         out = {}
         for cell, key in cells.items():
-            if key in starts or cell >= len(s.position.board):   # a store is never pressed
+            if key in starts or cell >= len(s.position.board):  # a store is never pressed
                 continue
             owner = g.owner(cell, s.position.board[cell])
-            out[key] = (not_yours(g, cell, owner, self.human, you=True)
-                        or "no move starts at %s now" % g.label(cell))
+            out[key] = not_yours(
+                g, cell, owner, self.human, you=True
+            ) or "no move starts at %s now" % g.label(cell)
         return out
 
 
 def default_game(log_path: str) -> str:
     """The game the Play page offers first: the last one in the log, else Bawo."""
     from ..db import Log
+
     try:
         with Log(log_path, readonly=True) as log:
-            row = log.db.execute("SELECT game FROM games ORDER BY COALESCE(NULLIF(start, ''), added) DESC"
-                                 " LIMIT 1").fetchone()
-    except Exception:   # no log yet, or one that cannot be read: the page still opens
+            row = log.db.execute(
+                "SELECT game FROM games ORDER BY COALESCE(NULLIF(start, ''), added) DESC LIMIT 1"
+            ).fetchone()
+    except Exception:  # no log yet, or one that cannot be read: the page still opens
         row = None
     return row[0] if row and row[0] in GAMES else "bawo"

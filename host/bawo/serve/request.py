@@ -3,6 +3,7 @@ size and nesting bounded before parsing, every field checked after) and the one 
 rules' work (its own few threads, off the event loop, a bounded queue).
 
 A bad body is a BadRequest: the route answers 400 with its one line, never a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-MAX_BODY = 4096      # bytes of a JSON body (the page's largest is ~60)
-MAX_DEPTH = 4        # nesting of [ and { (the page sends one flat object)
-RULES_THREADS = 2    # the rules' work at once: the other routes keep the default pool
-RULES_QUEUE = 16     # requests waiting for those threads; past them: 503, "busy"
+MAX_BODY = 4096  # bytes of a JSON body (the page's largest is ~60)
+MAX_DEPTH = 4  # nesting of [ and { (the page sends one flat object)
+RULES_THREADS = 2  # the rules' work at once: the other routes keep the default pool
+RULES_QUEUE = 16  # requests waiting for those threads; past them: 503, "busy"
 
 
 class BadRequest(ValueError):
@@ -104,23 +105,34 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def text_field(body: dict[str, Any], name: str, most: int, default: str | None = None,
-               choices: Collection[str] | None = None) -> str:
+def text_field(
+    body: dict[str, Any],
+    name: str,
+    most: int,
+    default: str | None = None,
+    choices: Collection[str] | None = None,
+) -> str:
     """body[name] as a non-empty string of at most `most` printable ASCII characters (what
     every move and game name is), one of choices if given."""
     v = body.get(name, default)
-    if (not isinstance(v, str) or not v or len(v) > most or not all(" " <= ch <= "~" for ch in v)
-            or (choices is not None and v not in choices)):
+    if (
+        not isinstance(v, str)
+        or not v
+        or len(v) > most
+        or not all(" " <= ch <= "~" for ch in v)
+        or (choices is not None and v not in choices)
+    ):
         raise BadRequest("give %s" % name if v is None else "bad %s" % name)
     return v
 
 
-def int_field(body: dict[str, Any], name: str, lo: int, hi: int,
-              default: int | None = None) -> int:
+def int_field(body: dict[str, Any], name: str, lo: int, hi: int, default: int | None = None) -> int:
     """body[name] as a whole number lo..hi (not a bool, not a float)."""
     v = body.get(name, default)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise BadRequest("give %s" % name if v is None else "bad %s: expected %d..%d" % (name, lo, hi))
+        raise BadRequest(
+            "give %s" % name if v is None else "bad %s: expected %d..%d" % (name, lo, hi)
+        )
     return v
 
 
@@ -134,7 +146,7 @@ class Gate:
         self.queue = queue
         # Made in the app's event loop, on first use.
         self.limiter: anyio.CapacityLimiter | None = None
-        self.waiting = 0        # requests holding or waiting for a thread (the loop's only)
+        self.waiting = 0  # requests holding or waiting for a thread (the loop's only)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) on one of the rules' threads; Busy if the queue is full."""

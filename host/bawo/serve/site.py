@@ -13,6 +13,7 @@ Security (each has a test that tries the attack, tests/test_serve.py):
 * Every JSON body is read by request.json_body (bounded, checked); the rules' work runs on
   request.Gate's own threads, so a flood of it never stalls the pages.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -60,8 +61,14 @@ class Guard:
 
 
 class Config:
-    def __init__(self, db_path: str, host: str = "127.0.0.1", port: int = 0, remote: bool = False,
-                 token: str | None = None) -> None:
+    def __init__(
+        self,
+        db_path: str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        remote: bool = False,
+        token: str | None = None,
+    ) -> None:
         self.db_path = db_path
         self.host = host
         self.port = port
@@ -91,7 +98,8 @@ class Config:
         # <script>): another site's may open a page (a link), nothing else.
         site = headers.get("sec-fetch-site")
         if site not in (None, "same-origin", "none") and not (
-                scope["method"] in ("GET", "HEAD") and headers.get("sec-fetch-mode") == "navigate"):
+            scope["method"] in ("GET", "HEAD") and headers.get("sec-fetch-mode") == "navigate"
+        ):
             return "refused: a request from another site"
         if scope["method"] not in ("GET", "HEAD"):
             if not self.token_ok(headers.get("x-bawo-token", "")):
@@ -103,15 +111,19 @@ class Config:
             except Exception:
                 pass
             qs = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-            given = (cookie["bawo_token"].value if "bawo_token" in cookie else
-                     (qs.get("token") or [""])[0])
+            given = (
+                cookie["bawo_token"].value
+                if "bawo_token" in cookie
+                else (qs.get("token") or [""])[0]
+            )
             if not self.token_ok(given):
                 return "refused: open the address with ?token=... that `bawo serve` printed"
         return None
 
 
-def create_app(cfg: Config, port: str | None = None, sim: str | None = None,
-               follow_board: bool = True) -> Guard:
+def create_app(
+    cfg: Config, port: str | None = None, sim: str | None = None, follow_board: bool = True
+) -> Guard:
     """The ASGI app: every page's routes and the static files, behind the Guard. port or sim:
     the board the live page follows; follow_board=False: none."""
     site = Site(cfg, port=port, sim=sim, follow_board=follow_board)
@@ -119,6 +131,7 @@ def create_app(cfg: Config, port: str | None = None, sim: str | None = None,
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         import asyncio
+
         site.hub.loop = asyncio.get_running_loop()
         site.bridge.start()
         yield

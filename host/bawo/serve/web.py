@@ -2,6 +2,7 @@
 live hub and bridge, the rules' gate, the play session, the analyses), the page renderer and
 the JSON routes' error handling. The page modules (page_*.py) import this; site.py puts them
 together. Handlers find the Site as request.app.state.site, so no page needs a closure."""
+
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..rulestypes import Game
 
 HERE = Path(__file__).resolve().parent
-MAX_POSITION = 400     # characters of a position in a request (the longest real one is ~80)
+MAX_POSITION = 400  # characters of a position in a request (the longest real one is ~80)
 MAX_MOVE = 16
 SIDE_NAMES = {"S": "South", "N": "North", "G": "Goats", "T": "Tigers"}
 
@@ -41,23 +42,27 @@ def one_line(e: BaseException) -> str:
 
 
 def templates() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(HERE / "templates")),
-                      autoescape=select_autoescape(["html"], default=True))
+    env = Environment(
+        loader=FileSystemLoader(str(HERE / "templates")),
+        autoescape=select_autoescape(["html"], default=True),
+    )
     env.filters["side"] = lambda s: SIDE_NAMES.get(s, s)
     # Text from the log or a board (ids, devices, reasons): controls and bidi marks as
     # escapes, as the CLI prints them (one rule: bawo.text.safe).
     env.filters["shown"] = lambda v, keep="": safe(v, keep)
     env.filters["urlencode_without"] = lambda keep, drop: "".join(
-        "%s&" % urlencode({k: v}) for k, v in keep.items() if k not in drop)
+        "%s&" % urlencode({k: v}) for k, v in keep.items() if k not in drop
+    )
     return env
 
 
 class Site:
     """The state one app's pages share, made once by create_app."""
 
-    def __init__(self, cfg: Any, port: str | None = None, sim: str | None = None,
-                 follow_board: bool = True) -> None:
-        self.cfg = cfg   # a site.Config (site.py imports this module)
+    def __init__(
+        self, cfg: Any, port: str | None = None, sim: str | None = None, follow_board: bool = True
+    ) -> None:
+        self.cfg = cfg  # a site.Config (site.py imports this module)
         self.env = templates()
         self.hub = Hub()
         self.bridge = Bridge(self.hub, cfg.db_path, port=port, sim=sim, enabled=follow_board)
@@ -72,7 +77,8 @@ class Site:
         resp = HTMLResponse(self.env.get_template(name + ".html").render(**kw), status_code=status)
         resp.headers["Content-Security-Policy"] = (
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-            "frame-ancestors 'none'")
+            "frame-ancestors 'none'"
+        )
         resp.headers["X-Content-Type-Options"] = "nosniff"
         if self.cfg.remote:
             resp.set_cookie("bawo_token", self.cfg.token, httponly=True, samesite="strict")
@@ -93,19 +99,25 @@ def site_of(request: Request) -> Site:
     return request.app.state.site
 
 
-def api(route: Callable[[Request], Awaitable[Response]]
-        ) -> Callable[[Request], Awaitable[Response]]:
+def api(
+    route: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
     """A JSON route: a bad body or field is a 400 with its one line, a full gate a 503."""
+
     async def run(request: Request) -> Response:
         try:
             return await route(request)
         except BadRequest as e:
             return JSONResponse({"error": one_line(e)}, status_code=400)
         except Busy:
-            return JSONResponse({"error": "busy: too many requests at once, try again"},
-                                status_code=503, headers={"Retry-After": "1"})
+            return JSONResponse(
+                {"error": "busy: too many requests at once, try again"},
+                status_code=503,
+                headers={"Retry-After": "1"},
+            )
         except Gone:
-            return Response(status_code=400)   # nobody is left to read it
+            return Response(status_code=400)  # nobody is left to read it
+
     return run
 
 
@@ -116,4 +128,4 @@ def game_and_position(qp: QueryParams | dict[str, str]) -> tuple[str, Game, str]
     if name not in GAMES or not pos or len(pos) > MAX_POSITION:
         raise ValueError("give game and position")
     g = make_game(name)
-    return name, g, g.format(g.parse(pos))   # RulesError (a ValueError) if not a position
+    return name, g, g.format(g.parse(pos))  # RulesError (a ValueError) if not a position

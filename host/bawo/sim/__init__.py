@@ -28,15 +28,42 @@ the port (`micropython -i` in the data dir), so `bawo flash --sim DIR` (mpremote
 `resume`) installs a bundle into the data dir; once it holds one, a restarted sim runs the
 flashed firmware (only the simulator's own files, never flashed, come from the install).
 """
-from .process import (REPL_EXIT, BoardProcess, SimError, build_mpy, default_data_dir,
-                      is_flashed, lock_data_dir, micropython_binary)
+
+from .process import (
+    REPL_EXIT,
+    BoardProcess,
+    SimError,
+    build_mpy,
+    default_data_dir,
+    is_flashed,
+    lock_data_dir,
+    micropython_binary,
+)
 from .layout import GRID_KEYS, PROFILES, key_of_cell, level_cell, presses_for
 from .relay import PtyRelay, start_repl
 from .script import choose_settings, play_moves, play_vs_board, random_moves, random_person
 
 # Only the model is imported here. The render and terminal modules build on it, so importing
 # them here would make a circle. Import them by their module (from bawo.sim.leds import render).
-__all__ = ["REPL_EXIT", "BoardProcess", "SimError", "build_mpy", "default_data_dir", "is_flashed",
-           "lock_data_dir", "micropython_binary", "GRID_KEYS", "PROFILES", "key_of_cell",
-           "level_cell", "presses_for", "PtyRelay", "start_repl", "choose_settings", "play_moves",
-           "play_vs_board", "random_moves", "random_person"]
+__all__ = [
+    "REPL_EXIT",
+    "BoardProcess",
+    "SimError",
+    "build_mpy",
+    "default_data_dir",
+    "is_flashed",
+    "lock_data_dir",
+    "micropython_binary",
+    "GRID_KEYS",
+    "PROFILES",
+    "key_of_cell",
+    "level_cell",
+    "presses_for",
+    "PtyRelay",
+    "start_repl",
+    "choose_settings",
+    "play_moves",
+    "play_vs_board",
+    "random_moves",
+    "random_person",
+]

@@ -1,4 +1,5 @@
 """python -m bawo.sim ...: the same as bawo sim ..."""
+
 import sys
 
 from bawo.cli import main

@@ -1,4 +1,5 @@
 """`bawo sim` on a terminal: the board drawn live, keys and mouse clicks pressing its pockets."""
+
 from __future__ import annotations
 
 import json
@@ -22,10 +23,10 @@ from .leds import clicked_key, fits_leds, geometry as leds_geometry, refused, sc
 QUIT_KEYS = ("Q", "\x03")
 
 
-VIEW_KEY = "\t"   # LEDs <-> counts as digits
-HINT_KEYS = ("?", "H")   # the board's hint gesture: BACK held, MENU pressed (BoardProcess.hint)
-RESIGN_KEYS = ("!",)     # a remote game's resign offer: MENU held 2 s
-DRAW_KEYS = ("=",)       # a remote game's draw offer or acceptance: BACK held 2 s
+VIEW_KEY = "\t"  # LEDs <-> counts as digits
+HINT_KEYS = ("?", "H")  # the board's hint gesture: BACK held, MENU pressed (BoardProcess.hint)
+RESIGN_KEYS = ("!",)  # a remote game's resign offer: MENU held 2 s
+DRAW_KEYS = ("=",)  # a remote game's draw offer or acceptance: BACK held 2 s
 
 
 def board_id(data: str) -> str:
@@ -41,7 +42,7 @@ def board_id(data: str) -> str:
 def run_interactive(args: Any, data: str) -> int:
     """The interactive board: drawn on this terminal, or headless without one."""
     relay = PtyRelay()
-    relay.start()   # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
+    relay.start()  # first: a firmware that fails at boot leaves the REPL on the port, as a Pico's
     # Written whole, then renamed: a tool that finds the file reads the whole path.
     with open(os.path.join(data, "port.tmp"), "w") as f:
         f.write(relay.path + "\n")
@@ -49,15 +50,25 @@ def run_interactive(args: Any, data: str) -> int:
     print("bawo sim: serial port %s (also in %s)" % (relay.path, os.path.join(data, "port")))
 
     def boot() -> BoardProcess:
-        b = BoardProcess(args.profile, data, fake=False, frames=True, seed=args.seed,
-                         speed=args.speed, heap=args.heap, mpy_dir=mpy_dir_for(args, data),
-                         link=relay.board_ends(), wait_boot=False, extra_env=menu_choices(args))
+        b = BoardProcess(
+            args.profile,
+            data,
+            fake=False,
+            frames=True,
+            seed=args.seed,
+            speed=args.speed,
+            heap=args.heap,
+            mpy_dir=mpy_dir_for(args, data),
+            link=relay.board_ends(),
+            wait_boot=False,
+            extra_env=menu_choices(args),
+        )
         try:
             b.wait_boot()
         except SimError as e:
             if b.proc.poll() is None:
                 b.kill()
-                raise   # neither booted nor stopped: nothing a REPL would fix
+                raise  # neither booted nor stopped: nothing a REPL would fix
             b.why = str(e).replace("the simulated board stopped: ", "")
         else:
             for line in b.log:
@@ -83,8 +94,11 @@ def menu_choices(args: Any) -> dict[str, str]:
     """--game, --opponent and --level as the board's menu choices at power-on (its settings,
     kept on its flash once a menu press writes them); what is not given stays the menu's."""
     env: dict[str, str] = {}
-    for name, value in (("BAWO_GAME", args.game), ("BAWO_OPPONENT", args.opponent),
-                        ("BAWO_LEVEL", args.level)):
+    for name, value in (
+        ("BAWO_GAME", args.game),
+        ("BAWO_OPPONENT", args.opponent),
+        ("BAWO_LEVEL", args.level),
+    ):
         if value is not None:
             env[name] = str(value)
     return env
@@ -92,22 +106,28 @@ def menu_choices(args: Any) -> dict[str, str]:
 
 def _stopped(board: BoardProcess, relay: PtyRelay, data: str) -> str:
     """The line a firmware that ended by itself leaves; its REPL then has the port."""
-    why = ("Ctrl-C on its port" if board.proc.returncode == REPL_EXIT
-           else getattr(board, "why", None) or board.stderr_text())
+    why = (
+        "Ctrl-C on its port"
+        if board.proc.returncode == REPL_EXIT
+        else getattr(board, "why", None) or board.stderr_text()
+    )
     parts = [p.strip() for p in why.split(" | ")]
-    if len(parts) > 1:   # a traceback's last frames: the error, then where
+    if len(parts) > 1:  # a traceback's last frames: the error, then where
         why = "%s, %s" % (parts[-1], parts[-2])
-    return ("bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
-            "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data))
+    return (
+        "bawo sim: the firmware stopped (%s): MicroPython REPL on %s, in %s; "
+        "`bawo flash --sim %s` installs firmware" % (why, relay.path, data, data)
+    )
 
 
-def _headless(board: BoardProcess, relay: PtyRelay, data: str,
-              boot: Callable[[], BoardProcess]) -> BoardProcess:
+def _headless(
+    board: BoardProcess, relay: PtyRelay, data: str, boot: Callable[[], BoardProcess]
+) -> BoardProcess:
     """Prints the board's messages; when its firmware stops, its REPL has the port, and Ctrl-D
     there restarts the firmware (a Pico soft-reboots into main.py). Returns the board running
     last, for the caller to shut down."""
     while True:
-        if board.status is not None:   # booted
+        if board.status is not None:  # booted
             print("bawo sim: running headless; Ctrl-C stops", flush=True)
         try:
             while board.proc.poll() is None:
@@ -135,30 +155,34 @@ def _headless(board: BoardProcess, relay: PtyRelay, data: str,
         print("bawo sim: soft reboot (Ctrl-D at the REPL): the firmware runs again", flush=True)
 
 
-def _terminal(board: BoardProcess, relay: PtyRelay, data: str,
-              boot: Callable[[], BoardProcess]) -> BoardProcess:
+def _terminal(
+    board: BoardProcess, relay: PtyRelay, data: str, boot: Callable[[], BoardProcess]
+) -> BoardProcess:
     """The board on this terminal. When its firmware stops (a Ctrl-C on its port, as
     mpremote sends), its REPL has the port, and a soft reboot there (Ctrl-D, which `bawo
     flash` sends when it is done) runs the firmware again, drawn again here, as a Pico
     reboots into main.py. Returns the board running last, for the caller to shut down."""
     import termios
     import tty
+
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     raw = termios.tcgetattr(fd)
-    raw[3] &= ~termios.ISIG   # Ctrl-C is a key here: it asks before it ends a game
+    raw[3] &= ~termios.ISIG  # Ctrl-C is a key here: it asks before it ends a game
     termios.tcsetattr(fd, termios.TCSANOW, raw)
     color = not os.environ.get("NO_COLOR")
-    view = ["leds" if color else "digits"]   # kept across reboots
+    view = ["leds" if color else "digits"]  # kept across reboots
     try:
         while True:
             sys.stdout.write("\x1b[?1000h\x1b[?1006h\x1b[2J")
             if _draw_board(board, relay, fd, color, view):
                 return board
             sys.stdout.write("\x1b[?1000l\x1b[?1006l\x1b[2J\x1b[H")
-            print(_stopped(board, relay, data) + "; Ctrl-D there restarts the firmware; Q quits",
-                  flush=True)
+            print(
+                _stopped(board, relay, data) + "; Ctrl-D there restarts the firmware; Q quits",
+                flush=True,
+            )
             repl = start_repl(relay, data)
             try:
                 while repl.poll() is None:
@@ -177,16 +201,20 @@ def _terminal(board: BoardProcess, relay: PtyRelay, data: str,
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
 
 
-def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
-                view: list[str]) -> bool:
+def _draw_board(
+    board: BoardProcess, relay: PtyRelay, fd: int, color: bool, view: list[str]
+) -> bool:
     """Draw the board and press its pockets until a quit (True) or its firmware stops."""
     rows = json.loads(Path(board.profile_file).read_text())["grid"]["rows"]
     keymap = key_map(rows, board.menu_key, board.back_key)
-    assert not set(QUIT_KEYS + HINT_KEYS + RESIGN_KEYS + DRAW_KEYS) & set(keymap) and VIEW_KEY not in keymap
+    assert (
+        not set(QUIT_KEYS + HINT_KEYS + RESIGN_KEYS + DRAW_KEYS) & set(keymap)
+        and VIEW_KEY not in keymap
+    )
     geometry = leds_geometry(board.profile_file)
     last = None
     asking = False
-    pressed = None   # (key, the status it was pressed in): a red flash after it is explained
+    pressed = None  # (key, the status it was pressed in): a red flash after it is explained
     why = ""
     while board.proc.poll() is None:
         r, _, _ = select.select([sys.stdin, board.stream], [], [], 0.1)
@@ -202,7 +230,7 @@ def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
                 if board.proc.poll() is None:
                     raise
                 break  # the firmware stopped: its REPL, below
-        try:   # the terminal's own size, now (COLUMNS in the environment may be stale)
+        try:  # the terminal's own size, now (COLUMNS in the environment may be stale)
             width = os.get_terminal_size(sys.stdout.fileno()).columns or 80
         except OSError:
             width = 80
@@ -220,12 +248,16 @@ def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
             elif ch == VIEW_KEY:
                 view[0] = "digits" if view[0] == "leds" else "leds"
             elif ch.startswith("\x1b[<"):
-                k = clicked_key(ch, geometry) if fits_leds(geometry, width) and view[0] == "leds" else None
+                k = (
+                    clicked_key(ch, geometry)
+                    if fits_leds(geometry, width) and view[0] == "leds"
+                    else None
+                )
                 if k is not None:
                     board.tap(k)
                     pressed, why = (k, dict(board.status or {})), ""
             else:
-                for c in ch:   # keys typed fast arrive together: each is a press
+                for c in ch:  # keys typed fast arrive together: each is a press
                     if c in keymap:
                         board.tap(keymap[c])
                         pressed, why = (keymap[c], dict(board.status or {})), ""
@@ -242,13 +274,21 @@ def _draw_board(board: BoardProcess, relay: PtyRelay, fd: int, color: bool,
         said = (P.parse_reply(x) or (None, "") for x in reversed(board.log))
         msg = next((text for kind, text in said if kind == P.MESSAGE), "")
         if msg.startswith("game over:") and (board.status or {}).get("result"):
-            msg = ""   # the status line says it, in words (the board's message is terse)
+            msg = ""  # the status line says it, in words (the board's message is terse)
         if why:
             msg = why
         if asking:
             msg = "quit? the game stays on the board's flash and goes on next time: y quits, any other key plays on"
-        text = screen(board.frame, board.profile_file, board.status or {}, width, view[0], color,
-                      msg, "%s (board %s)" % (relay.path, board_id(board.data)))
+        text = screen(
+            board.frame,
+            board.profile_file,
+            board.status or {},
+            width,
+            view[0],
+            color,
+            msg,
+            "%s (board %s)" % (relay.path, board_id(board.data)),
+        )
         if text != last:
             last = text
             # Erase each line's tail and everything below: the menu and the game differ in height.

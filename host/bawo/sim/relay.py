@@ -1,4 +1,5 @@
 """The board's USB serial port as a pseudo-terminal, and the REPL behind it after a Ctrl-C."""
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,7 @@ def shut_down(relay: PtyRelay, board: BoardProcess, data: str) -> None:
     try:
         with open(port) as f:
             ours = f.read().strip() == relay.path
-        if ours:   # never another simulator's
+        if ours:  # never another simulator's
             os.remove(port)
     except OSError:
         pass
@@ -36,8 +37,14 @@ def start_repl(relay: PtyRelay, data: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["MICROPYPATH"] = os.pathsep.join([os.path.abspath(data), ".frozen"])
     to_board, from_board = relay.board_ends()
-    return subprocess.Popen([micropython_binary(), "-i"], stdin=to_board, stdout=from_board,
-                            stderr=from_board, cwd=data, env=env)
+    return subprocess.Popen(
+        [micropython_binary(), "-i"],
+        stdin=to_board,
+        stdout=from_board,
+        stderr=from_board,
+        cwd=data,
+        env=env,
+    )
 
 
 class PtyRelay:
@@ -45,6 +52,7 @@ class PtyRelay:
 
     def __init__(self) -> None:
         import tty
+
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         os.set_blocking(self.master, False)
@@ -52,6 +60,7 @@ class PtyRelay:
         # closes. The kernel gives a closed pty's /dev/pts/N to the next pty opened: a tool
         # that opened the old name again reached another board (bawo.pico does the same).
         import tempfile
+
         self._dir = tempfile.mkdtemp(prefix="bawo-sim-")
         self.path = os.path.join(self._dir, "ttyACM0")
         os.symlink(os.ttyname(self.slave), self.path)
@@ -76,7 +85,7 @@ class PtyRelay:
         """Stop relaying and close the pty, once the relay has left its select: a descriptor
         closed under it may by then be another file's (the next board's pty)."""
         self.stop = True
-        for name in (self.path, self._dir):   # the name first: nothing opens the pty by it now
+        for name in (self.path, self._dir):  # the name first: nothing opens the pty by it now
             try:
                 (os.unlink if name == self.path else os.rmdir)(name)
             except OSError:
@@ -114,7 +123,7 @@ class PtyRelay:
                     return
                 to_tool += data
                 if len(to_tool) > self.TO_TOOL_MAX:
-                    del to_tool[:len(to_tool) - self.TO_TOOL_MAX]
+                    del to_tool[: len(to_tool) - self.TO_TOOL_MAX]
             if self.master in r:
                 try:
                     to_board += os.read(self.master, 65536)
@@ -122,11 +131,11 @@ class PtyRelay:
                     pass
             if to_board and self.to_board_w in w:
                 try:
-                    del to_board[:os.write(self.to_board_w, to_board)]
+                    del to_board[: os.write(self.to_board_w, to_board)]
                 except BlockingIOError:
                     pass
                 except OSError:
-                    to_board.clear()   # the board's end is gone: a new one comes with the REPL
+                    to_board.clear()  # the board's end is gone: a new one comes with the REPL
             if not to_tool:
                 taken = time.monotonic()
             elif self.master in w:
@@ -137,4 +146,3 @@ class PtyRelay:
                 if k:
                     del to_tool[:k]
                     taken = time.monotonic()
-

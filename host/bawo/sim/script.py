@@ -1,4 +1,5 @@
 """Scripted players: the menu's settings and the moves of a game, pressed as a person would."""
+
 from __future__ import annotations
 
 import json
@@ -11,10 +12,16 @@ from .process import BoardProcess, SimError
 from .layout import key_of_cell, level_cell, presses_for
 
 
-def choose_settings(board: BoardProcess, game: str, opponent: str | None = "people",
-                    speed: int | None = None, level: int | None = None) -> Any:
+def choose_settings(
+    board: BoardProcess,
+    game: str,
+    opponent: str | None = "people",
+    speed: int | None = None,
+    level: int | None = None,
+) -> Any:
     """Press the menu pockets for game/opponent/speed/level (the menu must be showing)."""
     from shared_rules import GAMES  # noqa: F401 - the names below are shared_rules' names
+
     st = board.status
     prof = json.loads(Path(board.profile_file).read_text())
     cols = prof["grid"]["cols"]
@@ -23,8 +30,9 @@ def choose_settings(board: BoardProcess, game: str, opponent: str | None = "peop
     at = {tuple(rc): k for k, rc in enumerate(cells)}
     games = st["games"]
     if game not in games:
-        raise SimError("game %s does not fit profile %s (it plays %s)"
-                       % (game, prof["name"], ", ".join(games)))
+        raise SimError(
+            "game %s does not fit profile %s (it plays %s)" % (game, prof["name"], ", ".join(games))
+        )
     board.tap(at[(0, games.index(game))])
     if opponent is not None:
         board.tap(at[(1, ("people", "board-second", "board-first").index(opponent))])
@@ -39,8 +47,12 @@ def choose_settings(board: BoardProcess, game: str, opponent: str | None = "peop
     return board.idle()
 
 
-def play_moves(board: BoardProcess, game: str, moves: Iterable[str],
-               on_move: Callable[[Any], object] | None = None) -> Any:
+def play_moves(
+    board: BoardProcess,
+    game: str,
+    moves: Iterable[str],
+    on_move: Callable[[Any], object] | None = None,
+) -> Any:
     """Enter text moves by presses; returns the final status. Stops at the game's end."""
     cells = key_of_cell(board.profile_file, game)
     st = board.status
@@ -52,15 +64,22 @@ def play_moves(board: BoardProcess, game: str, moves: Iterable[str],
             board.tap(k)
         st = board.idle()
         if st["ply"] != ply + 1 or st["moves"][-1] != mv:
-            raise SimError("the board did not take move %s at ply %d (position %s)"
-                           % (mv, st["ply"] + 1, st["pos"]))
+            raise SimError(
+                "the board did not take move %s at ply %d (position %s)"
+                % (mv, st["ply"] + 1, st["pos"])
+            )
         if on_move:
             on_move(st)
     return st
 
 
-def play_vs_board(board: BoardProcess, game: str, person_move: Callable[[Any], str | None],
-                  on_move: Callable[[Any], object] | None = None, limit: int = 2000) -> Any:
+def play_vs_board(
+    board: BoardProcess,
+    game: str,
+    person_move: Callable[[Any], str | None],
+    on_move: Callable[[Any], object] | None = None,
+    limit: int = 2000,
+) -> Any:
     """The person's side by presses, person_move(status) -> move text (None: stop), the
     board's side by its AI; returns the final status."""
     cells = key_of_cell(board.profile_file, game)
@@ -72,10 +91,11 @@ def play_vs_board(board: BoardProcess, game: str, person_move: Callable[[Any], s
         ply = st["ply"]
         for k in presses_for(game, st["pos"], mv, cells):
             board.tap(k)
-        st = board.idle()       # idle again once the board has answered and animated it
+        st = board.idle()  # idle again once the board has answered and animated it
         if st["ply"] <= ply or st["moves"][ply] != mv:
-            raise SimError("the board did not take move %s at ply %d (position %s)"
-                           % (mv, ply + 1, st["pos"]))
+            raise SimError(
+                "the board did not take move %s at ply %d (position %s)" % (mv, ply + 1, st["pos"])
+            )
         if on_move:
             on_move(st)
     return st
@@ -84,19 +104,23 @@ def play_vs_board(board: BoardProcess, game: str, person_move: Callable[[Any], s
 def random_person(game: str, seed: int) -> Callable[[Any], str]:
     """person_move for play_vs_board: seeded random legal moves."""
     from shared_rules import game as make_game
+
     g = make_game(game)
     rng = random.Random(seed)
 
     def choose(st: Any) -> str:
         pos = g.parse(st["pos"])
         return g.move_str(rng.choice(sorted(g.legal_moves(pos))), pos)
+
     return choose
 
 
-def random_moves(game: str, position: str | None, seed: int, limit: int,
-                 start: int = 0) -> list[str]:
+def random_moves(
+    game: str, position: str | None, seed: int, limit: int, start: int = 0
+) -> list[str]:
     """A seeded random continuation of `position` (text), as move texts."""
     from shared_rules import game as make_game, State
+
     rng = random.Random(seed)
     s = State(make_game(game), position)
     out: list[str] = []
