@@ -128,6 +128,7 @@ def test_a_remote_game_with_faults_ends_by_resignation(tmp_path, club_url):  # n
     assert sum(counts.values()) >= 6, counts
 
 
+@pytest.mark.slow  # the rules' end runs in every run on the Pico (test_pico_remote.py)
 def test_a_remote_game_with_faults_plays_to_the_rules_end(tmp_path):
     # Seed 18's people end the game by the rules in about 12 plies.
     club, recs, counts, said = play_remote(tmp_path, str(tmp_path / "club.sqlite"), 18, faults=6)

@@ -193,6 +193,7 @@ def test_a_remote_game_on_the_pico_survives_power_cuts_and_ends_by_the_rules(fro
     )
 
 
+@pytest.mark.slow  # a resign on the keys runs in every run on simulated boards
 def test_a_remote_game_on_the_pico_ends_when_its_person_resigns_on_the_buttons(
     frozen_4x8, tmp_path
 ):
