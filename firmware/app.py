@@ -75,6 +75,9 @@ class App:
         self.unresumed = False      # the journaled game could not be replayed at power-on
         self.peer_timeout = PEER_TIMEOUT_MS   # a remote game's away (the simulator may lower it)
         self.hold = Hold(HOLD_MS)   # MENU or BACK held in a host game: the person's offer
+        self.seat = None            # a club tournament's (round, table, tour, kind): seat.py
+        self.card = False           # the menu shows the seat card
+        self.menu_at = 0            # the last press in the menu
         self.apply_brightness()
 
     # -- settings and messages ----------------------------------------------------------
@@ -209,6 +212,9 @@ class App:
         header = {'game': name, 'opponent': opp, 'seed': self.now & 0xFFFF or 1}
         if opp in BOARD_SIDES:
             header['level'] = self.settings['level']
+        if self.seat is not None:
+            import seat
+            header['seat'] = seat.header(self, name, opp)
         if position:
             header['position'] = position
         start = self.start_time()
@@ -540,7 +546,14 @@ class App:
             self.flash(key)
 
     def _menu_press(self, key):
-        # The open menu takes its presses (menu.py says what each one means).
+        # The open menu takes its presses (menu.py says what each one means). On the seat
+        # card, MENU starts the round's game and any other press shows the menu.
+        self.menu_at = self.now
+        if self.card:
+            import seat
+            seat.show(self, False)
+            if key != self.keys.menu:
+                return
         what = self.menu.key(key, self.keys)
         if what == M.START:
             # Answered before the game's engine loads, as a move's press is (_answer).
@@ -574,6 +587,10 @@ class App:
         self.mode = MENU
         self.scene.sel = -1
         self.view.reset()
+        self.menu_at = self.now
+        if self.seat is not None:
+            import seat
+            self.card = seat.idle(self)
         self.changed()
 
     # -- drawing (render.py) ------------------------------------------------------------
@@ -585,6 +602,7 @@ class App:
         se = self.session
         sc.mode = self.mode
         sc.menu = self.menu if self.mode == MENU else None
+        sc.card = self.seat if self.card and self.mode == MENU else None
         sc.g = se.g if se is not None else None
         sc.s = se.s if se is not None else None
         sc.end = se.ended if se is not None else None
@@ -592,7 +610,7 @@ class App:
         try:
             render.draw(self.view, sc)
         finally:
-            sc.menu = sc.g = sc.s = sc.end = None
+            sc.menu = sc.g = sc.s = sc.end = sc.card = None
 
     # -- the loop -----------------------------------------------------------------------
     def step(self, now):
@@ -659,6 +677,9 @@ class App:
         se = self.session
         if se is not None and se.full() and self.journal.freed != se.freed and se.save():
             self.changed()   # a file went (a sync): the flash had room again
+        if self.seat is not None:
+            import seat
+            seat.tick(self, now)
         held = self.hold.due(self.keys, now)
         if held >= 0:
             import remote

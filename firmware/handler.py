@@ -163,6 +163,17 @@ class Handler:
         remote.end(a, result, reason)
         return self._done()
 
+    def seat(self, rnd, table, tour, kind):
+        """SEAT: a club tournament's round and table for this board (round 0: none), shown
+        while the board is idle; kind, the round's game, must be one it plays."""
+        a = self.app
+        if kind is not None and kind not in a.games:
+            raise self._err(P.E_BAD_PAYLOAD, 'game %s not playable here: %s'
+                            % (kind, ', '.join(a.games)))
+        import seat
+        seat.take(a, rnd, table, tour, kind)
+        return {}
+
     def _done(self):
         # The game has changed (a NEW, a MOVE) and is journaled: the answer must say so, an
         # ERROR would have the host think nothing happened. A heap too full for the position

@@ -116,7 +116,8 @@ class Link:
       hello() -> dict; set_time(t); list_games() -> [dict]; get_chunk(id, off, n) ->
       (bytes, total, crc32); ack_game(id); position() -> dict;
       new_game(kind, position, opponent) -> dict; move(text) -> dict;
-      peer(here, offer, bar, low) -> dict; end(result, reason) -> dict.
+      peer(here, offer, bar, low) -> dict; end(result, reason) -> dict;
+      seat(round, table, tour, kind) -> dict.
       Raise LinkError(code, text) to refuse. Their arguments are already checked against
       protocol.SCHEMA (type and range); absent optional ones are None (or the default).
     """
@@ -351,6 +352,8 @@ class Link:
             return self._call("peer", a[0], a[1], a[2], a[3])
         if t == P.END:
             return self._call("end", a[0], a[1])
+        if t == P.SEAT:
+            return self._call("seat", a[0], a[1], a[2], a[3])
         raise LinkError(P.E_UNKNOWN_TYPE)
 
     def _call(self, name, *args):

@@ -8,5 +8,6 @@ include("../shared_rules/manifest.py")
 for name in ("animator", "app", "appconst", "archive", "book", "buildinfo", "compat",
              "datafiles", "handler", "hint", "hw", "hw_rp2", "journal", "journal_read", "keys",
              "link", "menu", "opponent", "pixels", "pixels_viper", "pinmap", "power_on",
-             "protocol", "remote", "render", "session", "settings", "snapshot", "view"):
+             "protocol", "remote", "render", "seat", "session", "settings", "snapshot",
+             "view"):
     module(name + ".py")

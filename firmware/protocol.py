@@ -30,7 +30,8 @@ NEW = "NEW"
 MOVE = "MOVE"
 PEER = "PEER"  # a remote game: the opponent behind the host's side, its offer, the clock
 END = "END"    # a remote game ends on the players' word (the club's): resign, agreement, time
-REQUESTS = (HELLO, TIME, LIST, GET, ACK_GAME, POSITION, NEW, MOVE, PEER, END)
+SEAT = "SEAT"  # a club tournament's round and table for this board (round 0: none)
+REQUESTS = (HELLO, TIME, LIST, GET, ACK_GAME, POSITION, NEW, MOVE, PEER, END, SEAT)
 # Board -> host.
 OK = "OK"
 ERROR = "ERROR"
@@ -100,6 +101,8 @@ SCHEMA = {
     PEER: (("here", INT, 0, 1, None), ("offer", INT, 0, 1, None), ("bar", INT, 0, 8, None),
            ("low", INT, 0, 1, None)),
     END: (("result", CHOICE, RESULTS, 0, REQUIRED), ("reason", CHOICE, REASONS, 0, REQUIRED)),
+    SEAT: (("round", INT, 0, 99, REQUIRED), ("table", INT, 1, 99, 1), ("tour", INT, 1, 65535, 1),
+           ("kind", TEXT, 1, 16, None)),
 }
 
 

@@ -14,6 +14,7 @@ class Scene:
     def __init__(self, n_keys, anim):
         self.mode = MENU
         self.menu = None            # the open menu (it draws itself)
+        self.card = None            # the seat the menu shows instead, lent (seat.py)
         self.g = None               # the game's rules: its cells, who owns one, its stores
         self.s = None               # its state: the position, whose turn, the outcome
         self.shown = bytearray(32)  # each cell's value as shown
@@ -87,7 +88,11 @@ def show_position(sc, g, pos):
 
 def draw(v, sc):
     if sc.mode == MENU:
-        sc.menu.draw(v)
+        if sc.card is not None:
+            import seat
+            seat.draw(v, sc.card)
+        else:
+            sc.menu.draw(v)
         if sc.flash_key >= 0:
             v.cell(sc.flash_key, 0, V.BG_BAD)
         _warning(v, sc)

@@ -140,9 +140,11 @@ class Session:
         if e is not None:
             res = 'draw' if e.winner is None else self.g.sides[e.winner]
             why = e.reason
+        st = h.get('seat') or (None, None, None)   # a tournament's game (seat.py)
         return text_of_state(self.s, Id=h['id'], Device=self.journal.board_id,
                              Start=h.get('start'), First=names[0], Second=names[1],
-                             Result=res, Reason=why)
+                             Result=res, Reason=why, Round=st[0], Table=st[1],
+                             Tournament=st[2])
 
     def finish(self):
         """Its record to flash (the game over, or given up for a new one); kept in RAM

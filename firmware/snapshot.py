@@ -5,12 +5,15 @@
 def take(a, moves=True, legal=False):
     """A new dict: mode ('menu', 'play', 'over'), flash state, selection, message, settings,
     and with a game its name, id, position text ('pos'), side to move, ply, opponent, set-up
-    position ('root', only for one), result and reason once over; `moves` the moves played,
+    position ('root', only for one), a tournament's seat, result and reason once over; `moves` the moves played,
     `legal` the legal moves' texts."""
     d = {'mode': ('menu', 'play', 'over')[a.mode], 'low': a.journal.low,
          'full': a.full(), 'sel': a.scene.sel, 'flashes': a.flashes,
          'anim': a.anim.on, 'msg': a.message, 'settings': a.settings,
          'games': a.games}
+    if a.seat is not None:   # a club tournament's round and table (seat.py)
+        d['seat'] = list(a.seat)
+        d['card'] = a.card
     se = a.session
     if se is None:
         return d

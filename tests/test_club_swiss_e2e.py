@@ -1,10 +1,11 @@
 """Issue 26, a Swiss end to end: a club on PostgreSQL (a real server on loopback), an admin who
 creates a Swiss of 9 players over 4 rounds of Oware on the club's pages and starts each round,
 and 4 simulated boards on 4 "PCs" (a bawo data dir each). Each round the club pairs the
-players, gives each pairing a board and seats its players there; on each board the players
-start a game from the board's menu and press random legal moves for both sides while the PC
-streams it to the club (`bawo club stream --exit-after-game`), then the PC syncs the board
-(`bawo sync`): the record fills the pairing's result.
+players, gives each pairing a board and seats its players there; each PC's `bawo club stream
+--exit-after-game` tells its board the round and table (SEAT), which the board's seat card
+shows; the players start the round's game there with MENU and press random legal moves for
+both sides while the PC streams it to the club, then the PC syncs the board (`bawo sync`):
+the record, tagged with its round and table, fills the pairing's result.
 
 After each round the pairings are checked against the rules, written here on their own
 (pairing.py only as a cross-check): no two players meet twice, nor two who must both have the
@@ -17,8 +18,8 @@ bye's point, Buchholz, Sonneborn-Berger, direct encounter) are recomputed from t
 test played, after every round. Chromium renders the wall (the current round's boards live,
 mid-game) and the crosstable; screenshots in test-artifacts/club-swiss-*.png.
 
-The real path: the players start each game from the board's menu (a club's PC does not start
-games), the PC's `bawo club stream` and `bawo sync` as subprocesses, each PC with its own
+The real path: the players start each game from the board's seat card (a club's PC does not
+start games), the PC's `bawo club stream` and `bawo sync` as subprocesses, each PC with its own
 XDG_DATA_HOME after `bawo club join`. About 60 s on 2 busy cores (Oware at speed 8: a random
 game is ~100 plies, 5-8 s on the board)."""
 
@@ -245,20 +246,16 @@ class Pc:
                 except sim.SimError:
                     assert self.board.proc.poll() is None, self.board.stderr_text()
 
-    def play(self, store, seed, halfway=None):
+    def play(self, store, seed, seat, halfway=None):
         """One game on the board, its players at the keys, streamed to the club; then the PC
-        syncs it. Returns the moves played. halfway: a barrier the board waits at, at
-        WALL_PLY, while the test looks at the wall."""
+        syncs it. seat: [round, table, tournament, game] the PC's stream tells the board and
+        the board's seat card shows; MENU there starts the round's game. Returns the game's
+        id and moves. halfway: a barrier the board waits at, at WALL_PLY, while the test looks
+        at the wall."""
         b = self.board
-        if self.games == 0:
-            sim.choose_settings(b, GAME, "people", 8)  # the menu: Oware, two people
-        else:
-            b.menu()  # the last game's end: back to the menu
+        if self.games:
+            b.menu()  # the last game's end: back to the menu, the seat card
         self.games += 1
-        b.menu()  # and a new game
-        st = b.idle()
-        assert st["mode"] == "play" and st["ply"] == 0, st
-        gid = st["id"]
         err = open(str(self.dir / ("stream%d.err" % self.games)), "w")
         stream = subprocess.Popen(
             bawo_cmd() + ["club", "stream", "--port", self.relay.path, "--exit-after-game"],
@@ -270,6 +267,20 @@ class Pc:
         )
         self.procs.append(stream)
         try:
+            # The PC tells the board its seat: the card shows this round's table, and MENU
+            # on it starts the round's game between two people.
+            deadline = time.monotonic() + 30
+            while True:
+                st = b.idle()
+                if st.get("seat") == seat and st.get("card") and st["mode"] == "menu":
+                    break
+                assert time.monotonic() < deadline, (self.id, seat, st.get("seat"))
+                time.sleep(0.2)
+            b.menu()
+            st = b.idle()
+            assert st["mode"] == "play" and st["ply"] == 0 and st["game"] == GAME, st
+            assert st["opponent"] == "people", st
+            gid = st["id"]
             # The PC has joined the game: the club shows it, at ply 0.
             self.pump(
                 lambda: any(
@@ -386,16 +397,20 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                 halfway = threading.Barrier(len(pcs) + 1) if rnd == WALL_ROUND else None
                 out, errors = {}, []
 
-                def run(pc, seed):
+                def run(pc, seed, seat):
                     try:
-                        out[pc.id] = pc.play(store, seed, halfway)
+                        out[pc.id] = pc.play(store, seed, seat, halfway)
                     except BaseException as e:  # reported below
                         errors.append((pc.id, e))
                         if halfway:
                             halfway.abort()
 
                 threads = [
-                    threading.Thread(target=run, args=(pc, 100 * rnd + i), daemon=True)
+                    threading.Thread(
+                        target=run,
+                        args=(pc, 100 * rnd + i, [rnd, games[i]["table"], 1, GAME]),
+                        daemon=True,
+                    )
                     for i, pc in enumerate(pcs)
                 ]
                 for t in threads:
@@ -440,6 +455,8 @@ def test_a_swiss_of_nine_players_from_four_simulated_boards(tmp_path):
                         len(moves),
                     ), (g, dict(rec))
                     assert g["result"] == result_of(moves), (g, moves)
+                    # Filled by its seat: the record names the round and table it was played on.
+                    assert T.seat_tags(rec["record"]) == (1, rnd, g["table"]), rec["record"][:400]
                 played += [
                     dict(g, result=result_of(out[g["board"]][1])) if g["north"] else g for g in got
                 ]

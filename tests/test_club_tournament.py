@@ -141,3 +141,73 @@ def test_a_round_robin_follows_the_berger_table_and_takes_the_admins_results(tmp
         assert json.loads(html.unescape(m.group(1))) == {"pico-r1": 1} and "round 3" in wall
         assert "Club RR" in c.get("/tournaments").text
         assert c.get("/tournament?id=99").status_code == 404
+
+
+def test_the_boards_seat_reaches_its_pc_and_a_record_tagged_with_it_fills_the_round(club_url):
+    """GET /api/seat names the pairing a board is seated for; the board shows it and tags the
+    game started on it (firmware/seat.py). A record with the seat's tags fills its pairing
+    whatever its Start says (a board's clock an hour off); one tagged for another seat fills
+    nothing, even with the pairing's players' names."""
+    from bawo.club.stream import check_seat
+
+    with club_client(club_url) as (c, store):
+        tok = token_for(store, "pico-c1")
+        assert c.get("/api/seat", headers=bearer(tok)).json() == {"seat": None}
+        assert c.get("/api/seat").status_code == 401
+        tid = T.create(store, "Seats", "oware", "swiss", 2)
+        for p in ("Ada", "Bo", "Chi"):
+            T.register(store, tid, p)
+        T.next_round(store, tid)
+        game = T.pairings(store, tid)[0]
+        seat = c.get("/api/seat", headers=bearer(tok)).json()["seat"]
+        assert seat == {
+            "tournament": tid,
+            "round": 1,
+            "table": 1,
+            "game": "oware",
+            "south": game["south"],
+            "north": game["north"],
+        }
+        assert check_seat(seat) == (1, 1, tid, "oware")
+
+        def tagged(gid, rnd, start, result="S"):
+            rec = Record.from_text(_record(result, gid, "pico-c1", start))
+            header = dict(rec.header, Tournament=str(tid), Round=str(rnd), Table="1")
+            return Record(header, rec.moves).to_text()
+
+        # Tagged for round 2, started now (so named after the pairing's seat): not this round's.
+        text = tagged("pico-c1-0001", 2, _at(0).replace("T", " "))
+        assert T.seat_tags(text) == (tid, 2, 1)
+        r = c.post("/api/records", content=text, headers=bearer(tok))
+        assert r.json()["outcome"] == "added"
+        assert T.pairings(store, tid)[0]["result"] is None
+        # Tagged with the seat, its Start an hour before the round: the round's game.
+        text = tagged("pico-c1-0002", 1, _at(-3600).replace("T", " "), "N")
+        r = c.post("/api/records", content=text, headers=bearer(tok))
+        assert r.json()["outcome"] == "added"
+        got = T.pairings(store, tid)[0]
+        assert (got["rid"], got["result"]) == ("pico-c1-0002", "N")
+        row = [x for x in store.records() if x["rid"] == "pico-c1-0002"][0]
+        assert (row["south"], row["north"]) == (game["south"], game["north"])
+        # The result is in: the board is seated for nothing until the next round.
+        assert c.get("/api/seat", headers=bearer(tok)).json() == {"seat": None}
+
+
+@pytest.mark.parametrize(
+    "seat",
+    [
+        [],
+        {"round": 0, "table": 1, "tournament": 1, "game": "oware"},
+        {"round": 1, "table": 100, "tournament": 1, "game": "oware"},
+        {"round": 1, "table": 1, "tournament": 70000, "game": "oware"},
+        {"round": True, "table": 1, "tournament": 1, "game": "oware"},
+        {"round": "1", "table": 1, "tournament": 1, "game": "oware"},
+        {"round": 1, "table": 1, "tournament": 1, "game": "chess"},
+        {"round": 1, "table": 1, "tournament": 1},
+    ],
+)
+def test_a_seat_the_board_could_not_take_is_refused_on_the_pc(seat):
+    from bawo.club.stream import check_seat
+
+    with pytest.raises(ValueError):
+        check_seat(seat)

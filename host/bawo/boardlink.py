@@ -408,6 +408,23 @@ class BoardLink:
             )
         return r
 
+    def seat(
+        self, rnd: int, table: int = 1, tournament: int = 1, kind: str | None = None
+    ) -> dict[str, Any]:
+        """SEAT (docs/protocol.md): a club tournament's round and table for this board, and
+        the round's game kind; round 0 takes the seat away. ValueError for a number out of
+        the protocol's range, before anything is sent; BoardLinkError code 3 for a game the
+        board does not play, 2 from a board too old for seats."""
+        p: dict[str, Any] = {"round": rnd, "table": table, "tour": tournament}
+        for name, lo, hi in (("round", 0, 99), ("table", 1, 99), ("tour", 1, 65535)):
+            if type(p[name]) is not int or not lo <= p[name] <= hi:
+                raise ValueError(
+                    "%s must be an integer %d..%d, not %s" % (name, lo, hi, _show(p[name]))
+                )
+        if kind is not None:
+            p["kind"] = kind
+        return self.request(P.SEAT, p)
+
     # --- events ----------------------------------------------------------------------------
 
     def poll_events(self, timeout: float = 0.0) -> list[dict[str, Any]]:
@@ -422,10 +439,21 @@ class BoardLink:
         self._events.clear()
         return out
 
-    def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
-        """Yield events as they arrive; stop after timeout seconds without one (None: never)."""
+    def events(
+        self, timeout: float | None = None, tick: Callable[[], object] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Yield events as they arrive; stop after timeout seconds without one (None: never).
+        tick: called between reads, at least every POLL_S (it may make requests)."""
+        last = time.monotonic()
         while True:
-            got = self.poll_events(POLL_S if timeout is None else timeout)
-            if not got and timeout is not None:
+            wait = POLL_S
+            if timeout is not None:
+                wait = timeout if tick is None else min(POLL_S, timeout)
+            got = self.poll_events(wait)
+            if tick is not None:
+                tick()
+            if got:
+                last = time.monotonic()
+                yield from got
+            elif timeout is not None and time.monotonic() - last >= timeout:
                 return
-            yield from got

@@ -151,6 +151,10 @@ class Watcher:
         if self.state is not None and (over or self.state.outcome() is not None):
             self.end(cur.get("result") if isinstance(cur.get("result"), dict) else {})
 
+    def tick(self, link: BoardLink) -> None:
+        """Between the board's events, at least every 50 ms (`bawo club stream` tells the
+        board its seat here)."""
+
     def move(self, d: dict[str, Any]) -> str | None:
         if self.state is None and d.get("id") is not None and str(d["id"]) == self.ended:
             return "move"  # a resent move of the game logged whole at its end
@@ -304,7 +308,7 @@ def watch(
         while True:
             try:
                 w.join(link)
-                for ev in link.events(timeout=timeout):
+                for ev in link.events(timeout=timeout, tick=lambda: w.tick(link)):
                     kind = w.handle(ev)
                     if kind == "gap":
                         w.join(link)

@@ -1,5 +1,5 @@
-"""The PCs' API: who a token is, a record's upload, a board's live moves. Every call carries
-a board token (Authorization: Bearer) and is answered in JSON."""
+"""The PCs' API: who a token is, a record's upload, a board's live moves, its seat. Every
+call carries a board token (Authorization: Bearer) and is answered in JSON."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from . import broadcast as LV
 from .clubsite import club_of, err, read_body
 from .records import MAX_RECORD, Refused, verify
 from .store import LiveGap
-from .tournaments import fill_results
+from .tournaments import fill_results, seat_of
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -93,9 +93,20 @@ async def live_update(request: Request) -> Response:
     return JSONResponse({"ply": msg["ply"]})
 
 
+async def seat(request: Request) -> Response:
+    """The tournament game the board is seated for ({"seat": null} for none): its PC shows
+    it on the board while the board is idle (SEAT, docs/protocol.md)."""
+    cfg = club_of(request)
+    board = await run_in_threadpool(cfg.board_of, request)
+    if board is None:
+        return err(NO_TOKEN, 401)
+    return JSONResponse({"seat": await run_in_threadpool(seat_of, cfg.store, board)})
+
+
 def routes() -> list[Route]:
     return [
         Route("/api/whoami", whoami),
+        Route("/api/seat", seat),
         Route("/api/records", upload, methods=["POST"]),
         Route("/api/live", live_update, methods=["POST"]),
     ]

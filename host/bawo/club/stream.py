@@ -1,5 +1,6 @@
 """`bawo club stream`: follow the board as `bawo watch` does (the same Watcher, the same live
-rows in the PC's log) and send each move to the club.
+rows in the PC's log) and send each move to the club; tell the board the tournament game it
+is seated for (SEAT), which it shows while idle.
 
 One sender thread a PC holds the game as the PC knows it and the ply the club has; it posts
 what the club lacks, so the watch loop never waits for the network. It keeps one HTTP
@@ -16,10 +17,13 @@ import urllib.parse
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from bawo_firmware import protocol as P
+from shared_rules import GAMES
 from shared_rules.record import Record
 
+from ..boardlink import BoardLink, BoardLinkError
 from ..watch import Watcher
-from .client import TIMEOUT
+from .client import TIMEOUT, request
 
 RETRY_S = 1.0
 
@@ -146,8 +150,91 @@ class Sender:
             self._drop()
 
 
-def watcher_class(sender: Sender) -> type[Watcher]:
+SEAT_POLL_S = 3.0  # how often the PC asks the club for the board's seat
+UNSENT = ("unsent",)  # the board's seat is not known: told again (a board back, a gap)
+
+
+def check_seat(seat: object) -> tuple[int, int, int, str] | None:
+    """(round, table, tournament, game) of the club's answer to /api/seat, checked as the
+    board would (protocol.SCHEMA); None for none, ValueError for one out of range."""
+    if seat is None:
+        return None
+    if not isinstance(seat, dict):
+        raise ValueError("a seat is an object")
+    out = []
+    for name, lo, hi in (("round", 1, 99), ("table", 1, 99), ("tournament", 1, 65535)):
+        v = seat.get(name)
+        if type(v) is not int or not lo <= v <= hi:
+            raise ValueError("seat %s is not an integer %d..%d" % (name, lo, hi))
+        out.append(v)
+    if seat.get("game") not in GAMES:
+        raise ValueError("seat game is not one of %s" % ", ".join(GAMES))
+    return out[0], out[1], out[2], seat["game"]
+
+
+class SeatPoller:
+    """Asks the club every SEAT_POLL_S which tournament game the board is seated for
+    (GET /api/seat); `seat` is the newest answer, UNSENT until the first one."""
+
+    def __init__(
+        self, url: str, token: str, on_error: Callable[[str], object] | None = None
+    ) -> None:
+        self.url = url
+        self.token = token
+        self.on_error = on_error
+        self.seat: Any = UNSENT
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="club-seat")
+        self.thread.start()
+
+    def _run(self) -> None:
+        told = None
+        while not self.stop.is_set():
+            status, ans = request(self.url, "api/seat", self.token)
+            why = None
+            if status == 200 and isinstance(ans, dict):
+                try:
+                    self.seat = check_seat(ans.get("seat"))
+                except ValueError as e:
+                    why = "the club's seat for this board is refused: %s" % e
+            elif status == 404:
+                self.seat = None  # a club without tournament seats: nothing to show
+                return
+            else:
+                why = "club: %s" % (ans.get("error") if isinstance(ans, dict) else status)
+            if why and why != told and self.on_error:
+                self.on_error(why)
+            told = why
+            self.stop.wait(SEAT_POLL_S)
+
+    def close(self) -> None:
+        self.stop.set()
+
+
+def watcher_class(sender: Sender, seats: SeatPoller | None = None) -> type[Watcher]:
     class ClubWatcher(Watcher):
+        told: Any = UNSENT  # the seat the board was told
+
+        def join(self, link: BoardLink) -> None:
+            self.told = UNSENT  # the board may have restarted: tell it again
+            Watcher.join(self, link)
+
+        def tick(self, link: BoardLink) -> None:
+            want = seats.seat if seats is not None else UNSENT
+            if want is UNSENT or want == self.told:
+                return
+            try:
+                if want is None:
+                    link.seat(0)
+                else:
+                    link.seat(*want)
+                    self.say("seated: round %d, table %d (tournament %d)" % want[:3])
+            except BoardLinkError as e:
+                if e.code not in (P.E_UNKNOWN_TYPE, P.E_BAD_PAYLOAD):
+                    raise  # no answer: the board is gone (watch waits for it)
+                self.say("the board cannot show its seat: %s" % " ".join(str(e).split()))
+            self.told = want
+
         def _store(self, final: bool = False) -> None:
             Watcher._store(self, final)
             done = final or self.state.outcome() is not None

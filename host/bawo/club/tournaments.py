@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -142,11 +143,37 @@ def result_of(game: str, result: str | None) -> str | None:
     return None
 
 
+def seat_of(store: Store, board: str) -> dict[str, Any] | None:
+    """The open pairing board is assigned (the newest round's), as the board's PC tells the
+    board (SEAT, docs/protocol.md): {tournament, round, table, game, south, north}; None."""
+    return store.one(
+        "SELECT p.tournament, p.round, p.tbl AS \"table\", t.game, p.south, p.north"
+        " FROM pairings p JOIN tournaments t ON t.id = p.tournament"
+        " WHERE p.board=? AND p.result IS NULL ORDER BY p.id DESC LIMIT 1",
+        (board,),
+    )
+
+
+_TAG = re.compile(r'^\[(Tournament|Round|Table) "(\d{1,5})"\]$', re.M)
+
+
+def seat_tags(record: str) -> tuple[int, int, int] | None:
+    """(tournament, round, table) a record's tags name: a game the board started on its seat
+    card (firmware/seat.py); None for any other game."""
+    head = record.split("\n\n", 1)[0]
+    tags = {k: int(v) for k, v in _TAG.findall(head)}
+    if len(tags) != 3:
+        return None
+    return tags["Tournament"], tags["Round"], tags["Table"]
+
+
 def fill_results(store: Store, board: str | None = None) -> int:
     """Fill each open pairing (of board, or all) from the first finished record of its board
-    with its players' names that the club got after its round started. Returns how many."""
+    that names the pairing's seat in its tags (a game started on the board's seat card), else
+    that has its players' names and arrived after its round started. Returns how many."""
     q = (
-        "SELECT p.id, p.board, p.south, p.north, p.started, t.game FROM pairings p"
+        "SELECT p.id, p.tournament, p.round, p.tbl, p.board, p.south, p.north, p.started,"
+        " t.game FROM pairings p"
         " JOIN tournaments t ON t.id = p.tournament"
         " WHERE p.result IS NULL AND p.board IS NOT NULL"
     )
@@ -156,14 +183,17 @@ def fill_results(store: Store, board: str | None = None) -> int:
         args.append(board)
     n = 0
     for p in store.query(q, args):
-        rows = store.query(
-            "SELECT seq, result FROM records WHERE board=? AND status='ok' AND game=?"
-            " AND south=? AND north=? AND added>=? AND result <> '*'"
-            " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
-            " ORDER BY seq LIMIT 1",
-            (p["board"], p["game"], p["south"], p["north"], p["started"]),
-        )
-        rename = False
+        rows = _seated(store, p)
+        rename = bool(rows)
+        if not rows:
+            rows = store.query(
+                "SELECT seq, result, record FROM records WHERE board=? AND status='ok'"
+                " AND game=? AND south=? AND north=? AND added>=? AND result <> '*'"
+                " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
+                " ORDER BY seq",
+                (p["board"], p["game"], p["south"], p["north"], p["started"]),
+            )
+            rows = [r for r in rows if seat_tags(r["record"]) is None][:1]
         if not rows:
             rows = _started_with_the_round(store, p)
             rename = True
@@ -182,6 +212,18 @@ def fill_results(store: Store, board: str | None = None) -> int:
     return n
 
 
+def _seated(store: Store, p: dict) -> list:
+    """The first finished record of the pairing's board whose tags name the pairing's seat."""
+    rows = store.query(
+        "SELECT seq, result, record FROM records WHERE board=? AND status='ok' AND game=?"
+        " AND added>=? AND result <> '*'"
+        " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL) ORDER BY seq",
+        (p["board"], p["game"], p["started"]),
+    )
+    want = (p["tournament"], p["round"], p["tbl"])
+    return [r for r in rows if seat_tags(r["record"]) == want][:1]
+
+
 def _started_with_the_round(store: Store, p: dict) -> list:
     """The record of a game the pairing's players started on its board as the round began,
     whose Start the board's clock put a second or two before the round's start on the club's
@@ -190,14 +232,19 @@ def _started_with_the_round(store: Store, p: dict) -> list:
     t = datetime.datetime.strptime(p["started"], "%Y-%m-%dT%H:%M:%SZ")
     early = (t - datetime.timedelta(seconds=CLOCK_SLACK_S)).strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = store.query(
-        "SELECT seq, result, first_tag, second_tag FROM records WHERE board=? AND status='ok'"
+        "SELECT seq, result, first_tag, second_tag, record FROM records WHERE board=?"
+        " AND status='ok'"
         " AND game=? AND added>=? AND result <> '*' AND played >= ? AND played < ?"
         " AND seq NOT IN (SELECT record FROM pairings WHERE record IS NOT NULL)"
         " ORDER BY seq LIMIT 1",
         (p["board"], p["game"], p["started"], early, p["started"]),
     )
     return [
-        r for r in rows if player_of(r["first_tag"]) is None and player_of(r["second_tag"]) is None
+        r
+        for r in rows
+        if player_of(r["first_tag"]) is None
+        and player_of(r["second_tag"]) is None
+        and seat_tags(r["record"]) is None
     ]
 
 

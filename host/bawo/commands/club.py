@@ -116,7 +116,9 @@ def add_pc_commands(cs: Subs) -> None:
         "stream",
         help="follow the board (as `bawo watch`) and stream its moves to the club",
         description="Follow the board's games as `bawo watch` does, and send each move "
-        "to the club, where spectators see it live.",
+        "to the club, where spectators see it live. In a tournament it also tells the board "
+        "the round and table it is seated for: the board shows them while idle, and MENU "
+        "there starts the round's game.",
     )
     add_port(s)
     add_db(s)
@@ -277,7 +279,7 @@ def cmd_join(args: argparse.Namespace) -> int:
 def cmd_stream(args: argparse.Namespace) -> int:
     from ..watch import watch
     from ..club.client import load_config
-    from ..club.stream import Sender, watcher_class
+    from ..club.stream import SeatPoller, Sender, watcher_class
 
     cfg = load_config()
     if cfg is None:
@@ -292,9 +294,12 @@ def cmd_stream(args: argparse.Namespace) -> int:
         raise ClubError(
             "board %s has not joined the club: `bawo club join` with its token" % safe(board)
         )
-    sender = Sender(
-        cfg["url"], token, on_error=lambda m: print(safe(m), file=sys.stderr, flush=True)
-    )
+
+    def say(m: str) -> None:
+        print(safe(m), file=sys.stderr, flush=True)
+
+    sender = Sender(cfg["url"], token, on_error=say)
+    seats = SeatPoller(cfg["url"], token, on_error=say)
     try:
         return watch(
             link,
@@ -304,9 +309,10 @@ def cmd_stream(args: argparse.Namespace) -> int:
             exit_after_game=args.exit_after_game,
             timeout=args.timeout,
             reconnect=lambda: connect(args),
-            watcher=watcher_class(sender),
+            watcher=watcher_class(sender, seats),
         )
     finally:
+        seats.close()
         sender.close()
         ser.close()
         log.close()
