@@ -518,6 +518,10 @@ def test_end_of_game_lines():
         "ply": 80,
     }
     assert _caption(st).strip() == "oware: North wins (26 seeds in store, 25 win) after 80 plies"
+    # A tournament's seat card (firmware/seat.py) says in words what its pockets show.
+    st = {"mode": "menu", "seat": [3, 2, 7, "oware"], "card": True, "games": ["bawo", "oware"]}
+    assert _caption(st).strip().startswith("seat card: round 3, table 2 (tournament 7), oware;")
+    assert _caption(dict(st, card=False)).strip().startswith("menu: row 1 game")
 
 
 def test_show_and_play_end_with_the_result_line(tmp_path):

@@ -142,10 +142,10 @@ def test_a_press_on_the_card_shows_the_menu_and_the_card_comes_back_when_left_al
     b.ok(P.SEAT, SEAT)
     b.step(20)
     settings = dict(a.settings)
-    _tap(b, _key(b, 0, 1))   # a pocket: the menu shows, nothing chosen
+    _tap(b, _key(b, 0, 1))  # a pocket: the menu shows, nothing chosen
     assert a.mode == MENU and not a.card and a.settings == settings
     assert a.view._val[_key(b, 0, 0)] != 3 or a.view._bg[_key(b, 0, 0)] != seat.BG_ROUND
-    _tap(b, _key(b, 0, 0))   # now the menu takes it: Bawo
+    _tap(b, _key(b, 0, 0))  # now the menu takes it: Bawo
     assert a.settings['game'] == 'bawo' and not a.card
     for _ in range(seat.CARD_MS // 500 - 2):
         b.step(500)
@@ -169,11 +169,11 @@ def test_a_seat_during_a_game_leaves_the_game_alone():
     b.ok(P.SEAT, SEAT)
     b.step(20)
     assert a.mode == PLAY and not a.card and a.session.header['id'] == gid
-    _tap(b, a.keys.menu)   # the menu over a game in progress: no card, BACK returns to it
+    _tap(b, a.keys.menu)  # the menu over a game in progress: no card, BACK returns to it
     assert a.mode == MENU and not a.card
     _tap(b, a.keys.back)
     assert a.mode == PLAY and a.session.s.ply == 1
-    assert a.session.header.get('seat') is None   # started before the seat
+    assert a.session.header.get('seat') is None  # started before the seat
     rmtree(b.root)
 
 
@@ -184,7 +184,7 @@ def test_a_seated_game_keeps_its_seat_through_a_power_cut():
     _tap(b, b.app.keys.menu)
     gid = b.app.session.header['id']
     b.ok(P.MOVE, {'move': b.ok(P.POSITION)['legal'][0]})
-    b2 = RealBoard(b.root, settings={'speed': 8})   # power cut, power on: no seat in RAM
+    b2 = RealBoard(b.root, settings={'speed': 8})  # power cut, power on: no seat in RAM
     assert b2.app.seat is None and b2.app.session.header['seat'] == [3, 2, 7]
     _play_out(b2)
     tags = _tags(b2, gid)

@@ -122,7 +122,13 @@ def _mono(top: tuple[int, ...], bot: tuple[int, ...]) -> str:
 def _caption(st: Any) -> str:
     side = SIDE_NAMES
     other = {"S": "N", "N": "S", "G": "T", "T": "G"}
-    if st.get("mode") == "menu":
+    seat = st.get("seat")
+    if st.get("mode") == "menu" and st.get("card") and isinstance(seat, list) and len(seat) == 4:
+        text = (
+            "seat card: round %s, table %s (tournament %s), %s; MENU starts the round's game,"
+            " any other key shows the menu" % tuple(seat)
+        )
+    elif st.get("mode") == "menu":
         text = (
             "menu: row 1 game (%s), row 2 opponent (+ the board's level 1-5), row 3 brightness, row 4 speed;"
             " MENU starts, BACK returns" % ", ".join(st.get("games", []))
