@@ -788,6 +788,7 @@ BASE = {
     P.MOVE: {'move': 'A1+'},
     P.PEER: {},
     P.END: {'result': 'S', 'reason': 'resign'},
+    P.SEAT: {'round': 1},
 }
 
 
