@@ -551,8 +551,7 @@ class App:
         self.menu_at = self.now
         if self.card:
             import seat
-            seat.show(self, False)
-            if key != self.keys.menu:
+            if not seat.leave(self, key == self.keys.menu):
                 return
         what = self.menu.key(key, self.keys)
         if what == M.START:

@@ -16,10 +16,24 @@ def take(a, rnd, table, tour, kind):
     """SEAT, checked: round 0 takes the seat away. The round's game, two people, becomes the
     menu's choice (in RAM: a menu press saves the settings as always)."""
     a.seat = (rnd, table, tour, kind) if rnd else None
-    if a.seat is not None and kind is not None:
-        a.settings['game'] = kind
-        a.settings['opponent'] = 'people'
+    choose(a)
     show(a, idle(a))
+
+
+def choose(a):
+    # The round's game between two people, as the menu's choice.
+    if a.seat is not None and a.seat[3] is not None:
+        a.settings['game'] = a.seat[3]
+        a.settings['opponent'] = 'people'
+
+
+def leave(a, start):
+    """A press on the card: the menu shows. True when the press was MENU, which starts the
+    round's game (chosen again: a press in the menu may have changed it meanwhile)."""
+    show(a, False)
+    if start:
+        choose(a)
+    return start
 
 
 def idle(a):

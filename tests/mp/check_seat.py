@@ -153,8 +153,14 @@ def test_a_press_on_the_card_shows_the_menu_and_the_card_comes_back_when_left_al
     for _ in range(4):
         b.step(500)
     assert a.card and _card_shown(b) == (3, seat.BG_ROUND, 2, seat.BG_TABLE)
+    # MENU on the card starts the round's game, whatever the menu was left on.
+    _tap(b, a.keys.menu)
+    assert a.mode == PLAY and a.session.g.name == 'oware'
+    assert a.session.header['seat'] == [3, 2, 7] and a.session.header['opponent'] == 'people'
     # A game of another kind, or against the board, is not the round's game.
-    _tap(b, a.keys.back)
+    _tap(b, a.keys.menu)  # the menu over the game in progress: no card
+    assert not a.card
+    _tap(b, _key(b, 0, 0))  # Bawo
     _tap(b, a.keys.menu)
     assert a.mode == PLAY and a.session.g.name == 'bawo'
     assert a.session.header.get('seat') is None
