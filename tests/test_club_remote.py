@@ -427,6 +427,35 @@ def test_peer_is_the_other_pcs_poll_within_ten_seconds(club):
     assert s["peer"] is True and s["v"] > v
 
 
+def test_a_pages_look_does_not_keep_its_pc_here(club):
+    """`bawo serve`'s panel looks with look=1: a page left open with its bridge dead must not
+    keep the opponent's board from showing this player away."""
+    gid = start(club)
+    look(club, "pico-a", gid)
+    look(club, "pico-b", gid)
+    club.clock.add(10.001)
+    for _ in range(3):
+        s = look(club, "pico-a", gid, look=1)  # pico-a's page, its bridge gone
+        assert s["side"] == "south" and s["state"] == "playing"
+        club.clock.add(1)
+    assert look(club, "pico-b", gid)["peer"] is False
+
+    # Nor as told: the bridge's next poll still hears of a change the page saw first.
+    def told():
+        q = "SELECT told_v FROM remote_seen WHERE game=? AND board=?"
+        return club.store.one(q, (gid, "pico-a"))["told_v"]
+
+    before = told()
+    call(club, "pico-b", "POST", "%d/offer" % gid, {"what": "draw"})
+    s = look(club, "pico-a", gid, look=1)
+    assert s["offer"] == "north" and s["v"] != before and told() == before
+    s = look(club, "pico-a", gid, after=0)  # the bridge: back, so the version moves on
+    assert s["offer"] == "north" and told() == s["v"]
+    assert look(club, "pico-b", gid)["peer"] is True
+    st, ans = call(club, "pico-a", "GET", str(gid), look=2)
+    assert st == 400 and "look" in ans["error"]
+
+
 def test_a_poll_answers_at_once_only_what_the_board_was_not_told(club):
     gid = start(club)
     s = look(club, "pico-a", gid, after=-1, wait=0)

@@ -239,6 +239,7 @@ async def state(request: Request) -> JSONResponse:
         gid = R.parse_game_id(request.path_params["gid"])
         after = _query_int(q, "after", -1, R.MAX_PLIES, -1)
         v = _query_int(q, "v", 0, R.MAX_GAME_ID, None)
+        look = _query_int(q, "look", 0, 1, 0) == 1
         wait = _query_wait(q)
     except R.BadRequest as e:
         return err(str(e), 400)
@@ -253,7 +254,9 @@ async def state(request: Request) -> JSONResponse:
         while True:
             ev[0].clear()  # before the look: a change committed after it sets ev again
             try:
-                done = await run_in_threadpool(R.poll, cfg.store, gid, board, now_ms(cfg), after, v)
+                done = await run_in_threadpool(
+                    R.poll, cfg.store, gid, board, now_ms(cfg), after, v, look
+                )
             except R.NotFound as e:
                 return err(str(e), 404)
             if done.changed:

@@ -104,14 +104,23 @@ def accept(url: str, token: str, game: int) -> dict[str, Any]:
 
 
 def state(
-    url: str, token: str, game: int, after: int = -1, wait: float = 0, v: int | None = None
+    url: str,
+    token: str,
+    game: int,
+    after: int = -1,
+    wait: float = 0,
+    v: int | None = None,
+    look: bool = False,
 ) -> dict[str, Any]:
     """The game's state. wait > 0: a long poll (at most 25 s) that answers when the game has a
     ply past `after` or changed since this board was last told (or since version v, if
-    given: the state's "v"). Each call marks this board's PC as here."""
+    given: the state's "v"). Each call marks this board's PC as here, but a look (a page
+    showing the game, not the bridge playing it)."""
     q = "after=%d&wait=%s" % (int(after), repr(float(max(0, min(25, wait)))))
     if v is not None:
         q += "&v=%d" % int(v)
+    if look:
+        q += "&look=1"
     return _call(url, token, "api/remote/%d?%s" % (_gid(game), q), timeout=TIMEOUT + float(wait))
 
 

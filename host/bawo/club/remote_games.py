@@ -487,17 +487,20 @@ def _seen(t, row, board, now):
     return now - r["seen"] > PEER_MS
 
 
-def poll(store: Store, gid: int, board: str, now: int, after: int, v: int | None) -> Done:
+def poll(
+    store: Store, gid: int, board: str, now: int, after: int, v: int | None, look: bool = False
+) -> Done:
     """One look at the game for a long poll: marks the caller's PC seen, lets a flag fall.
     ready: the caller has not been told this state yet (a ply past `after`, another version
     than `v` or than it was last told, another peer flag). next_ms: when a clock will make
-    the state change by itself (its flag), for the poll's wait."""
+    the state change by itself (its flag), for the poll's wait. look: a page's look (the
+    PC's `bawo serve`), which neither marks the PC here nor counts as told."""
     with store.tx() as t:
         row = _load(t, gid)
         side = side_of(row, board)
         # Told states are kept for the players and for the seeker of an open game (its poll
         # waits for the accept); another board's poll answers at once unless it names v.
-        mine = side is not None or row["by_board"] == board
+        mine = (side is not None or row["by_board"] == board) and not look
         changed = _flag(store, t, row, now)
         if mine and _seen(t, row, board, now) and side is not None and row["state"] == "playing":
             _save(t, row)  # back after an absence: the opponent hears of it

@@ -259,7 +259,7 @@ def _lookup(site: Site) -> dict[str, Any]:
         )
     )
     try:
-        st = api.state(cfg["url"], cfg["boards"][r.board], r.club_game)
+        st = api.state(cfg["url"], cfg["boards"][r.board], r.club_game, look=True)
         return {"remote": view(r, st), "note": note}
     except api.ClubUnreachable as e:
         return {
