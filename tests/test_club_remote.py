@@ -3,6 +3,7 @@ a whole game by two board tokens to its end by the rules, every refusal (with no
 changed), offers, clocks on an injected clock (no test sleeps for a clock), the peer flag,
 the record stored and rated once, a board's own record bound to it, the live view."""
 
+import datetime
 import json
 import types
 
@@ -410,6 +411,30 @@ def test_a_flag_falls_on_the_club_at_a_poll_or_a_move(club):
     s = look(club, "pico-b", gid)
     assert (s["state"], s["result"], s["reason"], s["ply"]) == ("over", "N", "time", 0)
     assert len(remote_records(club.store, gid)) == 1
+
+
+def test_a_seek_nobody_accepted_in_a_day_expires(club):
+    """An open seek older than SEEK_TTL_H is withdrawn: not listed, not accepted, over with
+    reason "expired" for its seeker, and no longer counted in the board's MAX_OPEN."""
+    from bawo.club import remote_games as RG
+
+    seeks = [call(club, "pico-a", "POST", "seek", {"kind": "oware"})[1]["game"] for _ in range(3)]
+    old, fresh = seeks[0], seeks[1:]
+    day = datetime.timedelta(hours=RG.SEEK_TTL_H, seconds=5)
+    when = (datetime.datetime.now(datetime.timezone.utc) - day).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with club.store.tx() as t:
+        t.execute("UPDATE remote_games SET created=? WHERE id=?", (when, old))
+    listed = [x["game"] for x in call(club, "pico-b", "GET", "open")[1]["seeks"]]
+    assert old not in listed and all(g in listed for g in fresh)
+    assert call(club, "pico-b", "POST", "%d/accept" % old)[0] == 422
+    s = look(club, "pico-a", old)
+    assert (s["state"], s["result"], s["reason"], s["side"]) == ("over", None, "expired", None)
+    assert call(club, "pico-b", "POST", "%d/accept" % fresh[0])[1]["state"] == "playing"
+    # Room again: MAX_OPEN counts the open seeks only.
+    n = RG.MAX_OPEN - 1  # fresh[1] is open
+    got = [call(club, "pico-a", "POST", "seek", {"kind": "oware"})[0] for _ in range(n + 1)]
+    assert got == [200] * n + [422], got
+    assert club.store.records() == []
 
 
 def test_peer_is_the_other_pcs_poll_within_ten_seconds(club):

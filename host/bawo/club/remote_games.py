@@ -15,6 +15,7 @@ first poll or move that finds the side to move's time used up.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import secrets
@@ -38,6 +39,7 @@ LOW_MS = 10000  # a clock under this (or 10 % of its start) is low
 MAX_PLIES = 2000  # plies a remote game may have (a long Bawo game is ~400)
 MAX_MOVE = 16  # characters of a move
 MAX_OPEN = 20  # open seeks a board may have at once
+SEEK_TTL_H = 24  # an open seek nobody accepted within this many hours is withdrawn: "expired"
 MAX_BASE = 6 * 3600  # seconds of a game clock's base
 MAX_INC = 600  # seconds of its increment
 MAX_PER_MOVE = 3 * 86400  # seconds a move of a per-move clock (correspondence: days)
@@ -243,7 +245,25 @@ def _load(t, gid, lock=True):
     row = t.one("SELECT %s FROM remote_games WHERE id=?" % COLS, (gid,))
     if row is None:
         raise NotFound("no remote game %d" % gid)
+    if lock and row["state"] == "open" and row["created"] < _seek_cutoff():
+        _save(t, row, state="over", reason="expired")
     return row
+
+
+def _seek_cutoff() -> str:
+    # The creation time (utcnow's text, which sorts as time) before which a seek has expired.
+    t = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=SEEK_TTL_H)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _expire(t) -> None:
+    """Every open seek older than SEEK_TTL_H withdrawn: over, no result, reason "expired"
+    (one statement: a seek accepted meanwhile is playing, and that wins)."""
+    t.execute(
+        "UPDATE remote_games SET state='over', reason='expired', version=version+1, updated=?"
+        " WHERE state='open' AND created < ?",
+        (utcnow(), _seek_cutoff()),
+    )
 
 
 def _save(t, row, **kw):
@@ -381,6 +401,7 @@ def seek(
                 raise NotAllowed("a board cannot challenge itself")
             if t.one("SELECT 1 AS x FROM boards WHERE id=?", (opponent,)) is None:
                 raise NotAllowed("no board %s in the club" % opponent)
+        _expire(t)
         n = t.one(
             "SELECT COUNT(*) AS n FROM remote_games WHERE by_board=? AND state='open'", (board,)
         )["n"]
@@ -411,6 +432,8 @@ def seek(
 
 
 def open_seeks(store: Store, board: str) -> Done:
+    with store.tx() as t:
+        _expire(t)
     rows = store.query(
         "SELECT id, game, by_board, by_side, opponent, clock FROM remote_games"
         " WHERE state='open' AND (by_board=? OR opponent IS NULL OR opponent=?)"
@@ -688,6 +711,8 @@ def live_row(r: dict[str, Any]) -> dict[str, Any]:
 
 def listing(store: Store, limit: int = 50) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(open seeks, games in play or over), newest first, for the club's page."""
+    with store.tx() as t:
+        _expire(t)
     rows = store.query(
         "SELECT id, game, state, by_board, by_side, opponent, south, north,"
         " south_name, north_name, ply, result, reason, clock, record, updated"

@@ -154,6 +154,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         st = api.state(url, token, game)
     while st.get("state") == "open":
         st = api.state(url, token, game, after=st.get("ply", 0), wait=WAIT_S)
+    if st.get("side") not in ("south", "north"):
+        # Over before anyone accepted it: withdrawn, or a day passed (the club's SEEK_TTL_H).
+        print(
+            safe("game %d ended before anyone accepted it (%s)" % (game, st.get("reason"))),
+            file=sys.stderr,
+        )
+        return 1
     club = ClubGame(api, url, token, game)
     games_file = os.path.join(os.path.dirname(config_path()), "remote-games.json")
     print(

@@ -47,6 +47,7 @@ WAIT_WORDS = {
     "agreement": "draw agreed",
     "time": "time",
     "cancelled": "cancelled",
+    "expired": "nobody accepted it within a day",
 }
 
 
