@@ -100,7 +100,12 @@ def test_migrates_from_every_past_version(club_url, start):
         if start >= 7:
             from bawo.club import remote_games as remote
 
-            assert [s_["game"] for s_ in remote.open_seeks(s, "b2").answer["seeks"]] == [1]
+            rows = s.query("SELECT id, state, reason FROM remote_games")
+            assert [(r["id"], r["state"], r["reason"]) for r in rows] == [(1, "open", None)]
+            # The sample seek is from 2025: the first listing withdraws it (SEEK_TTL_H).
+            assert remote.open_seeks(s, "b2").answer["seeks"] == []
+            rows = s.query("SELECT id, state, reason FROM remote_games")
+            assert [(r["id"], r["state"], r["reason"]) for r in rows] == [(1, "over", "expired")]
         # A second start finds nothing to do and keeps the data.
         assert s.migrate() == LATEST and len(s.records()) == (1 if start else 0)
     finally:
