@@ -412,17 +412,15 @@ class BoardLink:
         self, rnd: int, table: int = 1, tournament: int = 1, kind: str | None = None
     ) -> dict[str, Any]:
         """SEAT (docs/protocol.md): a club tournament's round and table for this board, and
-        the round's game kind; round 0 takes the seat away. ValueError for a number out of
-        the protocol's range, before anything is sent; BoardLinkError code 3 for a game the
+        the round's game kind; round 0 takes the seat away. ValueError for a field out of
+        the protocol's range (protocol.SCHEMA), before anything is sent; BoardLinkError code 3 for a game the
         board does not play, 2 from a board too old for seats."""
         p: dict[str, Any] = {"round": rnd, "table": table, "tour": tournament}
-        for name, lo, hi in (("round", 0, 99), ("table", 1, 99), ("tour", 1, 65535)):
-            if type(p[name]) is not int or not lo <= p[name] <= hi:
-                raise ValueError(
-                    "%s must be an integer %d..%d, not %s" % (name, lo, hi, _show(p[name]))
-                )
         if kind is not None:
             p["kind"] = kind
+        bad = P.args(P.SEAT, p)  # the board's own check of SEAT (protocol.SCHEMA)
+        if isinstance(bad, str):
+            raise ValueError("SEAT refused before sending: %s" % bad)
         return self.request(P.SEAT, p)
 
     # --- events ----------------------------------------------------------------------------
